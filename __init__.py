@@ -1,0 +1,38 @@
+"""lamina: an MLIR-style deep-learning compiler on xDSL.
+
+    import lamina
+    mod = lamina.from_onnx("model.onnx")         # graph-level (relay) module
+    exe = lamina.compile("model.onnx")           # or compile(mod)
+    outs = exe.run(x)                            # numpy in, numpy out
+"""
+
+from lamina.errors import (
+    CompileError,
+    FrontendError,
+    InputError,
+    IRError,
+    LaminaError,
+    LoweringError,
+    UnsupportedOpError,
+)
+from lamina.frontends.onnx import from_onnx
+from lamina.ir import context, parse, print_ir
+from lamina.runtime.executor import CompiledModel, compile
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CompileError",
+    "CompiledModel",
+    "FrontendError",
+    "IRError",
+    "InputError",
+    "LaminaError",
+    "LoweringError",
+    "UnsupportedOpError",
+    "compile",
+    "context",
+    "from_onnx",
+    "parse",
+    "print_ir",
+]

@@ -1,0 +1,424 @@
+"""The `te` dialect: TVM's tensor-expression level in MLIR syntax.
+
+A `te.func` is one kernel as a compute DAG: `te.placeholder`s declare its inputs (in
+argument order), each `te.compute` defines a tensor by a scalar expression over its
+index space, and `te.output` names the tensors it produces. A compute's region takes
+one `index` argument per output dimension, then one per reduce axis; it yields the
+element (for a reduction: the value combined over the reduce axes with `sum`, `max`,
+`min` or `prod`). Scalars are built with `arith`/`math` and `te.read`.
+
+```mlir
+te.func @dense {
+  %A = te.placeholder "A" : tensor<1x784xf32>
+  %B = te.placeholder "B" : tensor<512x784xf32>
+  %C = te.compute (%i, %j) reduce sum (%k) [784] : tensor<1x512xf32> {
+    %a = te.read %A[%i, %k] : tensor<1x784xf32>
+    %b = te.read %B[%j, %k] : tensor<512x784xf32>
+    %m = arith.mulf %a, %b : f32
+    te.yield %m : f32
+  }
+  te.output %C : tensor<1x512xf32>
+}
+```
+
+The graph (`func.func @main`) calls kernels with `te.call`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import auto
+
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FlatSymbolRefAttr,
+    IndexType,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+    TensorType,
+    i64,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Dialect,
+    Operation,
+    Region,
+    SpacedOpaqueSyntaxAttribute,
+    SSAValue,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    Pure,
+    SymbolOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+
+class ReduceKind(StrEnum):
+    SUM = auto()
+    MAX = auto()
+    MIN = auto()
+    PROD = auto()
+
+
+@irdl_attr_definition
+class ReduceKindAttr(EnumAttribute[ReduceKind], SpacedOpaqueSyntaxAttribute):
+    name = "te.reduce"
+
+
+@irdl_op_definition
+class FuncOp(IRDLOperation):
+    """A kernel as a compute DAG; its signature is its placeholders and outputs."""
+
+    name = "te.func"
+    body = region_def("single_block")
+    sym_name = prop_def(SymbolNameConstraint())
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+
+    def __init__(self, name: str, body: Region | None = None):
+        super().__init__(
+            properties={"sym_name": StringAttr(name)},
+            regions=[body if body is not None else Region(Block())],
+        )
+
+    @property
+    def placeholders(self) -> list[PlaceholderOp]:
+        return [op for op in self.body.block.ops if isinstance(op, PlaceholderOp)]
+
+    @property
+    def output(self) -> OutputOp:
+        last = self.body.block.last_op
+        assert isinstance(last, OutputOp)
+        return last
+
+    def verify_(self) -> None:
+        if not isinstance(self.body.block.last_op, OutputOp):
+            raise VerifyException(
+                f"te.func @{self.sym_name.data} must end with te.output"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FuncOp:
+        name = parser.parse_symbol_name().data
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(name, parser.parse_region())
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+
+@irdl_op_definition
+class PlaceholderOp(IRDLOperation):
+    """An input tensor of the enclosing `te.func`."""
+
+    name = "te.placeholder"
+    sym = prop_def(StringAttr)
+    result = result_def(TensorType)
+    traits = traits_def(HasParent(FuncOp), Pure())
+    assembly_format = "$sym attr-dict `:` type($result)"
+
+    def __init__(self, name: str, type: TensorType):
+        super().__init__(result_types=[type], properties={"sym": StringAttr(name)})
+
+
+@irdl_op_definition
+class OutputOp(IRDLOperation):
+    """The tensors a `te.func` produces, in result order."""
+
+    name = "te.output"
+    values = var_operand_def(TensorType)
+    traits = traits_def(IsTerminator(), HasParent(FuncOp))
+    assembly_format = "$values attr-dict `:` type($values)"
+
+    def __init__(self, values: Sequence[SSAValue | Operation]):
+        super().__init__(operands=[values])
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Yield the scalar a `te.compute` body computes for one index point."""
+
+    name = "te.yield"
+    value = operand_def()
+    traits = traits_def(IsTerminator(), Pure())
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue | Operation):
+        super().__init__(operands=[value])
+
+
+@irdl_op_definition
+class ComputeOp(IRDLOperation):
+    """A tensor defined elementwise by its body, optionally reducing over axes."""
+
+    name = "te.compute"
+    reduce = opt_prop_def(ReduceKindAttr)
+    reduce_extents = opt_prop_def(DenseArrayBase)
+    result = result_def(TensorType)
+    body = region_def("single_block")
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        type: TensorType,
+        body: Region | Block,
+        reduce: ReduceKind | None = None,
+        reduce_extents: Sequence[int] = (),
+    ):
+        props: dict[str, Attribute] = {}
+        if reduce is not None:
+            props["reduce"] = ReduceKindAttr(reduce)
+            props["reduce_extents"] = DenseArrayBase.from_list(i64, list(reduce_extents))
+        super().__init__(
+            result_types=[type],
+            properties=props,
+            regions=[body if isinstance(body, Region) else Region(body)],
+        )
+
+    @staticmethod
+    def build(
+        type: TensorType,
+        reduce: ReduceKind | None = None,
+        reduce_extents: Sequence[int] = (),
+    ) -> ComputeOp:
+        """An empty compute whose body block has the index arguments."""
+        n = type.get_num_dims() + len(reduce_extents)
+        return ComputeOp(
+            type, Block(arg_types=[IndexType()] * n), reduce, reduce_extents
+        )
+
+    @property
+    def rank(self) -> int:
+        t = self.result.type
+        assert isinstance(t, TensorType)
+        return t.get_num_dims()
+
+    @property
+    def extents(self) -> tuple[int, ...]:
+        t = self.result.type
+        assert isinstance(t, TensorType)
+        return tuple(t.get_shape())
+
+    @property
+    def axes(self) -> tuple[SSAValue, ...]:
+        return self.body.block.args[: self.rank]
+
+    @property
+    def reduce_axes(self) -> tuple[SSAValue, ...]:
+        return self.body.block.args[self.rank :]
+
+    @property
+    def reduce_shape(self) -> tuple[int, ...]:
+        if self.reduce_extents is None:
+            return ()
+        return tuple(int(v) for v in self.reduce_extents.get_values())
+
+    @property
+    def yielded(self) -> SSAValue:
+        last = self.body.block.last_op
+        assert isinstance(last, YieldOp)
+        return last.value
+
+    def verify_(self) -> None:
+        t = self.result.type
+        assert isinstance(t, TensorType)
+        if (self.reduce is None) != (self.reduce_extents is None):
+            raise VerifyException(
+                "te.compute: `reduce` and `reduce_extents` must be given together"
+            )
+        if any(d < 0 for d in t.get_shape()) or any(d <= 0 for d in self.reduce_shape):
+            raise VerifyException(
+                f"te.compute: extents must be static (result {t}, reduce "
+                f"{list(self.reduce_shape)})"
+            )
+        args = self.body.block.args
+        want = t.get_num_dims() + len(self.reduce_shape)
+        if len(args) != want or any(not isinstance(a.type, IndexType) for a in args):
+            raise VerifyException(
+                f"te.compute: body needs {want} index arguments ({t.get_num_dims()} "
+                f"output axes, {len(self.reduce_shape)} reduce axes), got "
+                f"{len(args)}"
+            )
+        last = self.body.block.last_op
+        if not isinstance(last, YieldOp):
+            raise VerifyException("te.compute: body must end with te.yield")
+        if last.value.type != t.get_element_type():
+            raise VerifyException(
+                f"te.compute: body yields {last.value.type}, but the result's element "
+                f"type is {t.get_element_type()}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ComputeOp:
+        axes = parser.parse_comma_separated_list(
+            Parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False)
+        )
+        reduce = None
+        raxes: list[Parser.UnresolvedArgument] = []
+        extents: list[int] = []
+        if parser.parse_optional_keyword("reduce") is not None:
+            reduce = parser.parse_str_enum(ReduceKind)
+            raxes = parser.parse_comma_separated_list(
+                Parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False)
+            )
+            extents = parser.parse_comma_separated_list(
+                Parser.Delimiter.SQUARE, parser.parse_integer
+            )
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        parser.parse_punctuation(":")
+        type = parser.parse_type()
+        if not isinstance(type, TensorType):
+            parser.raise_error(f"te.compute: result must be a tensor, got {type}")
+        index = IndexType()
+        body = parser.parse_region([a.resolve(index) for a in (*axes, *raxes)])
+        op = cls(type, body, reduce, extents)
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" (")
+        printer.print_list(self.axes, printer.print_operand)
+        printer.print_string(")")
+        if self.reduce is not None:
+            printer.print_string(f" reduce {self.reduce.data.value} (")
+            printer.print_list(self.reduce_axes, printer.print_operand)
+            printer.print_string(") [")
+            printer.print_list(self.reduce_shape, lambda v: printer.print_string(str(v)))
+            printer.print_string("]")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+
+@irdl_op_definition
+class ReadOp(IRDLOperation):
+    """Read one element of a tensor at an index point (TVM's `A[i, j]`)."""
+
+    name = "te.read"
+    tensor = operand_def(TensorType)
+    indices = var_operand_def(IndexType)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(
+        self, tensor: SSAValue | Operation, indices: Sequence[SSAValue | Operation]
+    ):
+        t = SSAValue.get(tensor).type
+        assert isinstance(t, TensorType)
+        super().__init__(operands=[tensor, indices], result_types=[t.get_element_type()])
+
+    def verify_(self) -> None:
+        t = self.tensor.type
+        assert isinstance(t, TensorType)
+        if len(self.indices) != t.get_num_dims():
+            raise VerifyException(
+                f"te.read of a rank-{t.get_num_dims()} tensor needs "
+                f"{t.get_num_dims()} indices, got {len(self.indices)}"
+            )
+        if self.result.type != t.get_element_type():
+            raise VerifyException(
+                f"te.read result {self.result.type} is not the element type of {t}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReadOp:
+        tensor = parser.parse_unresolved_operand()
+        indices = parser.parse_comma_separated_list(
+            Parser.Delimiter.SQUARE, parser.parse_unresolved_operand
+        )
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        index = IndexType()
+        op = cls(
+            parser.resolve_operand(tensor, t),
+            [parser.resolve_operand(i, index) for i in indices],
+        )
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.tensor)
+        printer.print_string("[")
+        printer.print_list(self.indices, printer.print_operand)
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.tensor.type)
+
+
+@irdl_op_definition
+class CallOp(IRDLOperation):
+    """Call a `te.func` on tensors from the graph."""
+
+    name = "te.call"
+    callee = prop_def(SymbolRefAttr)
+    args = var_operand_def(TensorType)
+    res = var_result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$callee `(` $args `)` attr-dict `:` functional-type($args, $res)"
+    )
+
+    def __init__(
+        self,
+        callee: str,
+        args: Sequence[SSAValue | Operation],
+        result_types: Sequence[Attribute],
+    ):
+        super().__init__(
+            operands=[args],
+            result_types=[result_types],
+            properties={"callee": FlatSymbolRefAttr(callee)},
+        )
+
+
+TE = Dialect(
+    "te",
+    [FuncOp, PlaceholderOp, OutputOp, ComputeOp, ReadOp, YieldOp, CallOp],
+    [ReduceKindAttr],
+)
+
+__all__ = [
+    "TE",
+    "CallOp",
+    "ComputeOp",
+    "FuncOp",
+    "OutputOp",
+    "PlaceholderOp",
+    "ReadOp",
+    "ReduceKind",
+    "YieldOp",
+]

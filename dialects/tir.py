@@ -1,0 +1,617 @@
+"""The `tir` dialect: TVM's loop/buffer level (TensorIR) in MLIR syntax.
+
+A `tir.prim_func` is a kernel over buffers (memrefs), written in destination-passing
+style: outputs are arguments too. Its body is made of `tir.for` loop nests that carry
+their intent (`serial`, `parallel`, `vectorized`, `unrolled`), `tir.load`/`tir.store`
+on buffers, `tir.alloc` for temporaries and `tir.if` for guarded statements. Scalars
+are computed with `arith` and `math`. The model's entry function is a `func.func`
+over memrefs that allocates intermediates with `tir.alloc`, names weights with
+`tir.constant` and calls kernels with `tir.call`.
+
+```mlir
+tir.prim_func @relu(%x: memref<4x8xf32>, %y: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  ...
+  tir.for parallel %i = %c0 to %c4 step %c1 {
+    tir.for vectorized %j = %c0 to %c8 step %c1 {
+      %v = tir.load %x[%i, %j] : memref<4x8xf32>
+      ...
+      tir.store %r, %y[%i, %j] : memref<4x8xf32>
+    }
+  }
+  tir.return
+}
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import auto
+
+from xdsl.dialects.builtin import (
+    DenseResourceAttr,
+    FlatSymbolRefAttr,
+    FunctionType,
+    IndexType,
+    MemRefType,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+    VectorType,
+    i1,
+)
+from xdsl.dialects.utils import EnumAttribute, parse_func_op_like, print_func_op_like
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Dialect,
+    Operation,
+    Region,
+    SpacedOpaqueSyntaxAttribute,
+    SSAValue,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    opt_region_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    MemoryAllocEffect,
+    MemoryReadEffect,
+    MemoryWriteEffect,
+    Pure,
+    RecursiveMemoryEffect,
+    SingleBlockImplicitTerminator,
+    SymbolOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+
+class ForKind(StrEnum):
+    """What a loop promises about its iterations (TVM's ForKind)."""
+
+    SERIAL = auto()
+    PARALLEL = auto()
+    VECTORIZED = auto()
+    UNROLLED = auto()
+
+
+@irdl_attr_definition
+class ForKindAttr(EnumAttribute[ForKind], SpacedOpaqueSyntaxAttribute):
+    name = "tir.for_kind"
+
+
+class AllocScope(StrEnum):
+    """Where a buffer lives: the model's workspace arena or the kernel's stack."""
+
+    GLOBAL = auto()
+    LOCAL = auto()
+
+
+@irdl_attr_definition
+class AllocScopeAttr(EnumAttribute[AllocScope], SpacedOpaqueSyntaxAttribute):
+    name = "tir.scope"
+
+
+# --------------------------------------------------------------------------- funcs
+@irdl_op_definition
+class PrimFuncOp(IRDLOperation):
+    """A kernel over buffers. All buffers are arguments; it returns nothing."""
+
+    name = "tir.prim_func"
+
+    body = region_def()
+    sym_name = prop_def(SymbolNameConstraint())
+    function_type = prop_def(FunctionType)
+    sym_visibility = opt_prop_def(StringAttr)
+
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+
+    def __init__(
+        self,
+        name: str,
+        arg_types: Sequence[Attribute],
+        region: Region | None = None,
+        attributes: dict[str, Attribute] | None = None,
+    ):
+        function_type = FunctionType.from_lists(arg_types, [])
+        if region is None:
+            region = Region(Block(arg_types=arg_types))
+        super().__init__(
+            properties={"sym_name": StringAttr(name), "function_type": function_type},
+            regions=[region],
+            attributes=attributes or {},
+        )
+
+    @property
+    def args(self) -> tuple[SSAValue, ...]:
+        return self.body.block.args
+
+    def verify_(self) -> None:
+        if self.function_type.outputs.data:
+            raise VerifyException(
+                f"tir.prim_func @{self.sym_name.data} must not return values: "
+                "kernels write their outputs into buffer arguments"
+            )
+        for i, t in enumerate(self.function_type.inputs.data):
+            if not isinstance(t, MemRefType):
+                raise VerifyException(
+                    f"tir.prim_func @{self.sym_name.data}: argument #{i} has type {t}, "
+                    "but kernel arguments must be memrefs"
+                )
+        if self.body.blocks and (
+            tuple(self.body.block.arg_types) != self.function_type.inputs.data
+        ):
+            raise VerifyException(
+                f"tir.prim_func @{self.sym_name.data}: entry block arguments do not "
+                "match the function type"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PrimFuncOp:
+        name, inputs, outputs, region, extra, _, _ = parse_func_op_like(
+            parser, reserved_attr_names=("sym_name", "function_type", "sym_visibility")
+        )
+        if outputs:
+            parser.raise_error("tir.prim_func returns nothing: remove its result types")
+        op = cls(name, inputs, region)
+        if extra is not None:
+            op.attributes |= extra.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        print_func_op_like(
+            printer,
+            self.sym_name,
+            self.function_type,
+            self.body,
+            self.attributes,
+            reserved_attr_names=("sym_name", "function_type", "sym_visibility"),
+            print_empty_outputs=False,
+        )
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    name = "tir.return"
+    traits = traits_def(IsTerminator(), HasParent(PrimFuncOp), Pure())
+    assembly_format = "attr-dict"
+
+    def __init__(self) -> None:
+        super().__init__()
+
+
+@irdl_op_definition
+class CallOp(IRDLOperation):
+    """Call a kernel (or an external function) with buffers, destination-passing."""
+
+    name = "tir.call"
+    callee = prop_def(SymbolRefAttr)
+    args = var_operand_def(MemRefType)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = "$callee `(` $args `)` attr-dict `:` type($args)"
+
+    def __init__(self, callee: str, args: Sequence[SSAValue | Operation]):
+        super().__init__(
+            operands=[args], properties={"callee": FlatSymbolRefAttr(callee)}
+        )
+
+
+# --------------------------------------------------------------------------- loops
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Terminator of `tir.for` and `tir.if` bodies (implicit in the custom form)."""
+
+    name = "tir.yield"
+    traits = traits_def(IsTerminator(), Pure())
+    assembly_format = "attr-dict"
+
+    def __init__(self) -> None:
+        super().__init__()
+
+
+@irdl_op_definition
+class ForOp(IRDLOperation):
+    """`for (i = lb; i < ub; i += step)` with a kind: serial, parallel, vectorized
+    or unrolled."""
+
+    name = "tir.for"
+
+    lb = operand_def(IndexType)
+    ub = operand_def(IndexType)
+    step = operand_def(IndexType)
+    kind = prop_def(ForKindAttr)
+    body = region_def("single_block")
+
+    traits = traits_def(SingleBlockImplicitTerminator(YieldOp), RecursiveMemoryEffect())
+
+    def __init__(
+        self,
+        lb: SSAValue | Operation,
+        ub: SSAValue | Operation,
+        step: SSAValue | Operation,
+        body: Region | Block | None = None,
+        kind: ForKind = ForKind.SERIAL,
+    ):
+        if body is None:
+            body = Block(arg_types=[IndexType()])
+        if isinstance(body, Block):
+            body = Region(body)
+        super().__init__(
+            operands=[lb, ub, step],
+            properties={"kind": ForKindAttr(kind)},
+            regions=[body],
+        )
+
+    @property
+    def induction_var(self) -> SSAValue:
+        return self.body.block.args[0]
+
+    def verify_(self) -> None:
+        args = self.body.block.args
+        if len(args) != 1 or not isinstance(args[0].type, IndexType):
+            raise VerifyException(
+                "tir.for body must have exactly one argument, the index-typed "
+                "induction variable"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ForOp:
+        kind = parser.parse_optional_str_enum(ForKind) or ForKind.SERIAL
+        iv = parser.parse_argument(expect_type=False)
+        parser.parse_punctuation("=")
+        lb = parser.parse_operand()
+        parser.parse_keyword("to")
+        ub = parser.parse_operand()
+        parser.parse_keyword("step")
+        step = parser.parse_operand()
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        body = parser.parse_region((iv.resolve(IndexType()),))
+        if not body.block.ops or not isinstance(body.block.last_op, YieldOp):
+            body.block.add_op(YieldOp())
+        op = cls(lb, ub, step, body, kind)
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data.value} ")
+        printer.print_operand(self.induction_var)
+        printer.print_string(" = ")
+        printer.print_operand(self.lb)
+        printer.print_string(" to ")
+        printer.print_operand(self.ub)
+        printer.print_string(" step ")
+        printer.print_operand(self.step)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(
+            self.body, print_entry_block_args=False, print_empty_block=False,
+            print_block_terminators=False,
+        )
+
+
+@irdl_op_definition
+class IfOp(IRDLOperation):
+    """A guarded statement: `if (cond) { then } else { else }`."""
+
+    name = "tir.if"
+
+    cond = operand_def(i1)
+    then_region = region_def("single_block")
+    else_region = opt_region_def("single_block")
+
+    traits = traits_def(SingleBlockImplicitTerminator(YieldOp), RecursiveMemoryEffect())
+
+    def __init__(
+        self,
+        cond: SSAValue | Operation,
+        then_region: Region | Block | None = None,
+        else_region: Region | Block | None = None,
+    ):
+        then_region = _region(then_region)
+        regions: list[Region | list[Region]] = [then_region]
+        regions.append([_region(else_region)] if else_region is not None else [])
+        super().__init__(operands=[cond], regions=regions)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IfOp:
+        cond = parser.parse_operand()
+        then_region = parser.parse_region()
+        _implicit_yield(then_region)
+        else_region = None
+        if parser.parse_optional_keyword("else") is not None:
+            else_region = parser.parse_region()
+            _implicit_yield(else_region)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(cond, then_region, else_region)
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.cond)
+        printer.print_string(" ")
+        printer.print_region(self.then_region, print_block_terminators=False)
+        if self.else_region is not None:
+            printer.print_string(" else ")
+            printer.print_region(self.else_region, print_block_terminators=False)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+
+def _region(r: Region | Block | None) -> Region:
+    if r is None:
+        return Region(Block([YieldOp()]))
+    if isinstance(r, Block):
+        return Region(r)
+    return r
+
+
+def _implicit_yield(region: Region) -> None:
+    if not region.blocks:
+        region.add_block(Block())
+    block = region.block
+    if not block.ops or not isinstance(block.last_op, YieldOp):
+        block.add_op(YieldOp())
+
+
+# ------------------------------------------------------------------------- buffers
+def _check_indices(op: Operation, memref: SSAValue, indices: Sequence[SSAValue]) -> None:
+    mtype = memref.type
+    assert isinstance(mtype, MemRefType)
+    if len(indices) != mtype.get_num_dims():
+        raise VerifyException(
+            f"{op.name} on a rank-{mtype.get_num_dims()} buffer needs "
+            f"{mtype.get_num_dims()} indices, got {len(indices)}"
+        )
+
+
+def _access_type(memref: SSAValue, vtype: Attribute) -> None:
+    mtype = memref.type
+    assert isinstance(mtype, MemRefType)
+    elem = mtype.get_element_type()
+    if isinstance(vtype, VectorType):
+        if vtype.get_element_type() != elem or vtype.get_num_dims() != 1:
+            raise VerifyException(
+                f"vector access {vtype} does not match the buffer's element type {elem}"
+            )
+    elif vtype != elem:
+        raise VerifyException(
+            f"access type {vtype} does not match the buffer's element type {elem}"
+        )
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation):
+    """Read one element (or a vector of consecutive elements along the last
+    dimension) of a buffer."""
+
+    name = "tir.load"
+
+    buffer = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    result = result_def()
+
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(
+        self,
+        buffer: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation],
+        result_type: Attribute | None = None,
+    ):
+        buf = SSAValue.get(buffer)
+        if result_type is None:
+            assert isinstance(buf.type, MemRefType)
+            result_type = buf.type.get_element_type()
+        super().__init__(operands=[buf, indices], result_types=[result_type])
+
+    def verify_(self) -> None:
+        _check_indices(self, self.buffer, self.indices)
+        _access_type(self.buffer, self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        buf = parser.parse_unresolved_operand()
+        indices = parser.parse_comma_separated_list(
+            Parser.Delimiter.SQUARE, parser.parse_unresolved_operand
+        )
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        mtype = parser.parse_type()
+        vtype = None
+        if parser.parse_optional_punctuation(","):
+            vtype = parser.parse_type()
+        index = IndexType()
+        op = cls(
+            parser.resolve_operand(buf, mtype),
+            [parser.resolve_operand(i, index) for i in indices],
+            vtype,
+        )
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.buffer)
+        printer.print_string("[")
+        printer.print_list(self.indices, printer.print_operand)
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.buffer.type)
+        if isinstance(self.result.type, VectorType):
+            printer.print_string(", ")
+            printer.print_attribute(self.result.type)
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """Write one element (or a vector along the last dimension) into a buffer."""
+
+    name = "tir.store"
+
+    value = operand_def()
+    buffer = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+
+    traits = traits_def(MemoryWriteEffect())
+
+    def __init__(
+        self,
+        value: SSAValue | Operation,
+        buffer: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation],
+    ):
+        super().__init__(operands=[value, buffer, indices])
+
+    def verify_(self) -> None:
+        _check_indices(self, self.buffer, self.indices)
+        _access_type(self.buffer, self.value.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        buf = parser.parse_unresolved_operand()
+        indices = parser.parse_comma_separated_list(
+            Parser.Delimiter.SQUARE, parser.parse_unresolved_operand
+        )
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        mtype = parser.parse_type()
+        vtype = None
+        if parser.parse_optional_punctuation(","):
+            vtype = parser.parse_type()
+        if vtype is None:
+            if not isinstance(mtype, MemRefType):
+                parser.raise_error(f"tir.store needs a memref type, got {mtype}")
+            vtype = mtype.get_element_type()
+        index = IndexType()
+        op = cls(
+            parser.resolve_operand(value, vtype),
+            parser.resolve_operand(buf, mtype),
+            [parser.resolve_operand(i, index) for i in indices],
+        )
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        printer.print_operand(self.buffer)
+        printer.print_string("[")
+        printer.print_list(self.indices, printer.print_operand)
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.buffer.type)
+        if isinstance(self.value.type, VectorType):
+            printer.print_string(", ")
+            printer.print_attribute(self.value.type)
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """A buffer for the duration of the enclosing function: `global` buffers come
+    from the model's planned workspace arena, `local` ones from the stack."""
+
+    name = "tir.alloc"
+
+    scope = prop_def(AllocScopeAttr)
+    result = result_def(MemRefType)
+
+    traits = traits_def(MemoryAllocEffect())
+    assembly_format = "$scope attr-dict `:` type($result)"
+
+    def __init__(self, type: MemRefType, scope: AllocScope = AllocScope.GLOBAL):
+        super().__init__(
+            result_types=[type], properties={"scope": AllocScopeAttr(scope)}
+        )
+
+    def verify_(self) -> None:
+        t = self.result.type
+        assert isinstance(t, MemRefType)
+        if any(d < 0 for d in t.get_shape()):
+            raise VerifyException(
+                f"tir.alloc needs a static shape, got {t}: dynamic sizes are not "
+                "supported yet"
+            )
+
+
+@irdl_op_definition
+class ConstantOp(IRDLOperation):
+    """A weight buffer, bound at run time from the model's parameter table."""
+
+    name = "tir.constant"
+
+    value = prop_def(DenseResourceAttr)
+    result = result_def(MemRefType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$value attr-dict `:` type($result)"
+
+    def __init__(self, value: DenseResourceAttr, type: MemRefType):
+        super().__init__(result_types=[type], properties={"value": value})
+
+    def verify_(self) -> None:
+        t = self.result.type
+        assert isinstance(t, MemRefType)
+        vt = self.value.type
+        if tuple(vt.get_shape()) != tuple(t.get_shape()) or (
+            vt.get_element_type() != t.get_element_type()
+        ):
+            raise VerifyException(
+                f"tir.constant: resource type {vt} does not match buffer type {t}"
+            )
+
+
+TIR = Dialect(
+    "tir",
+    [
+        PrimFuncOp,
+        ReturnOp,
+        CallOp,
+        YieldOp,
+        ForOp,
+        IfOp,
+        LoadOp,
+        StoreOp,
+        AllocOp,
+        ConstantOp,
+    ],
+    [ForKindAttr, AllocScopeAttr],
+)
+
+__all__ = [
+    "TIR",
+    "AllocOp",
+    "AllocScope",
+    "CallOp",
+    "ConstantOp",
+    "ForKind",
+    "ForOp",
+    "IfOp",
+    "LoadOp",
+    "PrimFuncOp",
+    "ReturnOp",
+    "StoreOp",
+    "YieldOp",
+]

@@ -1,0 +1,79 @@
+"""Contexts, parsing and printing for every level of lamina's IR."""
+
+from __future__ import annotations
+
+import io
+from functools import cache
+
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, llvm, math, scf
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Dialect
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import ParseError, VerifyException
+
+from lamina.dialects import resources
+from lamina.dialects.relay import Relay
+from lamina.dialects.te import TE
+from lamina.dialects.tir import TIR
+from lamina.errors import IRError
+
+
+@cache
+def lamina_dialects() -> tuple[Dialect, ...]:
+    """Every dialect lamina reads and writes: its own three levels and the xDSL
+    dialects they are built from."""
+    try:
+        from lamina.dialects.llvm_ext import LLVMExt
+    except ImportError:  # pragma: no cover
+        LLVMExt = None
+
+    return (
+        builtin.Builtin,
+        func.Func,
+        arith.Arith,
+        math.Math,
+        scf.Scf,
+        llvm.LLVM,
+        *([LLVMExt] if LLVMExt else []),
+        Relay,
+        TE,
+        TIR,
+    )
+
+
+def context() -> Context:
+    """A fresh context with every lamina dialect loaded."""
+    assert resources.blobs is not None
+    ctx = Context()
+    for dialect in lamina_dialects():
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+def parse(text: str, *, verify: bool = True, name: str = "<string>") -> ModuleOp:
+    """Parse IR text at any level into a module, raising `IRError` on bad input."""
+    resources.blobs.begin_parse()
+    try:
+        module = Parser(context(), text, name=name).parse_module()
+        if verify:
+            module.verify()
+    except (ParseError, VerifyException) as e:
+        raise IRError(str(e)) from None
+    return module
+
+
+def print_ir(
+    module: ModuleOp, *, generic: bool = False, resources_limit: int | None = -1
+) -> str:
+    """Print a module. Weights above `resources.DEFAULT_ELIDE_LIMIT` bytes are
+    elided unless `resources_limit` is None (print all) or a larger byte count."""
+    limit = resources.DEFAULT_ELIDE_LIMIT if resources_limit == -1 else resources_limit
+    out = io.StringIO()
+    printer = Printer(stream=out, print_generic_format=generic)
+    with resources.printing_resources(limit):
+        printer.print_op(module)
+        printer.print_metadata(lamina_dialects())
+    out.write("\n")
+    return out.getvalue()

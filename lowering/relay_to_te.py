@@ -1,0 +1,89 @@
+"""`lower-relay-to-te`: every graph op becomes a call to a `te.func` kernel.
+
+Each relay op (other than constants) in a graph function is replaced by
+`te.call @kernel(operands)`, where `@kernel` is a new `te.func` whose placeholders
+are the op's operands and whose computes come from the compute library
+(`lamina.lowering.topi`). Constants stay in the graph: they are the model's weights.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Block, Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import VerifyException
+
+from lamina.dialects import relay, te
+from lamina.errors import LoweringError
+from lamina.lowering.topi import Kernel, compute_for
+
+
+class SymbolNamer:
+    """Unique symbol names within a module: `dense`, `dense_1`, ..."""
+
+    def __init__(self, module: ModuleOp):
+        self.used = {
+            op.properties["sym_name"].data  # type: ignore[union-attr]
+            for op in module.ops
+            if "sym_name" in op.properties
+        }
+
+    def __call__(self, base: str) -> str:
+        name, n = base, 0
+        while name in self.used:
+            n += 1
+            name = f"{base}_{n}"
+        self.used.add(name)
+        return name
+
+
+def build_kernel(op: relay.RelayOp, name: str) -> te.FuncOp:
+    """A `te.func` computing `op` from placeholders for its operands."""
+    kernel = te.FuncOp(name)
+    block = kernel.body.block
+    placeholders = []
+    for i, operand in enumerate(op.operands):
+        assert isinstance(operand.type, TensorType)
+        ph = te.PlaceholderOp(f"in{i}", operand.type)
+        block.add_op(ph)
+        placeholders.append(ph.result)
+    out = compute_for(op)(Kernel(block), op, placeholders)
+    block.add_op(te.OutputOp([out]))
+    return kernel
+
+
+def kernel_name(op: Operation) -> str:
+    return op.name.removeprefix("relay.")
+
+
+@dataclass(frozen=True)
+class LowerRelayToTePass(ModulePass):
+    """Lower graph ops to TE kernels called from the graph."""
+
+    name = "lower-relay-to-te"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        namer = SymbolNamer(op)
+        for fn in list(op.ops):
+            if isinstance(fn, func.FuncOp) and fn.body.blocks:
+                for block in fn.body.blocks:
+                    self._lower_block(op, block, namer)
+
+    def _lower_block(self, module: ModuleOp, block: Block, namer: SymbolNamer) -> None:
+        for op in list(block.ops):
+            if not isinstance(op, relay.RelayOp) or isinstance(op, relay.ConstantOp):
+                continue
+            try:
+                kernel = build_kernel(op, namer(kernel_name(op)))
+            except VerifyException as e:
+                raise LoweringError(f"{op.name}: {e}") from None
+            module.body.block.add_op(kernel)
+            call = te.CallOp(
+                kernel.sym_name.data, op.operands, [r.type for r in op.results]
+            )
+            Rewriter.replace_op(op, call)

@@ -1,0 +1,52 @@
+"""Every pass lamina knows, by name: lamina's own and the xDSL ones it reuses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass
+
+
+def _lower_relay_to_te() -> type[ModulePass]:
+    from lamina.lowering.relay_to_te import LowerRelayToTePass
+
+    return LowerRelayToTePass
+
+
+def _lower_te_to_tir() -> type[ModulePass]:
+    from lamina.lowering.te_to_tir import LowerTeToTirPass
+
+    return LowerTeToTirPass
+
+
+def _lower_tir_to_llvm() -> type[ModulePass]:
+    from lamina.lowering.tir_to_llvm import LowerTirToLlvmPass
+
+    return LowerTirToLlvmPass
+
+
+def _xdsl(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    def load() -> type[ModulePass]:
+        import importlib
+
+        return getattr(importlib.import_module(module), cls)
+
+    return load
+
+
+#: Pass name -> factory of its class (imports stay lazy, as in xDSL's universe).
+LAMINA_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "lower-relay-to-te": _lower_relay_to_te,
+    "lower-te-to-tir": _lower_te_to_tir,
+    "lower-tir-to-llvm": _lower_tir_to_llvm,
+    "canonicalize": _xdsl("xdsl.transforms.canonicalize", "CanonicalizePass"),
+    "cse": _xdsl(
+        "xdsl.transforms.common_subexpression_elimination",
+        "CommonSubexpressionElimination",
+    ),
+    "dce": _xdsl("xdsl.transforms.dead_code_elimination", "DeadCodeElimination"),
+}
+
+
+def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    return dict(LAMINA_PASSES)

@@ -1,0 +1,183 @@
+"""Native code for lowered modules: LLVM IR text, object code and an MCJIT engine.
+
+Input is a module of `llvm.func`s (after `lower-tir-to-llvm`); it is translated to
+llvmlite IR by `lamina.dialects.llvm_ext.convert_module`, verified, optimized with
+LLVM's new pass manager for the host CPU and compiled. LLVM is initialized once per
+process, lazily; compilation holds a lock (LLVM's global context is shared).
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import threading
+from dataclasses import dataclass
+from typing import IO
+
+import llvmlite.binding as llvm
+import llvmlite.ir as ir
+from xdsl.backend.llvm.convert import LLVMTarget
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr
+
+from lamina.dialects.llvm_ext import convert_module
+from lamina.errors import CompileError
+
+_lock = threading.RLock()
+_initialized = False
+
+
+def _initialize() -> None:
+    """Initialize LLVM's native target and make libm visible to JIT-ed code."""
+    global _initialized
+    with _lock:
+        if _initialized:
+            return
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        libm = ctypes.util.find_library("m")
+        if libm is not None:
+            # Kernels call tanhf, erff, ... (and LLVM may emit expf, ...).
+            llvm.load_library_permanently(libm)
+        _initialized = True
+
+
+def host_target_machine(opt_level: int = 3, *, jit: bool = False) -> llvm.TargetMachine:
+    """A target machine for the host CPU (its name and features).
+
+    Code is position independent, so objects can go into a shared library; `jit`
+    selects the JIT code model (large on 64-bit hosts) instead of the small one.
+    """
+    _initialize()
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        opt=opt_level,
+        reloc="pic",
+        codemodel="jitdefault" if jit else "default",
+        jit=jit,
+    )
+
+
+def _translate(module: ModuleOp, tm: llvm.TargetMachine) -> ir.Module:
+    return convert_module(
+        module, target_triple=tm.triple, data_layout=str(tm.target_data)
+    )
+
+
+def llvm_ir(module: ModuleOp) -> str:
+    """The (unoptimized) LLVM IR of a lowered module, for the host."""
+    with _lock:
+        return str(_translate(module, host_target_machine()))
+
+
+def _parse(text: str) -> llvm.ModuleRef:
+    try:
+        mod = llvm.parse_assembly(text)
+        mod.verify()
+    except RuntimeError as e:
+        raise CompileError(
+            f"LLVM rejected the generated IR: {e}. This is a bug in lamina's "
+            "lowering; `lamina-opt FILE -p lower-tir-to-llvm -t llvm` shows the IR."
+        ) from e
+    return mod
+
+
+def _optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int) -> None:
+    if opt_level == 0:
+        return
+    pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
+    pto.loop_vectorization = opt_level >= 2
+    pto.slp_vectorization = opt_level >= 2
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(mod, pb)
+
+
+def _compile(module: ModuleOp, opt_level: int, jit: bool) -> tuple[llvm.ModuleRef, llvm.TargetMachine]:
+    if not 0 <= opt_level <= 3:
+        raise CompileError(f"opt_level must be 0, 1, 2 or 3, got {opt_level}")
+    tm = host_target_machine(opt_level, jit=jit)
+    mod = _parse(str(_translate(module, tm)))
+    _optimize(mod, tm, opt_level)
+    return mod, tm
+
+
+def _int_attr(module: ModuleOp, name: str) -> int:
+    attr = module.attributes.get(name)
+    return attr.value.data if isinstance(attr, IntegerAttr) else 0
+
+
+def _params(module: ModuleOp) -> tuple[str, ...]:
+    attr = module.attributes.get("lamina.params")
+    if not isinstance(attr, ArrayAttr):
+        return ()
+    return tuple(k.data for k in attr.data if isinstance(k, StringAttr))
+
+
+@dataclass(eq=False)
+class NativeModule:
+    """JIT-compiled code; keeps its execution engine (and so the code) alive.
+
+    `params`, `workspace_size` and `intermediate_bytes` are the entry ABI's module
+    attributes set by `lower-tir-to-llvm` (empty/0 when there is no `@main`).
+    """
+
+    engine: llvm.ExecutionEngine
+    ir: str
+    params: tuple[str, ...]
+    workspace_size: int
+    intermediate_bytes: int
+
+    def address(self, name: str) -> int:
+        """The address of the compiled function `name`."""
+        with _lock:
+            addr = self.engine.get_function_address(name)
+        if not addr:
+            raise CompileError(f"no function @{name} in the compiled module")
+        return addr
+
+
+def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
+    """Compile a lowered module for the host and load it with MCJIT."""
+    with _lock:
+        mod, tm = _compile(module, opt_level, jit=True)
+        try:
+            engine = llvm.create_mcjit_compiler(mod, tm)
+            engine.finalize_object()
+        except RuntimeError as e:
+            raise CompileError(f"JIT compilation failed: {e}") from e
+        return NativeModule(
+            engine,
+            str(mod),
+            _params(module),
+            _int_attr(module, "lamina.workspace_size"),
+            _int_attr(module, "lamina.intermediate_bytes"),
+        )
+
+
+def compile_object(module: ModuleOp, opt_level: int = 3) -> bytes:
+    """Object code of a lowered module for the host (position independent)."""
+    with _lock:
+        mod, tm = _compile(module, opt_level, jit=False)
+        try:
+            return tm.emit_object(mod)
+        except RuntimeError as e:
+            raise CompileError(f"code generation failed: {e}") from e
+
+
+@dataclass(frozen=True)
+class LlvmTarget(LLVMTarget):
+    """`-t llvm`: print the LLVM IR of a lowered module (with lamina's extensions)."""
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        print(llvm_ir(module), file=output)
+
+
+__all__ = [
+    "LlvmTarget",
+    "NativeModule",
+    "compile_object",
+    "host_target_machine",
+    "jit_compile",
+    "llvm_ir",
+]
