@@ -212,7 +212,7 @@ def _convert_body(op: llvm.FuncOp, module: ir.Module) -> None:
     for i, block in enumerate(op.body.blocks):
         block_map[block] = fn.append_basic_block(name=block.name_hint or "")
         if i == 0:
-            vals.update(zip(block.args, fn.args))
+            vals.update(zip(block.args, fn.args, strict=True))
     # Non-entry block arguments are phis; branches add their incoming values.
     for block in list(op.body.blocks)[1:]:
         builder = ir.IRBuilder(block_map[block])

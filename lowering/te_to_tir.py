@@ -105,6 +105,8 @@ class KernelLowering:
         return self.consts[value]
 
     def run(self) -> tir.PrimFuncOp:
+        entry = self.func.body.block
+        entry.add_op(tir.ReturnOp())
         for op in self.kernel.body.block.ops:
             if not isinstance(op, te.ComputeOp):
                 continue
@@ -114,8 +116,6 @@ class KernelLowering:
                 buf = self.entry.emit(tir.AllocOp(memref_of(op.result.type), tir.AllocScope.LOCAL))
                 self.buffers[op.result] = buf
                 self.materialize(op, buf)
-        entry = self.func.body.block
-        entry.add_op(tir.ReturnOp())
         first = entry.first_op
         for op in list(self.prologue.ops):
             op.detach()
@@ -127,7 +127,7 @@ class KernelLowering:
         ivs: list[SSAValue] = []
         for extent in extents:
             loop = tir.ForOp(self.index(0), self.index(extent), self.index(1))
-            block.insert_op_before(loop, block.last_op) if _ends_with_yield(block) else block.add_op(loop)
+            block.insert_op_before(loop, block.last_op)  # before the terminator
             block = loop.body.block
             block.add_op(tir.YieldOp())
             ivs.append(loop.induction_var)
@@ -178,10 +178,6 @@ class _Inserter(Expr):
         last = block.last_op
         assert last is not None
         self.builder = Builder(InsertPoint.before(last))
-
-
-def _ends_with_yield(block: Block) -> bool:
-    return isinstance(block.last_op, tir.YieldOp)
 
 
 class GraphLowering:

@@ -89,9 +89,11 @@ def convert_type(t: Attribute) -> Attribute:
         return PTR
     if isinstance(t, VectorType):
         elem = t.get_element_type()
-        return VectorType(convert_type(elem), t.get_shape()) if (
-            isinstance(elem, IndexType)
-        ) else t
+        return (
+            VectorType(convert_type(elem), t.get_shape())
+            if (isinstance(elem, IndexType))
+            else t
+        )
     return t
 
 
@@ -149,11 +151,14 @@ class _ModuleState:
     """What lowering one function needs to know about, or add to, the module."""
 
     module: ModuleOp
-    kernels: set[str]
+    kernels: dict[str, int]
+    """Functions defined in the module, with their number of arguments."""
     decls: dict[str, llvm.FuncOp] = field(default_factory=dict[str, llvm.FuncOp])
     params: list[str] = field(default_factory=list[str])
 
-    def declare(self, name: str, inputs: Sequence[Attribute], output: Attribute) -> None:
+    def declare(
+        self, name: str, inputs: Sequence[Attribute], output: Attribute
+    ) -> None:
         """Declare an external function (libm, or a kernel defined elsewhere)."""
         ftype = llvm.LLVMFunctionType(inputs, output)
         if name in self.decls:
@@ -164,6 +169,11 @@ class _ModuleState:
                 )
             return
         if name in self.kernels:
+            if self.kernels[name] != len(inputs):
+                raise LoweringError(
+                    f"@{name} takes {self.kernels[name]} buffers but is called with "
+                    f"{len(inputs)}"
+                )
             return
         decl = llvm.FuncOp(name, ftype, linkage=llvm.LinkageAttr("external"))
         self.decls[name] = decl
@@ -187,9 +197,10 @@ class _Emitter:
     def emit(self, op: Operation) -> SSAValue:
         """Insert `op` and return its (single) result."""
         self.builder.insert(op)
-        return op.results[0] if op.results else SSAValue.get(op)
+        return op.results[0]
 
     def put(self, op: Operation) -> None:
+        """Insert `op`, which has no results."""
         self.builder.insert(op)
 
     def const(self, value: int | float, t: Attribute) -> SSAValue:
@@ -713,11 +724,16 @@ def plan_workspace(ranges: Sequence[tuple[int, int, int]]) -> WorkspacePlan:
     return WorkspacePlan(tuple(offsets), size, unshared)
 
 
-def _live_range(value: SSAValue, block: Block, position: dict[Operation, int]) -> tuple[int, int]:
+def _live_range(
+    value: SSAValue, block: Block, position: dict[Operation, int]
+) -> tuple[int, int]:
     """(first use, last use) of `value` as positions of ops of `block`."""
     owner = value.owner
     assert isinstance(owner, Operation)
-    uses = [position[block.find_ancestor_op_in_block(u.operation) or owner] for u in value.uses]
+    uses = [
+        position[block.find_ancestor_op_in_block(u.operation) or owner]
+        for u in value.uses
+    ]
     return (min(uses), max(uses)) if uses else (position[owner], position[owner])
 
 
@@ -729,7 +745,9 @@ def _lower_main_buffers(fn: func.FuncOp, state: _ModuleState) -> WorkspacePlan:
     args = entry.insert_arg(PTR, 0)
     params = entry.insert_arg(PTR, 1)
     workspace = entry.insert_arg(PTR, 2)
-    for name, arg in zip(("args", "params", "workspace"), (args, params, workspace)):
+    for name, arg in zip(
+        ("args", "params", "workspace"), (args, params, workspace), strict=True
+    ):
         arg.name_hint = name
     position = {op: i for i, op in enumerate(entry.ops)}
     at_entry = _EntryBuilder(entry)
@@ -739,7 +757,10 @@ def _lower_main_buffers(fn: func.FuncOp, state: _ModuleState) -> WorkspacePlan:
         if isinstance(op, tir.AllocOp) and op.parent_block() is not entry:
             raise LoweringError("tir.alloc in @main must be at its top level")
     ranges = [
-        (*_live_range(a.result, entry, position), _numel(m) * byte_size(m.get_element_type()))
+        (
+            *_live_range(a.result, entry, position),
+            _numel(m) * byte_size(m.get_element_type()),
+        )
         for a in allocs
         for m in [_check_buffer(a.result.type, "tir.alloc")]
     ]
@@ -764,7 +785,9 @@ def _bind_workspace(
         _lower_alloca(op, at_entry)
         return
     b = Builder(InsertPoint.before(op))
-    gep = b.insert(llvm.GEPOp.from_mixed_indices(workspace, [offset], i8, inbounds=True))
+    gep = b.insert(
+        llvm.GEPOp.from_mixed_indices(workspace, [offset], i8, inbounds=True)
+    )
     gep.attributes["lamina.workspace_offset"] = IntegerAttr(offset, i64)
     op.result.replace_all_uses_with(gep.result)
     Rewriter.erase_op(op)
@@ -898,7 +921,9 @@ def _new_func(
     )
 
 
-def _lower_kernel(fn: tir.PrimFuncOp, state: _ModuleState, noalias: bool) -> llvm.FuncOp:
+def _lower_kernel(
+    fn: tir.PrimFuncOp, state: _ModuleState, noalias: bool
+) -> llvm.FuncOp:
     where = f"tir.prim_func @{fn.sym_name.data}"
     num_args = len(fn.args)
     _retype_induction_vars(fn)
@@ -908,7 +933,9 @@ def _lower_kernel(fn: tir.PrimFuncOp, state: _ModuleState, noalias: bool) -> llv
     return _new_func(fn.sym_name.data, fn, _arg_attrs(num_args, noalias))
 
 
-def _lower_main(fn: func.FuncOp, state: _ModuleState) -> tuple[llvm.FuncOp, WorkspacePlan]:
+def _lower_main(
+    fn: func.FuncOp, state: _ModuleState
+) -> tuple[llvm.FuncOp, WorkspacePlan]:
     if fn.function_type.outputs.data:
         raise LoweringError(
             "@main must return nothing: outputs are its last buffer arguments "
@@ -953,10 +980,16 @@ def _check_function(op: Operation) -> None:
     )
 
 
-def _set_module_attrs(module: ModuleOp, state: _ModuleState, plan: WorkspacePlan) -> None:
-    module.attributes["lamina.params"] = ArrayAttr([StringAttr(k) for k in state.params])
+def _set_module_attrs(
+    module: ModuleOp, state: _ModuleState, plan: WorkspacePlan
+) -> None:
+    module.attributes["lamina.params"] = ArrayAttr(
+        [StringAttr(k) for k in state.params]
+    )
     module.attributes["lamina.workspace_size"] = IntegerAttr(plan.size, i64)
-    module.attributes["lamina.intermediate_bytes"] = IntegerAttr(plan.unshared_size, i64)
+    module.attributes["lamina.intermediate_bytes"] = IntegerAttr(
+        plan.unshared_size, i64
+    )
 
 
 def lower_module(module: ModuleOp) -> None:
@@ -964,7 +997,11 @@ def lower_module(module: ModuleOp) -> None:
     ops = list(module.ops)
     for op in ops:
         _check_function(op)
-    kernels = {op.sym_name.data for op in ops if isinstance(op, tir.PrimFuncOp | llvm.FuncOp)}
+    kernels = {
+        op.sym_name.data: len(op.function_type.inputs)
+        for op in ops
+        if isinstance(op, tir.PrimFuncOp | llvm.FuncOp)
+    }
     state = _ModuleState(module, kernels)
     unsafe = _noalias_unsafe(module)
     plan = WorkspacePlan((), 0, 0)

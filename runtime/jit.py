@@ -93,7 +93,9 @@ def _optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int) -> No
     pb.getModulePassManager().run(mod, pb)
 
 
-def _compile(module: ModuleOp, opt_level: int, jit: bool) -> tuple[llvm.ModuleRef, llvm.TargetMachine]:
+def _compile(
+    module: ModuleOp, opt_level: int, jit: bool
+) -> tuple[llvm.ModuleRef, llvm.TargetMachine]:
     if not 0 <= opt_level <= 3:
         raise CompileError(f"opt_level must be 0, 1, 2 or 3, got {opt_level}")
     tm = host_target_machine(opt_level, jit=jit)
@@ -123,7 +125,7 @@ class NativeModule:
     """
 
     engine: llvm.ExecutionEngine
-    ir: str
+    optimized_ir: str
     params: tuple[str, ...]
     workspace_size: int
     intermediate_bytes: int

@@ -28,7 +28,15 @@ ALIGN = 64
 # ------------------------------------------------------------------------ helpers
 def parse(text: str) -> ModuleOp:
     ctx = Context()
-    for d in (builtin.Builtin, func.Func, arith.Arith, math.Math, llvm.LLVM, TIR, LLVMExt):
+    for d in (
+        builtin.Builtin,
+        func.Func,
+        arith.Arith,
+        math.Math,
+        llvm.LLVM,
+        TIR,
+        LLVMExt,
+    ):
         ctx.load_dialect(d)
     module = Parser(ctx, text).parse_module()
     module.verify()
@@ -127,7 +135,9 @@ def test_if_without_else() -> None:
       tir.if %p {{
         tir.store %v, %y[%i0] : {m}
       }}"""
-    k = Kernels(f"tir.prim_func @f(%x: {m}, %y: {m}) {{\n{loop_nest((16,), body)}\ntir.return\n}}")
+    k = Kernels(
+        f"tir.prim_func @f(%x: {m}, %y: {m}) {{\n{loop_nest((16,), body)}\ntir.return\n}}"
+    )
     x = aligned(np.arange(-8, 8, dtype=np.int32))
     y = aligned(np.full(16, -100, np.int32))
     k.f(x, y)
@@ -183,7 +193,10 @@ def _binary_int_kernel(ops: list[str], elem: str = "i32", n: int = 64) -> str:
     body = [f"%a = tir.load %x[%i0] : {m}", f"%b = tir.load %y[%i0] : {m}"]
     outs = []
     for k, op in enumerate(ops):
-        body += [f"%r{k} = arith.{op} %a, %b : {elem}", f"tir.store %r{k}, %o{k}[%i0] : {m}"]
+        body += [
+            f"%r{k} = arith.{op} %a, %b : {elem}",
+            f"tir.store %r{k}, %o{k}[%i0] : {m}",
+        ]
         outs.append(f"%o{k}: {m}")
     return (
         f"tir.prim_func @f(%x: {m}, %y: {m}, {', '.join(outs)}) {{\n"
@@ -374,7 +387,10 @@ def test_math_functions(dtype: str) -> None:
     m = memref((16,), dtype)
     body = [f"%v = tir.load %x[%i0] : {m}"]
     for k, name in enumerate(names):
-        body += [f"%r{k} = math.{name} %v : {dtype}", f"tir.store %r{k}, %o{k}[%i0] : {m}"]
+        body += [
+            f"%r{k} = math.{name} %v : {dtype}",
+            f"tir.store %r{k}, %o{k}[%i0] : {m}",
+        ]
     body += [
         f"%p = math.powf %v, %v : {dtype}",
         f"tir.store %p, %opow[%i0] : {m}",
@@ -414,7 +430,9 @@ def test_nan_semantics_of_min_max() -> None:
       %3 = arith.minnumf %a, %b : f32
       tir.store %3, %o3[%i0] : {m}"""
     outs = ", ".join(f"%o{k}: {m}" for k in range(4))
-    k = Kernels(f"tir.prim_func @f(%x: {m}, %y: {m}, {outs}) {{\n{loop_nest((4,), body)}\ntir.return\n}}")
+    k = Kernels(
+        f"tir.prim_func @f(%x: {m}, %y: {m}, {outs}) {{\n{loop_nest((4,), body)}\ntir.return\n}}"
+    )
     a = np.array([np.nan, 1.0, -2.0, 3.0], np.float32)
     b = np.array([1.0, np.nan, 5.0, -3.0], np.float32)
     bufs = [aligned(np.zeros(4, np.float32)) for _ in range(4)]
@@ -468,7 +486,9 @@ func.func @main(%x: memref<4x4xf32>, %y: memref<4x4xf32>, %z: memref<4x4xf32>) {
 """
 
 
-def run_main(native: NativeModule, args: list[np.ndarray], params: list[np.ndarray]) -> None:
+def run_main(
+    native: NativeModule, args: list[np.ndarray], params: list[np.ndarray]
+) -> None:
     table = (ctypes.c_void_p * max(len(args), 1))(*[a.ctypes.data for a in args])
     ptable = (ctypes.c_void_p * max(len(params), 1))(*[p.ctypes.data for p in params])
     workspace = aligned(np.zeros(max(native.workspace_size, 1), np.uint8))
@@ -491,7 +511,11 @@ def test_main_entry_abi_and_workspace_reuse() -> None:
         if "lamina.workspace_offset" in op.attributes
     ]
     assert offsets == [IntegerAttr(0, 64)] * 2
-    main = next(op for op in module.ops if isinstance(op, llvm.FuncOp) and op.sym_name.data == "main")
+    main = next(
+        op
+        for op in module.ops
+        if isinstance(op, llvm.FuncOp) and op.sym_name.data == "main"
+    )
     assert len(main.body.blocks[0].args) == 3
 
     native = jit_compile(module)
@@ -511,7 +535,9 @@ def test_workspace_overlapping_allocs_get_distinct_offsets() -> None:
         "func.func @main(%x: memref<4x4xf32>, %z: memref<4x4xf32>) {",
     )
     body_start = text.index("  %w = tir.constant")
-    text = text[:body_start] + """  %w = tir.constant dense_resource<weight> : tensor<4x4xf32> : memref<4x4xf32>
+    text = (
+        text[:body_start]
+        + """  %w = tir.constant dense_resource<weight> : tensor<4x4xf32> : memref<4x4xf32>
   %t0 = tir.alloc global : memref<4x4xf32>
   %t1 = tir.alloc global : memref<4x4xf32>
   %t2 = tir.alloc global : memref<4x4xf32>
@@ -522,6 +548,7 @@ def test_workspace_overlapping_allocs_get_distinct_offsets() -> None:
   func.return
 }
 """
+    )
     module = lower(text)
     # t0 [1,2], t1 [2,3], t2 [3,4]: t2 reuses t0's slot
     assert module.attributes["lamina.workspace_size"] == IntegerAttr(128, 64)
@@ -550,8 +577,16 @@ def test_plan_workspace() -> None:
 def test_noalias_dropped_when_a_call_aliases() -> None:
     text = MAIN.replace("tir.call @add1(%y, %t1)", "tir.call @add1(%t1, %t1)")
     module = lower(text)
-    add1 = next(op for op in module.ops if isinstance(op, llvm.FuncOp) and op.sym_name.data == "add1")
-    mul = next(op for op in module.ops if isinstance(op, llvm.FuncOp) and op.sym_name.data == "mul")
+    add1 = next(
+        op
+        for op in module.ops
+        if isinstance(op, llvm.FuncOp) and op.sym_name.data == "add1"
+    )
+    mul = next(
+        op
+        for op in module.ops
+        if isinstance(op, llvm.FuncOp) and op.sym_name.data == "mul"
+    )
     assert add1.arg_attrs is not None and mul.arg_attrs is not None
     assert all("llvm.noalias" not in d.data for d in add1.arg_attrs)
     assert all("llvm.noalias" in d.data for d in mul.arg_attrs)
