@@ -275,11 +275,12 @@ class ForOp(IRDLOperation):
         kind = parser.parse_optional_str_enum(ForKind) or ForKind.SERIAL
         iv = parser.parse_argument(expect_type=False)
         parser.parse_punctuation("=")
-        lb = parser.parse_operand()
+        index = IndexType()
+        lb = parser.parse_operand(index)
         parser.parse_keyword("to")
-        ub = parser.parse_operand()
+        ub = parser.parse_operand(index)
         parser.parse_keyword("step")
-        step = parser.parse_operand()
+        step = parser.parse_operand(index)
         attrs = parser.parse_optional_attr_dict_with_keyword()
         body = parser.parse_region((iv.resolve(IndexType()),))
         if not body.block.ops or not isinstance(body.block.last_op, YieldOp):
@@ -331,7 +332,7 @@ class IfOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> IfOp:
-        cond = parser.parse_operand()
+        cond = parser.parse_operand(i1)
         then_region = parser.parse_region()
         _implicit_yield(then_region)
         else_region = None
@@ -566,7 +567,6 @@ class ConstantOp(IRDLOperation):
     result = result_def(MemRefType)
 
     traits = traits_def(Pure())
-    assembly_format = "$value attr-dict `:` type($result)"
 
     def __init__(self, value: DenseResourceAttr, type: MemRefType):
         super().__init__(result_types=[type], properties={"value": value})
@@ -581,6 +581,41 @@ class ConstantOp(IRDLOperation):
             raise VerifyException(
                 f"tir.constant: resource type {vt} does not match buffer type {t}"
             )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        parser.parse_keyword("dense_resource")
+        parser.parse_punctuation("<")
+        key = parser.parse_identifier()
+        parser.parse_punctuation(">")
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        if not isinstance(t, MemRefType):
+            parser.raise_error(f"tir.constant needs a memref type, got {t}")
+        from xdsl.dialects.builtin import TensorType
+
+        key = blobs_declare(key)
+        value = DenseResourceAttr.from_params(
+            key, TensorType(t.get_element_type(), t.get_shape())
+        )
+        op = cls(value, t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        self.value.print_without_type(printer)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+
+def blobs_declare(key: str) -> str:
+    """Declare a resource key met in custom syntax, as the attribute parser does."""
+    from lamina.dialects.resources import blobs
+
+    return blobs.declare_resource(key)
 
 
 TIR = Dialect(

@@ -727,7 +727,12 @@ def plan_workspace(ranges: Sequence[tuple[int, int, int]]) -> WorkspacePlan:
 def _live_range(
     value: SSAValue, block: Block, position: dict[Operation, int]
 ) -> tuple[int, int]:
-    """(first use, last use) of `value` as positions of ops of `block`."""
+    """(first use, last use) of `value` as positions of ops of `block`.
+
+    The range starts at the first use, not at the `tir.alloc`: nothing touches the
+    buffer in between, so allocs hoisted to the top of @main still share memory.
+    An unused buffer lives at its definition only.
+    """
     owner = value.owner
     assert isinstance(owner, Operation)
     uses = [
@@ -1004,7 +1009,7 @@ def lower_module(module: ModuleOp) -> None:
     }
     state = _ModuleState(module, kernels)
     unsafe = _noalias_unsafe(module)
-    plan = WorkspacePlan((), 0, 0)
+    plan: WorkspacePlan | None = None
     for op in ops:
         if isinstance(op, tir.PrimFuncOp):
             new = _lower_kernel(op, state, op.sym_name.data not in unsafe)
@@ -1017,7 +1022,9 @@ def lower_module(module: ModuleOp) -> None:
         else:
             continue
         Rewriter.replace_op(op, new)
-    _set_module_attrs(module, state, plan)
+    if plan is not None or "lamina.params" not in module.attributes:
+        # (a module without @main, or lowered again, keeps attributes it has)
+        _set_module_attrs(module, state, plan or WorkspacePlan((), 0, 0))
 
 
 @dataclass(frozen=True)

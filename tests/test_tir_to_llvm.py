@@ -474,7 +474,7 @@ tir.prim_func @mul(%a: memref<4x4xf32>, %w: memref<4x4xf32>, %o: memref<4x4xf32>
   tir.return
 }
 func.func @main(%x: memref<4x4xf32>, %y: memref<4x4xf32>, %z: memref<4x4xf32>) {
-  %w = tir.constant dense_resource<weight> : tensor<4x4xf32> : memref<4x4xf32>
+  %w = tir.constant dense_resource<weight> : memref<4x4xf32>
   %t0 = tir.alloc global : memref<4x4xf32>
   tir.call @add1(%x, %t0) : memref<4x4xf32>, memref<4x4xf32>
   tir.call @mul(%t0, %w, %y) : memref<4x4xf32>, memref<4x4xf32>, memref<4x4xf32>
@@ -537,7 +537,7 @@ def test_workspace_overlapping_allocs_get_distinct_offsets() -> None:
     body_start = text.index("  %w = tir.constant")
     text = (
         text[:body_start]
-        + """  %w = tir.constant dense_resource<weight> : tensor<4x4xf32> : memref<4x4xf32>
+        + """  %w = tir.constant dense_resource<weight> : memref<4x4xf32>
   %t0 = tir.alloc global : memref<4x4xf32>
   %t1 = tir.alloc global : memref<4x4xf32>
   %t2 = tir.alloc global : memref<4x4xf32>
@@ -618,7 +618,7 @@ def test_llvm_ir_and_object_code() -> None:
         ),
         (
             "tir.prim_func @f(%x: memref<4xf32>) {\n"
-            " %w = tir.constant dense_resource<k> : tensor<4xf32> : memref<4xf32>\n tir.return\n}",
+            " %w = tir.constant dense_resource<k> : memref<4xf32>\n tir.return\n}",
             "tir.constant in kernel @f",
         ),
         (

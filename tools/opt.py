@@ -24,8 +24,10 @@ class LaminaOptMain(xDSLOptMain):
         for dialect in lamina_dialects():
             if dialect.name not in self.ctx.registered_dialect_names:
                 self.ctx.register_dialect(dialect.name, lambda d=dialect: d)
-        # Resources print through the loaded builtin dialect's BlobStore.
+        # Resources print through the loaded builtin dialect's BlobStore; the llvm
+        # additions are named `llvm.*`, so they must be loaded to be found.
         self.ctx.load_registered_dialect("builtin")
+        self.ctx.load_registered_dialect("llvm_ext")
 
     def register_all_passes(self) -> None:
         super().register_all_passes()

@@ -9,8 +9,8 @@ tir.prim_func @k(%a: memref<8xf32>, %b: memref<8xf32>) {
   tir.return
 }
 func.func @main(%x: memref<8xf32>, %y: memref<8xf32>) {
-  %w = tir.constant dense_resource<w2> : tensor<8xf32> : memref<8xf32>
-  %v = tir.constant dense_resource<w1> : tensor<8xf32> : memref<8xf32>
+  %w = tir.constant dense_resource<w2> : memref<8xf32>
+  %v = tir.constant dense_resource<w1> : memref<8xf32>
   %t0 = tir.alloc global : memref<8xf32>
   %t1 = tir.alloc global : memref<20xf32>
   %t2 = tir.alloc global : memref<8xf32>
