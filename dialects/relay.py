@@ -42,6 +42,7 @@ from xdsl.irdl import (
     IRDLOperation,
     OptionalDef,
     VariadicDef,
+    VerificationContext,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -221,11 +222,30 @@ class RelayOp(IRDLOperation):
             )
 
     @classmethod
+    def check_signature(cls, num_operands: int, props: dict[str, Attribute]) -> None:
+        """Operand count and properties as the op's definition wants them, checked
+        before `infer` (which assumes both)."""
+        cls._group([None] * num_operands)  # type: ignore[list-item]
+        for name, pdef in cls.get_irdl_definition().properties.items():
+            if name not in props:
+                if not isinstance(pdef, OptionalDef):
+                    raise VerifyException(f"{cls.name}: property '{name}' is required")
+                continue
+            try:
+                pdef.constr.verify(props[name], VerificationContext())
+            except VerifyException as e:
+                raise VerifyException(
+                    f"{cls.name}: property '{name}' = {props[name]} is invalid: {e}"
+                ) from None
+
+    @classmethod
     def parse(cls, parser: Parser) -> RelayOp:
+        start = parser.pos
         unresolved = parser.parse_optional_undelimited_comma_separated_list(
             parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
         ) or []
         attrs = parser.parse_optional_attr_dict()
+        end = parser.pos
         parser.parse_punctuation(":")
         result_type = None
         if parser.parse_optional_punctuation("(") is not None:
@@ -243,7 +263,9 @@ class RelayOp(IRDLOperation):
             result_type = single
         if len(types) != len(unresolved):
             parser.raise_error(
-                f"{cls.name}: {len(unresolved)} operands but {len(types)} types"
+                f"{cls.name}: {len(unresolved)} operands but {len(types)} types",
+                start,
+                end,
             )
         operands = [
             parser.resolve_operand(u, t) for u, t in zip(unresolved, types, strict=True)
@@ -252,13 +274,16 @@ class RelayOp(IRDLOperation):
         props = {k: v for k, v in attrs.items() if k in prop_names}
         other = {k: v for k, v in attrs.items() if k not in prop_names}
         try:
+            cls.check_signature(len(operands), props)
             inferred = cls.infer_type(types, props)
         except VerifyException as e:
-            parser.raise_error(str(e))
+            parser.raise_error(str(e), start, end)
         if result_type is not None and result_type != inferred:
             parser.raise_error(
                 f"{cls.name}: result type {result_type} does not match the inferred "
-                f"type {inferred}"
+                f"type {inferred}",
+                start,
+                end,
             )
         op = cls(*operands, result_type=inferred, **props)
         op.attributes |= other
@@ -305,10 +330,12 @@ class ConstantOp(RelayOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> ConstantOp:
+        start = parser._current_token.span  # pyright: ignore[reportPrivateUsage]
         value = parser.parse_attribute()
         if not isinstance(value, DenseResourceAttr | DenseIntOrFPElementsAttr):
             parser.raise_error(
-                "relay.constant expects dense_resource<...> or dense<...> : tensor<...>"
+                "relay.constant expects dense_resource<...> or dense<...> : tensor<...>",
+                start,
             )
         attrs = parser.parse_optional_attr_dict()
         op = cls(value)
@@ -452,7 +479,8 @@ class DenseOp(RelayOp):
             bias = shape_of(types[2])
             if broadcast_shapes(cls.name, bias, (m, n)) != (m, n):
                 raise VerifyException(
-                    f"relay.dense: bias of shape {bias} does not broadcast to {m}x{n}"
+                    f"relay.dense: bias of shape {'x'.join(map(str, bias))} does not "
+                    f"broadcast to {m}x{n}"
                 )
         return tensor((m, n), elem)
 

@@ -96,9 +96,14 @@ class BlobStore(OpAsmDialectInterface):
         raw = bytes.fromhex(val[2:])
         if len(raw) < 4:
             raise ValueError("blob is shorter than its 4-byte alignment header")
-        # The element type is only known from the attribute using the blob; keep
-        # raw bytes and let `array()` view them with the right dtype.
-        self._arrays[key] = np.frombuffer(raw[4:], dtype=np.uint8)
+        # The element type is only known from the attribute using the blob: keep the
+        # bytes as unsigned words of the blob's alignment, for `array()` to view.
+        align = int.from_bytes(raw[:4], "little")
+        word = np.dtype(f"u{align}") if align in (1, 2, 4, 8) else np.dtype(np.uint8)
+        data = raw[4:]
+        if len(data) % word.itemsize:
+            word = np.dtype(np.uint8)
+        self._arrays[key] = np.frombuffer(data, dtype=word)
         self._blob_storage[key] = "0x"
 
     def lookup(self, key: str) -> str | None:

@@ -70,6 +70,7 @@ from xdsl.traits import (
     IsTerminator,
     Pure,
     SymbolOpInterface,
+    SymbolTable,
 )
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
@@ -256,16 +257,22 @@ class ComputeOp(IRDLOperation):
             )
         if any(d < 0 for d in t.get_shape()) or any(d <= 0 for d in self.reduce_shape):
             raise VerifyException(
-                f"te.compute: extents must be static (result {t}, reduce "
+                "te.compute: extents must be static and reduce extents positive "
+                f"(result {t}, reduce "
                 f"{list(self.reduce_shape)})"
             )
         args = self.body.block.args
         want = t.get_num_dims() + len(self.reduce_shape)
-        if len(args) != want or any(not isinstance(a.type, IndexType) for a in args):
+        if len(args) != want:
             raise VerifyException(
                 f"te.compute: body needs {want} index arguments ({t.get_num_dims()} "
                 f"output axes, {len(self.reduce_shape)} reduce axes), got "
                 f"{len(args)}"
+            )
+        if any(not isinstance(a.type, IndexType) for a in args):
+            raise VerifyException(
+                "te.compute: body arguments must be of type index, got "
+                + ", ".join(str(a.type) for a in args)
             )
         last = self.body.block.last_op
         if not isinstance(last, YieldOp):
@@ -403,6 +410,30 @@ class CallOp(IRDLOperation):
             result_types=[result_types],
             properties={"callee": FlatSymbolRefAttr(callee)},
         )
+
+    def verify_(self) -> None:
+        """When the callee is in the module, its signature must match the call."""
+        callee = SymbolTable.lookup_symbol(self, self.callee)
+        if callee is None:
+            return  # not in this module (yet): nothing to check against
+        name = self.callee.string_value()
+        if not isinstance(callee, FuncOp):
+            raise VerifyException(f"te.call: @{name} is a {callee.name}, not a te.func")
+        if not isinstance(callee.body.block.last_op, OutputOp):
+            return  # the callee's own verifier reports it
+        want_in = [p.result.type for p in callee.placeholders]
+        want_out = [v.type for v in callee.output.values]
+        got_in, got_out = list(self.args.types), list(self.res.types)
+        if got_in != want_in or got_out != want_out:
+            def sig(ins: Sequence[Attribute], outs: Sequence[Attribute]) -> str:
+                return (
+                    f"({', '.join(map(str, ins))}) -> ({', '.join(map(str, outs))})"
+                )
+
+            raise VerifyException(
+                f"te.call: @{name} takes {sig(want_in, want_out)} (its placeholders "
+                f"and outputs), but is called as {sig(got_in, got_out)}"
+            )
 
 
 TE = Dialect(

@@ -146,13 +146,11 @@ func.func @nn_and_layout(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
 }
 
 // The blob is printed back (`big` has no data, so it is not); the resource section
-// survives both round trips. The 4-byte alignment header is not checked: a parsed
-// blob is currently re-printed with alignment 1 (lamina.dialects.resources keeps
-// parsed blobs as uint8).
+// survives both round trips, alignment header included.
 // CHECK:       {-#
 // CHECK-NEXT:    dialect_resources: {
 // CHECK-NEXT:      builtin: {
-// CHECK-NEXT:        w0: "0x{{0[14]}}0000000000803F000000400000404000008040"
+// CHECK-NEXT:        w0: "0x040000000000803F000000400000404000008040"
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:  #-}
