@@ -77,6 +77,7 @@ from xdsl.traits import (
     RecursiveMemoryEffect,
     SingleBlockImplicitTerminator,
     SymbolOpInterface,
+    SymbolTable,
 )
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
@@ -210,6 +211,19 @@ class CallOp(IRDLOperation):
         super().__init__(
             operands=[args], properties={"callee": FlatSymbolRefAttr(callee)}
         )
+
+    def verify_(self) -> None:
+        # An unknown callee is an external kernel (e.g. a BYOC function).
+        callee = SymbolTable.lookup_symbol(self, self.callee)
+        if not isinstance(callee, PrimFuncOp):
+            return
+        want = callee.function_type.inputs.data
+        if tuple(self.args.types) != want:
+            raise VerifyException(
+                f"tir.call @{callee.sym_name.data}: buffer types "
+                f"({', '.join(map(str, self.args.types))}) do not match the kernel's "
+                f"({', '.join(map(str, want))})"
+            )
 
 
 # --------------------------------------------------------------------------- loops

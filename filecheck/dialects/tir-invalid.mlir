@@ -199,3 +199,14 @@ tir.prim_func @store_not_memref(%x: memref<4xf32>) {
   tir.store %v, %x[%c0] : tensor<4xf32>
   tir.return
 }
+
+// -----
+
+tir.prim_func @k(%a: memref<4xf32>) {
+  tir.return
+}
+func.func @main(%x: memref<8xf32>) {
+  tir.call @k(%x) : memref<8xf32>
+  func.return
+}
+// CHECK: tir.call @k: buffer types (memref<8xf32>) do not match the kernel's (memref<4xf32>)
