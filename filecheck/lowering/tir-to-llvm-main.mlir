@@ -8,6 +8,12 @@
 tir.prim_func @k(%a: memref<8xf32>, %b: memref<8xf32>) {
   tir.return
 }
+tir.prim_func @widen(%a: memref<8xf32>, %b: memref<20xf32>) {
+  tir.return
+}
+tir.prim_func @narrow(%a: memref<20xf32>, %b: memref<8xf32>) {
+  tir.return
+}
 func.func @main(%x: memref<8xf32>, %y: memref<8xf32>) {
   %w = tir.constant dense_resource<w2> : memref<8xf32>
   %v = tir.constant dense_resource<w1> : memref<8xf32>
@@ -15,8 +21,8 @@ func.func @main(%x: memref<8xf32>, %y: memref<8xf32>) {
   %t1 = tir.alloc global : memref<20xf32>
   %t2 = tir.alloc global : memref<8xf32>
   tir.call @k(%x, %t0) : memref<8xf32>, memref<8xf32>
-  tir.call @k(%t0, %t1) : memref<8xf32>, memref<20xf32>
-  tir.call @k(%t1, %w) : memref<20xf32>, memref<8xf32>
+  tir.call @widen(%t0, %t1) : memref<8xf32>, memref<20xf32>
+  tir.call @narrow(%t1, %w) : memref<20xf32>, memref<8xf32>
   tir.call @k(%w, %t2) : memref<8xf32>, memref<8xf32>
   tir.call @k(%t2, %v) : memref<8xf32>, memref<8xf32>
   tir.call @k(%v, %y) : memref<8xf32>, memref<8xf32>
@@ -37,8 +43,8 @@ func.func @main(%x: memref<8xf32>, %y: memref<8xf32>) {
 // CHECK-NEXT:     %[[T1:.*]] = llvm.getelementptr inbounds %workspace[64] {lamina.workspace_offset = 64 : i64} : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK-NEXT:     %[[T2:.*]] = llvm.getelementptr inbounds %workspace[0] {lamina.workspace_offset = 0 : i64} : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK-NEXT:     llvm.call @k(%[[X]], %[[T0]]) : (!llvm.ptr, !llvm.ptr) -> ()
-// CHECK-NEXT:     llvm.call @k(%[[T0]], %[[T1]]) : (!llvm.ptr, !llvm.ptr) -> ()
-// CHECK-NEXT:     llvm.call @k(%[[T1]], %[[W]]) : (!llvm.ptr, !llvm.ptr) -> ()
+// CHECK-NEXT:     llvm.call @widen(%[[T0]], %[[T1]]) : (!llvm.ptr, !llvm.ptr) -> ()
+// CHECK-NEXT:     llvm.call @narrow(%[[T1]], %[[W]]) : (!llvm.ptr, !llvm.ptr) -> ()
 // CHECK-NEXT:     llvm.call @k(%[[W]], %[[T2]]) : (!llvm.ptr, !llvm.ptr) -> ()
 // CHECK-NEXT:     llvm.call @k(%[[T2]], %[[V]]) : (!llvm.ptr, !llvm.ptr) -> ()
 // CHECK-NEXT:     llvm.call @k(%[[V]], %[[Y]]) : (!llvm.ptr, !llvm.ptr) -> ()
