@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m lamina.tools.demo
+	$(BIN)/lamina demo
 
 test: $(STAMP) lint pytest lit
 

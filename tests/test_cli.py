@@ -1,0 +1,73 @@
+"""The `lamina` command: one-line errors, exit codes, atomic outputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+
+from lamina.tools import cli
+from lamina.tools.demo import mlp_model
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("m") / "mlp.onnx"
+    onnx.save(mlp_model((16, 8, 4)), str(path))
+    return str(path)
+
+
+def test_run_with_inputs_writes_npz(model_path, tmp_path, capsys):
+    x = np.linspace(-1, 1, 16, dtype=np.float32).reshape(1, 16)
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "out.npz"
+    assert cli.main(["run", model_path, "--input", f"input={tmp_path / 'x.npy'}", "--output", str(out)]) == 0
+    probs = np.load(out)["probs"]
+    assert probs.shape == (1, 4) and np.isclose(probs.sum(), 1, atol=1e-6)
+    assert "wrote 1 output(s)" in capsys.readouterr().out
+
+
+def test_run_without_inputs_says_it_uses_random_ones(model_path, capsys):
+    assert cli.main(["run", model_path]) == 0
+    assert "no --input given: using random inputs input: float32[1, 16]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("level", cli.LEVELS)
+def test_compile_emits_each_level(model_path, tmp_path, level):
+    out = tmp_path / f"m.{level}"
+    assert cli.main(["compile", model_path, "--emit", level, "-o", str(out)]) == 0
+    text = out.read_text()
+    marker = {"relay": "relay.dense", "te": "te.compute", "tir": "tir.for", "llvm": 'define void @"main"'}
+    assert marker[level] in text
+
+
+def test_user_errors_are_one_line_and_exit_1(tmp_path, capsys):
+    assert cli.main(["run", str(tmp_path / "missing.onnx")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("lamina: error: cannot read ONNX model")
+    assert "Traceback" not in err
+
+
+def test_bad_input_file_is_a_user_error(model_path, tmp_path, capsys):
+    assert cli.main(["run", model_path, "--input", f"input={tmp_path / 'none.npy'}"]) == 1
+    assert "cannot read input 'input'" in capsys.readouterr().err
+
+
+def test_usage_errors_exit_2():
+    with pytest.raises(SystemExit) as e:
+        cli.main(["frobnicate"])
+    assert e.value.code == 2
+
+
+def test_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
+    target = tmp_path / "out.txt"
+    target.write_text("old")
+
+    def fail(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(cli.os, "replace", fail)
+    with pytest.raises(OSError, match="disk full"):
+        cli.write_atomic(target, "new contents")
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
