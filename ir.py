@@ -15,6 +15,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from lamina.dialects import resources
 from lamina.dialects.relay import Relay
+from lamina.dialects.relay_region import RelayRegion
 from lamina.dialects.te import TE
 from lamina.dialects.tir import TIR
 from lamina.errors import IRError
@@ -38,6 +39,7 @@ def lamina_dialects() -> tuple[Dialect, ...]:
         llvm.LLVM,
         *([LLVMExt] if LLVMExt else []),
         Relay,
+        RelayRegion,
         TE,
         TIR,
     )

@@ -1,10 +1,17 @@
 """The ONNX importer: an ONNX model becomes a graph-level (relay) module.
 
 Each ONNX node is converted by the function registered for its op type
-(`@converter("Gemm")`), which receives a `NodeContext` with the node's inputs as
-SSA values, its attributes and the model's opset, and returns the SSA values of
-its outputs. Initializers become `relay.constant dense_resource<...>` weights that
-share memory with the model (no copy when the tensor holds raw data).
+(`@converter("Gemm")`, in `lamina.frontends.onnx_ops`), which receives a
+`NodeContext` with the node's inputs as SSA values, its attributes and the model's
+opset, and returns the SSA values of its outputs. Initializers become
+`relay.constant dense_resource<...>` weights that share memory with the model (no
+copy when the tensor holds raw data).
+
+Shapes are static, so shape computations fold away while importing: a node whose
+inputs are all constants (initializers, `Constant`s, `Shape`s of static tensors,
+...) is evaluated by `onnx.reference` and becomes a constant. ONNX shape inference
+runs first; every converted value is checked against the shape and element type
+it infers, so a converter bug is reported at its node.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects import relay
@@ -39,12 +46,28 @@ Converter = Callable[["NodeContext"], Sequence[SSAValue]]
 CONVERTERS: dict[str, Converter] = {}
 
 
-def converter(*op_types: str) -> Callable[[Converter], Converter]:
-    """Register the converter of one or more ONNX op types."""
+@dataclass(frozen=True)
+class ConverterInfo:
+    """What the supported-op table says about a converter."""
+
+    emits: tuple[str, ...] = ()
+    notes: str = ""
+
+
+CONVERTER_INFO: dict[str, ConverterInfo] = {}
+
+
+def converter(
+    *op_types: str, emits: Sequence[str] = (), notes: str = ""
+) -> Callable[[Converter], Converter]:
+    """Register the converter of one or more ONNX op types; `emits` names the relay
+    ops it produces (without `relay.`) and `notes` its limits, for the README's
+    supported-op table."""
 
     def wrap(fn: Converter) -> Converter:
         for t in op_types:
             CONVERTERS[t] = fn
+            CONVERTER_INFO[t] = ConverterInfo(tuple(emits), notes)
         return fn
 
     return wrap
@@ -63,16 +86,27 @@ class NodeContext:
     opset: int
     block: Block
     constants: dict[SSAValue, np.ndarray] = field(default_factory=dict)
+    #: The ONNX names of the graph's inputs (the block's arguments).
+    graph_inputs: dict[SSAValue, str] = field(default_factory=dict)
 
     def emit(self, op: Operation) -> SSAValue:
         self.block.add_op(op)
         return op.results[0]
 
+    def emit_all(self, op: Operation) -> list[SSAValue]:
+        """Emit a multi-result op; its results."""
+        self.block.add_op(op)
+        return list(op.results)
+
     def attr(self, name: str, default: Any = None) -> Any:
         for a in self.node.attribute:
             if a.name == name:
-                return onnx.helper.get_attribute_value(a)
+                value = onnx.helper.get_attribute_value(a)
+                return value.decode() if isinstance(value, bytes) else value
         return default
+
+    def has_attr(self, name: str) -> bool:
+        return any(a.name == name for a in self.node.attribute)
 
     def input(self, i: int) -> SSAValue:
         if i >= len(self.inputs) or self.inputs[i] is None:
@@ -84,18 +118,76 @@ class NodeContext:
     def optional_input(self, i: int) -> SSAValue | None:
         return self.inputs[i] if i < len(self.inputs) else None
 
+    def is_const(self, i: int) -> bool:
+        v = self.optional_input(i)
+        return v is not None and v in self.constants
+
     def const_value(self, i: int) -> np.ndarray:
         """The value of input `i`, which must be a constant (e.g. a shape)."""
         v = self.input(i)
-        if v not in self.constants:
+        if v in self.constants:
+            return self.constants[v]
+        sources = self.graph_inputs_of(v)
+        if not sources or sources == [self.node.input[i]]:
             raise self.error(
                 f"input #{i} ('{self.node.input[i]}') must be a constant; lamina needs "
                 "static shapes"
             )
-        return self.constants[v]
+        # Computed from graph inputs: those are what must be given as constants.
+        names = list(self.graph_inputs.values())
+        first, rest = sources[0], [f"'{n}'" for n in sources[1:]]
+        also = f" (and so must {', '.join(rest)})" if rest else ""
+        raise self.error(
+            f"graph input #{names.index(first)} ('{first}') must be a constant{also}: "
+            f"input #{i} ('{self.node.input[i]}') of this node is computed from it, "
+            "and lamina needs static shapes"
+        )
+
+    def graph_inputs_of(self, v: SSAValue) -> list[str]:
+        """The graph inputs that `v` is computed from, in graph order."""
+        seen: set[SSAValue] = set()
+        stack, found = [v], set()
+        while stack:
+            u = stack.pop()
+            if u in seen:
+                continue
+            seen.add(u)
+            if u in self.graph_inputs:
+                found.add(u)
+            elif isinstance(u.owner, Operation):
+                stack.extend(u.owner.operands)
+        return [name for a, name in self.graph_inputs.items() if a in found]
+
+    def optional_const(self, i: int) -> np.ndarray | None:
+        """The constant value of optional input `i`, None when it is absent."""
+        return None if self.optional_input(i) is None else self.const_value(i)
+
+    def constant(self, value: np.ndarray | Any, name: str = "cst") -> SSAValue:
+        """Emit `value` as a `relay.constant` (tracked as a known constant)."""
+        return constant(self, self.block, np.asarray(value), name)
+
+    @property
+    def num_outputs(self) -> int:
+        """How many outputs the node declares (unused trailing ones included)."""
+        return len(self.node.output)
+
+    def output_used(self, i: int) -> bool:
+        return i < len(self.node.output) and bool(self.node.output[i])
+
+    def only_first_output(self) -> None:
+        """Refuse a node that asks for any output but the first."""
+        for i in range(1, len(self.node.output)):
+            if self.node.output[i]:
+                raise self.unsupported(
+                    f"output #{i} ('{self.node.output[i]}') is not supported; only "
+                    "the first output can be computed"
+                )
 
     def error(self, message: str) -> FrontendError:
         return FrontendError(f"{_where(self.node, self.opset)}: {message}")
+
+    def unsupported(self, message: str) -> UnsupportedOpError:
+        return UnsupportedOpError(f"{_where(self.node, self.opset)}: {message}")
 
 
 def _where(node: onnx.NodeProto, opset: int) -> str:
@@ -193,6 +285,116 @@ def constant(ctx: NodeContext | None, block: Block, arr: np.ndarray, name: str) 
     return op.output
 
 
+#: Ops whose reference implementation loops in Python per element: never folded.
+_SLOW_TO_FOLD = frozenset(
+    {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool", "LRN", "Resize"}
+)
+#: Constant inputs up to this many elements (in total) are folded by evaluation.
+FOLD_LIMIT = 1 << 20
+
+
+def _fold(
+    node: onnx.NodeProto, ins: list[SSAValue | None], consts: dict[SSAValue, np.ndarray], opset: int
+) -> list[np.ndarray] | None:
+    """Evaluate a node whose inputs are all constants with onnx.reference; None
+    when it cannot (or should not) be folded."""
+    if node.op_type in _SLOW_TO_FOLD or any(v is not None and v not in consts for v in ins):
+        return None
+    if sum(consts[v].size for v in ins if v is not None) > FOLD_LIMIT:
+        return None
+    if not any(v is not None for v in ins) and node.op_type != "Constant":
+        return None  # no inputs: a source op (random, ...), not a computation
+    from onnx.reference import ReferenceEvaluator
+
+    feeds = {name: consts[v] for name, v in zip(node.input, ins, strict=False) if v is not None}
+    try:
+        outs = ReferenceEvaluator(node, opsets={"": opset}).run(None, feeds)
+    except Exception:  # the converter reports what is wrong, in its own words
+        return None
+    arrays = [np.asarray(o) for o in outs]
+    if any(a.dtype.kind not in "biuf" for a in arrays):
+        return None
+    return arrays
+
+
+@dataclass
+class _Inferred:
+    """What ONNX shape inference knows about every value: element type and shape
+    (None for an unknown dimension)."""
+
+    types: dict[str, tuple[int, tuple[int | None, ...] | None]]
+
+    @classmethod
+    def run(cls, proto: onnx.ModelProto, in_types: dict[str, TensorType]) -> _Inferred:
+        """Infer on a copy of the graph without the weights' data (small
+        initializers, which may be shapes, are kept) and with the input shapes
+        actually used."""
+        g = proto.graph
+        small = [t for t in g.initializer if np.prod(t.dims, dtype=np.int64) <= 64]
+        small_names = {t.name for t in small}
+        inputs = [
+            onnx.helper.make_tensor_value_info(
+                name, _onnx_elem(t), list(t.get_shape())
+            )
+            for name, t in in_types.items()
+        ] + [
+            onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+            for t in g.initializer
+            if t.name not in small_names and t.name not in in_types
+        ]
+        graph = onnx.helper.make_graph(
+            list(g.node), g.name or "g", inputs, list(g.output), small, value_info=list(g.value_info)
+        )
+        model = onnx.helper.make_model(
+            graph, opset_imports=list(proto.opset_import), ir_version=proto.ir_version
+        )
+        try:
+            inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
+        except Exception:  # inference is a check, not a requirement
+            return cls({})
+        types: dict[str, tuple[int, tuple[int | None, ...] | None]] = {}
+        for vi in [*inferred.graph.value_info, *inferred.graph.output]:
+            if not vi.type.HasField("tensor_type"):
+                continue
+            tt = vi.type.tensor_type
+            dims = None
+            if tt.HasField("shape"):
+                dims = tuple(
+                    d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim
+                )
+            types[vi.name] = (tt.elem_type, dims)
+        return cls(types)
+
+    def check(self, ctx: NodeContext, name: str, value: SSAValue) -> None:
+        """Raise if the converted value disagrees with what ONNX inferred."""
+        known = self.types.get(name)
+        t = value.type
+        if known is None or not isinstance(t, TensorType):
+            return
+        elem, dims = known
+        ours = _onnx_elem(t)
+        if elem and elem != ours:
+            raise ctx.error(
+                f"output '{name}' has element type {onnx.helper.tensor_dtype_to_np_dtype(ours)}"
+                f" but ONNX infers {onnx.helper.tensor_dtype_to_np_dtype(elem)}"
+            )
+        shape = tuple(t.get_shape())
+        if dims is not None and (
+            len(dims) != len(shape)
+            or any(d is not None and d != s for d, s in zip(dims, shape, strict=False))
+        ):
+            shown = ["?" if d is None else d for d in dims]
+            raise ctx.error(
+                f"output '{name}' has shape {list(shape)} but ONNX infers {shown}"
+            )
+
+
+def _onnx_elem(t: TensorType) -> int:
+    from lamina.runtime.dtypes import numpy_dtype
+
+    return onnx.helper.np_dtype_to_tensor_dtype(numpy_dtype(t.get_element_type()))
+
+
 def from_onnx(
     model: str | os.PathLike[str] | onnx.ModelProto,
     input_shapes: dict[str, Sequence[int]] | None = None,
@@ -217,12 +419,15 @@ def from_onnx(
     init_names = {t.name for t in graph.initializer}
     inputs = [vi for vi in graph.input if vi.name not in init_names]
     in_types = [_tensor_type(vi, shapes) for vi in inputs]
+    inferred = _Inferred.run(proto, {vi.name: t for vi, t in zip(inputs, in_types, strict=True)})
     block = Block(arg_types=in_types)
     values: dict[str, SSAValue] = {}
     consts: dict[SSAValue, np.ndarray] = {}
+    arg_names: dict[SSAValue, str] = {}
     for vi, arg in zip(inputs, block.args, strict=True):
         arg.name_hint = _hint(vi.name)
         values[vi.name] = arg
+        arg_names[arg] = vi.name
     for t in graph.initializer:
         arr = tensor_to_array(t)
         ctx = NodeContext(onnx.NodeProto(), [], opset, block, consts)
@@ -242,21 +447,36 @@ def from_onnx(
                     "node, input or initializer (the graph is not topologically "
                     "sorted, or an initializer is missing)"
                 )
-        ctx = NodeContext(node, ins, opset, block, consts)
-        try:
-            outs = CONVERTERS[node.op_type](ctx)
-        except VerifyException as e:
-            raise ctx.error(str(e)) from None
+        ctx = NodeContext(node, ins, opset, block, consts, arg_names)
+        folded = _fold(node, ins, consts, opset)
+        if folded is not None:
+            outs = [
+                ctx.constant(_as_inferred(a, inferred, name), name or "cst")
+                for a, name in zip(folded, node.output, strict=False)
+            ]
+        else:
+            try:
+                outs = list(CONVERTERS[node.op_type](ctx))
+            except VerifyException as e:
+                raise ctx.error(str(e)) from None
         for name, v in zip(node.output, outs, strict=False):
             if name:
+                inferred.check(ctx, name, v)
                 v.name_hint = _hint(name)
                 values[name] = v
+        missing = [n for n in node.output[len(outs) :] if n]
+        if missing:
+            raise ctx.unsupported(f"output(s) {missing} are not supported")
     results = []
     for o in graph.output:
         if o.name not in values:
             raise FrontendError(f"graph output '{o.name}' is not produced by any node")
         results.append(values[o.name])
     block.add_op(func.ReturnOp(*results))
+    # Initializers and folded values that only fed shapes and attributes.
+    for op in reversed(list(block.ops)):
+        if isinstance(op, relay.ConstantOp) and not op.output.uses:
+            block.erase_op(op)
     fn = func.FuncOp(
         "main",
         ([a.type for a in block.args], [r.type for r in results]),
@@ -272,6 +492,15 @@ def from_onnx(
     return module
 
 
+def _as_inferred(arr: np.ndarray, inferred: _Inferred, name: str) -> np.ndarray:
+    """A folded value in the element type ONNX declares for it (the reference
+    sometimes computes in a wider type)."""
+    known = inferred.types.get(name)
+    if known and known[0]:
+        return arr.astype(onnx.helper.tensor_dtype_to_np_dtype(known[0]), copy=False)
+    return arr
+
+
 def _name_attrs(names: Any) -> ArrayAttr[DictionaryAttr]:
     return ArrayAttr([DictionaryAttr({"lamina.name": StringAttr(n)}) for n in names])
 
@@ -281,92 +510,7 @@ def _hint(name: str) -> str | None:
     return h if h and (h[0].isalpha() or h[0] == "_") and not h[0].isdigit() else None
 
 
-# ----------------------------------------------------------------- converters
-@converter("Add", "Sub", "Mul", "Div")
-def _binary(ctx: NodeContext) -> Sequence[SSAValue]:
-    op = {
-        "Add": relay.AddOp,
-        "Sub": relay.SubtractOp,
-        "Mul": relay.MultiplyOp,
-        "Div": relay.DivideOp,
-    }[ctx.node.op_type]
-    return [ctx.emit(op(ctx.input(0), ctx.input(1)))]
 
 
-@converter("Relu")
-def _relu(ctx: NodeContext) -> Sequence[SSAValue]:
-    return [ctx.emit(relay.ReluOp(ctx.input(0)))]
-
-
-@converter("MatMul")
-def _matmul(ctx: NodeContext) -> Sequence[SSAValue]:
-    return [ctx.emit(relay.MatmulOp(ctx.input(0), ctx.input(1)))]
-
-
-@converter("Gemm")
-def _gemm(ctx: NodeContext) -> Sequence[SSAValue]:
-    alpha, beta = float(ctx.attr("alpha", 1.0)), float(ctx.attr("beta", 1.0))
-    return [
-        ctx.emit(
-            relay.DenseOp(
-                ctx.input(0),
-                ctx.input(1),
-                ctx.optional_input(2),
-                transpose_a=_unit(ctx.attr("transA", 0)),
-                transpose_b=_unit(ctx.attr("transB", 0)),
-                alpha=relay.f64_attr(alpha) if alpha != 1.0 else None,
-                beta=relay.f64_attr(beta) if beta != 1.0 else None,
-            )
-        )
-    ]
-
-
-def _unit(flag: int) -> Attribute | None:
-    from xdsl.dialects.builtin import UnitAttr
-
-    return UnitAttr() if flag else None
-
-
-@converter("Softmax")
-def _softmax(ctx: NodeContext) -> Sequence[SSAValue]:
-    x = ctx.input(0)
-    rank = len(shape(x))
-    if ctx.opset >= 13:
-        axis = relay.normalize_axis("Softmax", int(ctx.attr("axis", -1)), rank)
-        return [ctx.emit(relay.SoftmaxOp(x, axis=relay.i64_attr(axis)))]
-    # Before opset 13: coerce to 2-D at `axis`, softmax over the flattened tail.
-    axis = relay.normalize_axis("Softmax", int(ctx.attr("axis", 1)), rank) if rank else 0
-    s = shape(x)
-    rows, cols = int(np.prod(s[:axis], dtype=np.int64)), int(np.prod(s[axis:], dtype=np.int64))
-    if axis == rank - 1:
-        return [ctx.emit(relay.SoftmaxOp(x, axis=relay.i64_attr(axis)))]
-    flat = ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array([rows, cols])))
-    sm = ctx.emit(relay.SoftmaxOp(flat, axis=relay.i64_attr(1)))
-    return [ctx.emit(relay.ReshapeOp(sm, shape=relay.i64_array(s)))]
-
-
-@converter("Reshape")
-def _reshape(ctx: NodeContext) -> Sequence[SSAValue]:
-    x = ctx.input(0)
-    src = shape(x)
-    target = [int(v) for v in ctx.const_value(1).reshape(-1)]
-    allowzero = int(ctx.attr("allowzero", 0))
-    out = [src[i] if (d == 0 and not allowzero) else d for i, d in enumerate(target)]
-    if out.count(-1) > 1:
-        raise ctx.error(f"shape {target} has more than one -1")
-    if -1 in out:
-        known = int(np.prod([d for d in out if d != -1], dtype=np.int64))
-        total = int(np.prod(src, dtype=np.int64))
-        if known == 0 or total % known:
-            raise ctx.error(f"cannot reshape {list(src)} to {target}")
-        out[out.index(-1)] = total // known
-    return [ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array(out)))]
-
-
-@converter("Transpose")
-def _transpose(ctx: NodeContext) -> Sequence[SSAValue]:
-    x = ctx.input(0)
-    perm = ctx.attr("perm")
-    if perm is None:
-        perm = list(reversed(range(len(shape(x)))))
-    return [ctx.emit(relay.TransposeOp(x, perm=relay.i64_array(perm)))]
+# Register the converters (they import this module's registry).
+from lamina.frontends import onnx_ops  # noqa: E402, F401

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
@@ -22,16 +22,24 @@ from lamina.dialects import relay, te
 from lamina.errors import LoweringError
 from lamina.lowering.topi import Kernel, compute_for
 
+#: C library functions that compiled code may call (LLVM lowers `llvm.exp.f64` to
+#: `exp`, tanh and erf are libm calls, ...): a kernel must not take their names.
+_LIBM = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "floor", "ceil", "round", "roundeven", "trunc", "rint", "nearbyint", "lround", "fabs", "fmod", "remainder", "fmin", "fmax", "copysign", "fma", "ldexp", "frexp", "modf", "hypot"]
+RESERVED_SYMBOLS = frozenset(
+    [*_LIBM, *(f + "f" for f in _LIBM), "abs", "labs", "memcpy", "memmove", "memset"]
+)
+
 
 class SymbolNamer:
-    """Unique symbol names within a module: `dense`, `dense_1`, ..."""
+    """Unique symbol names within a module: `dense`, `dense_1`, ...; names of C
+    library functions are never given out (`exp` becomes `exp_1`)."""
 
     def __init__(self, module: ModuleOp):
         self.used = {
             op.properties["sym_name"].data  # type: ignore[union-attr]
             for op in module.ops
             if "sym_name" in op.properties
-        }
+        } | RESERVED_SYMBOLS
 
     def __call__(self, base: str) -> str:
         name, n = base, 0
@@ -53,7 +61,7 @@ def build_kernel(op: relay.RelayOp, name: str) -> te.FuncOp:
         block.add_op(ph)
         placeholders.append(ph.result)
     out = compute_for(op)(Kernel(block), op, placeholders)
-    block.add_op(te.OutputOp([out]))
+    block.add_op(te.OutputOp([out] if isinstance(out, SSAValue) else out))
     return kernel
 
 

@@ -25,6 +25,33 @@ def _lower_tir_to_llvm() -> type[ModulePass]:
     return LowerTirToLlvmPass
 
 
+def _fold_constant() -> type[ModulePass]:
+    from lamina.passes.fold_constant import FoldConstantPass
+
+    return FoldConstantPass
+
+
+def _fuse_ops() -> type[ModulePass]:
+    from lamina.passes.fuse_ops import FuseOpsPass
+
+    return FuseOpsPass
+
+
+def _simplify_expr() -> type[ModulePass]:
+    from lamina.passes.simplify_expr import SimplifyExprPass
+
+    return SimplifyExprPass
+
+
+def _manager(cls: str) -> Callable[[], type[ModulePass]]:
+    def load() -> type[ModulePass]:
+        from lamina.passes import manager
+
+        return getattr(manager, cls)
+
+    return load
+
+
 def _xdsl(module: str, cls: str) -> Callable[[], type[ModulePass]]:
     def load() -> type[ModulePass]:
         import importlib
@@ -39,12 +66,19 @@ LAMINA_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "lower-relay-to-te": _lower_relay_to_te,
     "lower-te-to-tir": _lower_te_to_tir,
     "lower-tir-to-llvm": _lower_tir_to_llvm,
+    "fold-constant": _fold_constant,
+    "fuse-ops": _fuse_ops,
+    "simplify-expr": _simplify_expr,
     "canonicalize": _xdsl("xdsl.transforms.canonicalize", "CanonicalizePass"),
     "cse": _xdsl(
         "xdsl.transforms.common_subexpression_elimination",
         "CommonSubexpressionElimination",
     ),
     "dce": _xdsl("xdsl.transforms.dead_code_elimination", "DeadCodeElimination"),
+    # Named pipelines, usable as passes (`-p default`); see passes/manager.py.
+    "optimize": _manager("OptimizePipeline"),
+    "lower": _manager("LowerPipeline"),
+    "default": _manager("DefaultPipeline"),
 }
 
 

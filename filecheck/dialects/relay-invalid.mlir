@@ -274,3 +274,275 @@ func.func @transpose_result(%a: tensor<2x3xf32>) {
   %0 = relay.transpose %a {perm = array<i64: 1, 0>} : tensor<2x3xf32>
   func.return
 }
+
+// -----
+
+func.func @exp_integer(%a: tensor<4xi32>) {
+  // CHECK: relay.exp: needs a floating-point tensor, got tensor<4xi32>
+  %0 = relay.exp %a : tensor<4xi32>
+  func.return
+}
+
+// -----
+
+func.func @logical_and_float(%a: tensor<4xf32>) {
+  // CHECK: relay.logical_and: needs a boolean (i1) tensor, got tensor<4xf32>
+  %0 = relay.logical_and %a, %a : tensor<4xf32>
+  func.return
+}
+
+// -----
+
+func.func @equal_result_generic(%a: tensor<4xf32>) {
+  // CHECK: Operation does not verify: relay.equal: result type tensor<4xf32> does not match the inferred type tensor<4xi1>
+  %0 = "relay.equal"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+func.func @where_condition(%a: tensor<4xf32>) {
+  // CHECK: relay.where: needs a boolean (i1) tensor, got tensor<4xf32>
+  %0 = relay.where %a, %a, %a : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  func.return
+}
+
+// -----
+
+func.func @prelu_slope(%a: tensor<4xf32>, %s: tensor<2x4xf32>) {
+  // CHECK: relay.prelu: alpha of shape [2, 4] must broadcast to the data's shape [4]
+  %0 = relay.prelu %a, %s : (tensor<4xf32>, tensor<2x4xf32>)
+  func.return
+}
+
+// -----
+
+func.func @cast_dtype_generic(%a: tensor<4xf32>) {
+  // CHECK: Operation does not verify: relay.cast: dtype must be an integer or floating-point type, got index
+  %0 = "relay.cast"(%a) <{dtype = index}> : (tensor<4xf32>) -> tensor<4xindex>
+  func.return
+}
+
+// -----
+
+func.func @gelu_approximate(%a: tensor<4xf32>) {
+  // CHECK: relay.gelu: approximate must be "none" or "tanh", got "fast"
+  %0 = relay.gelu %a {approximate = "fast"} : tensor<4xf32>
+  func.return
+}
+
+// -----
+
+func.func @sum_axes_twice(%a: tensor<2x3xf32>) {
+  // CHECK: relay.sum: axes [1, -1] name an axis twice
+  %0 = relay.sum %a {axes = array<i64: 1, -1>} : (tensor<2x3xf32>)
+  func.return
+}
+
+// -----
+
+func.func @mean_axis_range(%a: tensor<2x3xf32>) {
+  // CHECK: relay.mean: axis 2 is out of range for a rank-2 tensor (expected -2 <= axis < 2)
+  %0 = relay.mean %a {axes = array<i64: 2>} : (tensor<2x3xf32>)
+  func.return
+}
+
+// -----
+
+func.func @argmax_result_generic(%a: tensor<2x3xf32>) {
+  // CHECK: Operation does not verify: relay.argmax: result type tensor<2xi32> does not match the inferred type tensor<2xi64>
+  %0 = "relay.argmax"(%a) <{axis = 1 : i64}> : (tensor<2x3xf32>) -> tensor<2xi32>
+  func.return
+}
+
+// -----
+
+func.func @conv_channels(%x: tensor<1x4x8x8xf32>, %w: tensor<6x3x3x3xf32>) {
+  // CHECK: relay.conv2d: 4 input channels in 2 group(s) need a weight with 2 input channels and a multiple of 2 output channels, got weight tensor<6x3x3x3xf32>
+  %0 = relay.conv2d %x, %w {groups = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<6x3x3x3xf32>)
+  func.return
+}
+
+// -----
+
+func.func @conv_rank(%x: tensor<4x8x8xf32>, %w: tensor<6x4x3x3xf32>) {
+  // CHECK: relay.conv2d: data must be 4-D (batch, channels and 2 spatial axes), got tensor<4x8x8xf32>
+  %0 = relay.conv2d %x, %w : (tensor<4x8x8xf32>, tensor<6x4x3x3xf32>)
+  func.return
+}
+
+// -----
+
+func.func @conv_strides(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>) {
+  // CHECK: relay.conv2d: strides needs 2 values (one per spatial axis), got [2]
+  %0 = relay.conv2d %x, %w {strides = array<i64: 2>} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>)
+  func.return
+}
+
+// -----
+
+func.func @conv_window(%x: tensor<1x4x2x2xf32>, %w: tensor<6x4x3x3xf32>) {
+  // CHECK: relay.conv2d: the window (extent 3) is larger than the padded input (extent 2) along spatial axis 0
+  %0 = relay.conv2d %x, %w : (tensor<1x4x2x2xf32>, tensor<6x4x3x3xf32>)
+  func.return
+}
+
+// -----
+
+func.func @conv_transpose_output_padding(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // CHECK: relay.conv2d_transpose: spatial axis 0 would have size 11 (output padding 1 must be less than the stride or dilation)
+  %0 = relay.conv2d_transpose %x, %w {output_padding = array<i64: 1, 0>} : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>)
+  func.return
+}
+
+// -----
+
+func.func @pool_negative_padding(%x: tensor<1x4x8x8xf32>) {
+  // CHECK: relay.max_pool2d: padding [-1, 0, 0, 0] must be non-negative
+  %0 = relay.max_pool2d %x {pool_size = array<i64: 2, 2>, padding = array<i64: -1, 0, 0, 0>} : (tensor<1x4x8x8xf32>)
+  func.return
+}
+
+// -----
+
+func.func @avg_pool_integer(%x: tensor<1x4x8x8xi32>) {
+  // CHECK: relay.avg_pool2d: needs a floating-point tensor, got tensor<1x4x8x8xi32>
+  %0 = relay.avg_pool2d %x {pool_size = array<i64: 2, 2>} : (tensor<1x4x8x8xi32>)
+  func.return
+}
+
+// -----
+
+func.func @pool_size_missing_generic(%x: tensor<1x4x8x8xf32>) {
+  // CHECK: Operation does not verify: property 'pool_size' expected in operation 'relay.max_pool2d'
+  %0 = "relay.max_pool2d"(%x) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  func.return
+}
+
+// -----
+
+func.func @max_pool_with_argmax_results_generic(%x: tensor<1x4x8x8xf32>) {
+  // CHECK: Operation does not verify: relay.max_pool_with_argmax: result type (tensor<1x4x7x7xf32>, tensor<1x4x7x7xi32>) does not match the inferred type (tensor<1x4x7x7xf32>, tensor<1x4x7x7xi64>)
+  %0, %1 = "relay.max_pool_with_argmax"(%x) <{pool_size = array<i64: 2, 2>}> : (tensor<1x4x8x8xf32>) -> (tensor<1x4x7x7xf32>, tensor<1x4x7x7xi32>)
+  func.return
+}
+
+// -----
+
+func.func @batch_norm_params(%x: tensor<1x4x8x8xf32>, %c: tensor<4xf32>, %d: tensor<3xf32>) {
+  // CHECK: relay.batch_norm: moving_mean must be 1-D of size 4 (one per channel), got tensor<3xf32>
+  %0 = relay.batch_norm %x, %c, %c, %d, %c : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<3xf32>, tensor<4xf32>)
+  func.return
+}
+
+// -----
+
+func.func @layer_norm_gamma(%x: tensor<2x8xf32>, %g: tensor<4xf32>) {
+  // CHECK: relay.layer_norm: shapes 8 and 4 do not broadcast (dimension 0 of the result would be one of [4, 8])
+  %0 = relay.layer_norm %x, %g : (tensor<2x8xf32>, tensor<4xf32>)
+  func.return
+}
+
+// -----
+
+func.func @concatenate_shapes(%a: tensor<2x3xf32>, %b: tensor<3x3xf32>) {
+  // CHECK: relay.concatenate: tensor<2x3xf32> and tensor<3x3xf32> differ outside axis 1
+  %0 = relay.concatenate %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3x3xf32>)
+  func.return
+}
+
+// -----
+
+func.func @split_indices(%a: tensor<2x6xf32>) {
+  // CHECK: relay.split: indices [4, 2] must ascend within 0..6 (the size of axis 1)
+  %0, %1, %2 = relay.split %a {axis = 1 : i64, indices = array<i64: 4, 2>} : (tensor<2x6xf32>)
+  func.return
+}
+
+// -----
+
+func.func @split_results_generic(%a: tensor<2x6xf32>) {
+  // CHECK: Operation does not verify: relay.split: result type (tensor<2x2xf32>, tensor<2x4xf32>) does not match the inferred type (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>)
+  %0, %1 = "relay.split"(%a) <{axis = 1 : i64, indices = array<i64: 2, 4>}> : (tensor<2x6xf32>) -> (tensor<2x2xf32>, tensor<2x4xf32>)
+  func.return
+}
+
+// -----
+
+func.func @strided_slice_bounds(%a: tensor<4xf32>) {
+  // CHECK: relay.strided_slice: axis 0 of size 4 is read out of bounds (begin 1, end 6, stride 2)
+  %0 = relay.strided_slice %a {begin = array<i64: 1>, end = array<i64: 6>, strides = array<i64: 2>} : (tensor<4xf32>)
+  func.return
+}
+
+// -----
+
+func.func @take_indices(%a: tensor<4xf32>, %i: tensor<2xf32>) {
+  // CHECK: relay.take: indices must be an integer tensor, got tensor<2xf32>
+  %0 = relay.take %a, %i {axis = 0 : i64} : (tensor<4xf32>, tensor<2xf32>)
+  func.return
+}
+
+// -----
+
+func.func @gather_rank(%a: tensor<4x3xf32>, %i: tensor<2xi64>) {
+  // CHECK: relay.gather: indices tensor<2xi64> must have the data's rank and fit in the data tensor<4x3xf32> outside axis 0
+  %0 = relay.gather %a, %i {axis = 0 : i64} : (tensor<4x3xf32>, tensor<2xi64>)
+  func.return
+}
+
+// -----
+
+func.func @broadcast_to_shape(%a: tensor<3x2xf32>) {
+  // CHECK: relay.broadcast_to: shapes 3x2 and 4x2 do not broadcast (dimension 0 of the result would be one of [3, 4])
+  %0 = relay.broadcast_to %a {shape = array<i64: 4, 2>} : (tensor<3x2xf32>)
+  func.return
+}
+
+// -----
+
+func.func @tile_reps(%a: tensor<3x2xf32>) {
+  // CHECK: relay.tile: reps [2] needs 2 non-negative values
+  %0 = relay.tile %a {reps = array<i64: 2>} : (tensor<3x2xf32>)
+  func.return
+}
+
+// -----
+
+func.func @pad_mode(%a: tensor<3x2xf32>) {
+  // CHECK: relay.pad: pad_mode must be one of constant, reflect, edge, wrap, got "mirror"
+  %0 = relay.pad %a {pad_width = array<i64: 1, 1, 1, 1>, pad_mode = "mirror"} : (tensor<3x2xf32>)
+  func.return
+}
+
+// -----
+
+func.func @pad_crop(%a: tensor<3x2xf32>) {
+  // CHECK: relay.pad: pad_width [-2, 0, -2, 0] crops tensor<3x2xf32> below size 0
+  %0 = relay.pad %a {pad_width = array<i64: -2, 0, -2, 0>} : (tensor<3x2xf32>)
+  func.return
+}
+
+// -----
+
+func.func @trilu_rank(%a: tensor<3xf32>) {
+  // CHECK: relay.trilu: data must have rank >= 2, got tensor<3xf32>
+  %0 = relay.trilu %a : tensor<3xf32>
+  func.return
+}
+
+// -----
+
+func.func @resize_method(%a: tensor<1x1x2x2xf32>) {
+  // CHECK: relay.resize: method must be one of nearest_neighbor, linear, cubic, got "bicubic"
+  %0 = relay.resize %a {size = array<i64: 1, 1, 4, 4>, method = "bicubic"} : (tensor<1x1x2x2xf32>)
+  func.return
+}
+
+// -----
+
+func.func @resize_linear_integer(%a: tensor<1x1x2x2xi8>) {
+  // CHECK: relay.resize: needs a floating-point tensor, got tensor<1x1x2x2xi8>
+  %0 = relay.resize %a {size = array<i64: 1, 1, 4, 4>, method = "linear"} : (tensor<1x1x2x2xi8>)
+  func.return
+}

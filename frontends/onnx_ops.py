@@ -1,0 +1,1132 @@
+"""ONNX converters: one function per ONNX op (or family), registered with
+`@converter`. Each reads its node through a `NodeContext` and emits relay ops,
+handling the differences between opset versions (attributes that became inputs,
+changed defaults, new attributes).
+
+Inputs that only describe shapes (a Reshape's `shape`, a Slice's `starts`, ...)
+must be constants; `NodeContext.const_value` says so, naming the input, when they
+are not. Nodes whose inputs are all constants never get here: the importer folds
+them (see `lamina.frontends.onnx`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import onnx
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerType,
+    Signedness,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    f64,
+)
+from xdsl.ir import Attribute, SSAValue
+
+from lamina.dialects import relay
+from lamina.errors import LaminaError
+from lamina.frontends.onnx import NodeContext, converter, shape
+from lamina.runtime.dtypes import element_type
+
+
+# ----------------------------------------------------------------- helpers
+def _unit(flag: Any) -> Attribute | None:
+    return UnitAttr() if flag else None
+
+
+def _f64(value: float | None) -> Attribute | None:
+    return None if value is None else relay.f64_attr(value)
+
+
+def _elem(v: SSAValue) -> Attribute:
+    assert isinstance(v.type, TensorType)
+    return v.type.get_element_type()
+
+
+def _rank(v: SSAValue) -> int:
+    return len(shape(v))
+
+
+def _ints(values: Any) -> list[int]:
+    return [int(v) for v in np.asarray(values).reshape(-1)]
+
+
+def _dtype(ctx: NodeContext, onnx_type: int) -> Attribute:
+    """The relay element type of an ONNX TensorProto data type."""
+    try:
+        return element_type(onnx.helper.tensor_dtype_to_np_dtype(onnx_type))
+    except (LaminaError, KeyError, TypeError, ValueError):
+        name = onnx.TensorProto.DataType.Name(onnx_type)
+        raise ctx.unsupported(f"element type {name} is not supported") from None
+
+
+def _reshape(ctx: NodeContext, x: SSAValue, new: Sequence[int]) -> SSAValue:
+    if tuple(new) == shape(x):
+        return x
+    return ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array(new)))
+
+
+def _cast(ctx: NodeContext, x: SSAValue, elem: Attribute) -> SSAValue:
+    if _elem(x) == elem:
+        return x
+    return ctx.emit(relay.CastOp(x, dtype=elem))
+
+
+def _axis(ctx: NodeContext, axis: int, rank: int) -> int:
+    return relay.normalize_axis(ctx.node.op_type, axis, rank)
+
+
+def _scalar(ctx: NodeContext, value: float, like: SSAValue) -> SSAValue:
+    """A rank-0 constant of `like`'s element type."""
+    from lamina.runtime.dtypes import numpy_dtype
+
+    return ctx.constant(np.array(value, dtype=numpy_dtype(_elem(like))))
+
+
+def _legacy_broadcast(ctx: NodeContext, a: SSAValue, b: SSAValue) -> SSAValue:
+    """Before opset 7, `broadcast=1` aligned B with A from `axis` (default: the
+    trailing axes); numpy broadcasting needs B padded with trailing 1s."""
+    if ctx.opset >= 7 or not ctx.attr("broadcast", 0) or not ctx.has_attr("axis"):
+        return b
+    axis = _axis(ctx, int(ctx.attr("axis")), _rank(a))
+    trailing = _rank(a) - axis - _rank(b)
+    if trailing < 0:
+        raise ctx.error(f"B {list(shape(b))} does not fit in A {list(shape(a))} at axis {axis}")
+    return _reshape(ctx, b, [*shape(b), *([1] * trailing)])
+
+
+# -------------------------------------------------------------- elementwise
+_BINARY: dict[str, type[relay.RelayOp]] = {
+    "Add": relay.AddOp,
+    "Sub": relay.SubtractOp,
+    "Mul": relay.MultiplyOp,
+    "Div": relay.DivideOp,
+    "Pow": relay.PowerOp,
+    "And": relay.LogicalAndOp,
+    "Or": relay.LogicalOrOp,
+    "Xor": relay.LogicalXorOp,
+    "Equal": relay.EqualOp,
+    "Less": relay.LessOp,
+    "LessOrEqual": relay.LessEqualOp,
+    "Greater": relay.GreaterOp,
+    "GreaterOrEqual": relay.GreaterEqualOp,
+}
+
+
+def _binary(ctx: NodeContext) -> Sequence[SSAValue]:
+    a, b = ctx.input(0), ctx.input(1)
+    b = _legacy_broadcast(ctx, a, b)
+    if ctx.node.op_type == "Pow":  # the exponent may have another type
+        b = _cast(ctx, b, _elem(a))
+    return [ctx.emit(_BINARY[ctx.node.op_type](a, b))]
+
+
+for _name, _cls in _BINARY.items():
+    converter(
+        _name,
+        emits=(_cls.name,),
+        notes="integer division truncates toward zero" if _name == "Div" else "",
+    )(_binary)
+
+
+@converter("Mod", emits=("relay.floor_mod", "relay.trunc_mod"), notes="fmod=0 and 1")
+def _mod(ctx: NodeContext) -> Sequence[SSAValue]:
+    a, b = ctx.input(0), ctx.input(1)
+    op = relay.TruncModOp if ctx.attr("fmod", 0) else relay.FloorModOp
+    return [ctx.emit(op(a, b))]
+
+
+_VARIADIC: dict[str, type[relay.RelayOp]] = {
+    "Sum": relay.AddOp,
+    "Mean": relay.AddOp,
+    "Max": relay.MaximumOp,
+    "Min": relay.MinimumOp,
+}
+
+
+@converter("Sum", "Mean", emits=("relay.add", "relay.divide"))
+@converter("Max", emits=("relay.maximum",))
+@converter("Min", emits=("relay.minimum",))
+def _variadic(ctx: NodeContext) -> Sequence[SSAValue]:
+    values = [ctx.input(i) for i in range(len(ctx.node.input))]
+    op = _VARIADIC[ctx.node.op_type]
+    acc = values[0]
+    for v in values[1:]:
+        acc = ctx.emit(op(acc, v))
+    if ctx.node.op_type == "Mean" and len(values) > 1:
+        acc = ctx.emit(relay.DivideOp(acc, _scalar(ctx, len(values), acc)))
+    return [acc]
+
+
+_UNARY: dict[str, type[relay.RelayOp]] = {
+    "Relu": relay.ReluOp,
+    "Neg": relay.NegativeOp,
+    "Abs": relay.AbsOp,
+    "Sign": relay.SignOp,
+    "Not": relay.LogicalNotOp,
+    "Exp": relay.ExpOp,
+    "Log": relay.LogOp,
+    "Sqrt": relay.SqrtOp,
+    "Reciprocal": relay.ReciprocalOp,
+    "Floor": relay.FloorOp,
+    "Ceil": relay.CeilOp,
+    "Round": relay.RoundOp,
+    "Sin": relay.SinOp,
+    "Cos": relay.CosOp,
+    "Tan": relay.TanOp,
+    "Tanh": relay.TanhOp,
+    "Erf": relay.ErfOp,
+    "Sigmoid": relay.SigmoidOp,
+    "Softplus": relay.SoftplusOp,
+    "Softsign": relay.SoftsignOp,
+    "HardSwish": relay.HardSwishOp,
+}
+
+
+def _unary(ctx: NodeContext) -> Sequence[SSAValue]:
+    return [ctx.emit(_UNARY[ctx.node.op_type](ctx.input(0)))]
+
+
+for _name, _cls in _UNARY.items():
+    converter(
+        _name,
+        emits=(_cls.name,),
+        notes="half to even" if _name == "Round" else "",
+    )(_unary)
+
+
+@converter("LeakyRelu", emits=("relay.leaky_relu",))
+def _leaky_relu(ctx: NodeContext) -> Sequence[SSAValue]:
+    alpha = float(ctx.attr("alpha", 0.01))
+    return [ctx.emit(relay.LeakyReluOp(ctx.input(0), alpha=relay.f64_attr(alpha)))]
+
+
+@converter("Elu", emits=("relay.elu",))
+def _elu(ctx: NodeContext) -> Sequence[SSAValue]:
+    alpha = float(ctx.attr("alpha", 1.0))
+    return [ctx.emit(relay.EluOp(ctx.input(0), alpha=relay.f64_attr(alpha)))]
+
+
+@converter("Selu", emits=("relay.selu",))
+def _selu(ctx: NodeContext) -> Sequence[SSAValue]:
+    alpha = _f64(ctx.attr("alpha"))
+    gamma = _f64(ctx.attr("gamma"))
+    return [ctx.emit(relay.SeluOp(ctx.input(0), alpha=alpha, gamma=gamma))]
+
+
+@converter("HardSigmoid", emits=("relay.hard_sigmoid",))
+def _hard_sigmoid(ctx: NodeContext) -> Sequence[SSAValue]:
+    alpha = relay.f64_attr(float(ctx.attr("alpha", 0.2)))
+    beta = relay.f64_attr(float(ctx.attr("beta", 0.5)))
+    return [ctx.emit(relay.HardSigmoidOp(ctx.input(0), alpha=alpha, beta=beta))]
+
+
+@converter("Gelu", emits=("relay.gelu",), notes='approximate "none" and "tanh"')
+def _gelu(ctx: NodeContext) -> Sequence[SSAValue]:
+    approximate = str(ctx.attr("approximate", "none"))
+    if approximate not in ("none", "tanh"):
+        raise ctx.unsupported(f'approximate="{approximate}" is not supported')
+    mode = StringAttr(approximate) if approximate != "none" else None
+    return [ctx.emit(relay.GeluOp(ctx.input(0), approximate=mode))]
+
+
+@converter("PRelu", emits=("relay.prelu",))
+def _prelu(ctx: NodeContext) -> Sequence[SSAValue]:
+    x, slope = ctx.input(0), ctx.input(1)
+    s, rank = shape(slope), _rank(x)
+    if rank > 2 and len(s) == 1 and s[0] == shape(x)[1] and s[0] != shape(x)[-1]:
+        # A per-channel slope (as before opset 7, and as exporters still write).
+        slope = _reshape(ctx, slope, [s[0], *([1] * (rank - 2))])
+    return [ctx.emit(relay.PReluOp(x, slope))]
+
+
+@converter("Clip", emits=("relay.clip", "relay.maximum", "relay.minimum"))
+def _clip(ctx: NodeContext) -> Sequence[SSAValue]:
+    """Bounds are attributes before opset 11, optional inputs since; constant bounds
+    become `relay.clip`, tensor bounds `maximum`/`minimum`."""
+    x = ctx.input(0)
+    if ctx.opset < 11:
+        lo, hi = ctx.attr("min"), ctx.attr("max")
+        return [ctx.emit(relay.ClipOp(x, a_min=_f64(lo), a_max=_f64(hi)))]
+    bounds: list[float | None] = [None, None]
+    for slot, (i, op) in enumerate(((1, relay.MaximumOp), (2, relay.MinimumOp))):
+        v = ctx.optional_input(i)
+        if v is None:
+            continue
+        if ctx.is_const(i):
+            bounds[slot] = float(np.asarray(ctx.const_value(i)).reshape(-1)[0])
+        else:
+            x = ctx.emit(op(x, v))
+    if bounds != [None, None]:
+        x = ctx.emit(relay.ClipOp(x, a_min=_f64(bounds[0]), a_max=_f64(bounds[1])))
+    return [x]
+
+
+@converter("Cast", emits=("relay.cast",))
+def _cast_op(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    to = _dtype(ctx, int(ctx.attr("to")))
+    if _elem(x) == to:
+        return [x]
+    return [ctx.emit(relay.CastOp(x, dtype=to))]
+
+
+@converter("CastLike", emits=("relay.cast",))
+def _cast_like(ctx: NodeContext) -> Sequence[SSAValue]:
+    return [_cast(ctx, ctx.input(0), _elem(ctx.input(1)))]
+
+
+@converter("Where", emits=("relay.where",))
+def _where(ctx: NodeContext) -> Sequence[SSAValue]:
+    return [ctx.emit(relay.WhereOp(ctx.input(0), ctx.input(1), ctx.input(2)))]
+
+
+@converter("Identity", emits=())
+def _identity(ctx: NodeContext) -> Sequence[SSAValue]:
+    return [ctx.input(0)]
+
+
+@converter("Dropout", emits=(), notes="inference: the identity (and an all-true mask)")
+def _dropout(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    if ctx.is_const(2) and bool(np.asarray(ctx.const_value(2)).reshape(-1)[0]):
+        raise ctx.unsupported("training_mode=True is not supported (inference only)")
+    outs = [x]
+    if ctx.output_used(1):
+        outs.append(ctx.constant(np.ones(shape(x), dtype=np.bool_), "mask"))
+    return outs
+
+
+# ----------------------------------------------------------------- products
+@converter("MatMul", emits=("relay.matmul",))
+def _matmul(ctx: NodeContext) -> Sequence[SSAValue]:
+    return [ctx.emit(relay.MatmulOp(ctx.input(0), ctx.input(1)))]
+
+
+@converter("Gemm", emits=("relay.dense",))
+def _gemm(ctx: NodeContext) -> Sequence[SSAValue]:
+    alpha, beta = float(ctx.attr("alpha", 1.0)), float(ctx.attr("beta", 1.0))
+    return [
+        ctx.emit(
+            relay.DenseOp(
+                ctx.input(0),
+                ctx.input(1),
+                ctx.optional_input(2),
+                transpose_a=_unit(ctx.attr("transA", 0)),
+                transpose_b=_unit(ctx.attr("transB", 0)),
+                alpha=relay.f64_attr(alpha) if alpha != 1.0 else None,
+                beta=relay.f64_attr(beta) if beta != 1.0 else None,
+            )
+        )
+    ]
+
+
+# --------------------------------------------------------------- softmax
+@converter("Softmax", emits=("relay.softmax",), notes="pre-13 (2-D coercion) and 13+ semantics")
+@converter(
+    "LogSoftmax", emits=("relay.log_softmax",), notes="pre-13 (2-D coercion) and 13+ semantics"
+)
+def _softmax(ctx: NodeContext) -> Sequence[SSAValue]:
+    op = relay.SoftmaxOp if ctx.node.op_type == "Softmax" else relay.LogSoftmaxOp
+    x = ctx.input(0)
+    rank = _rank(x)
+    if ctx.opset >= 13:
+        axis = _axis(ctx, int(ctx.attr("axis", -1)), rank)
+        return [ctx.emit(op(x, axis=relay.i64_attr(axis)))]
+    # Before opset 13: coerce to 2-D at `axis`, softmax over the flattened tail.
+    axis = _axis(ctx, int(ctx.attr("axis", 1)), rank) if rank else 0
+    s = shape(x)
+    if axis == rank - 1:
+        return [ctx.emit(op(x, axis=relay.i64_attr(axis)))]
+    rows, cols = math.prod(s[:axis]), math.prod(s[axis:])
+    flat = _reshape(ctx, x, [rows, cols])
+    sm = ctx.emit(op(flat, axis=relay.i64_attr(1)))
+    return [_reshape(ctx, sm, s)]
+
+
+# ---------------------------------------------------------- convolution
+def _spatial_attrs(
+    ctx: NodeContext, n: int, kernel: Sequence[int]
+) -> tuple[list[int], list[int], list[int]]:
+    """strides, dilations and explicit pads ([begin..., end...]) of a conv or pool,
+    with ONNX's defaults; auto_pad is resolved by the caller."""
+    strides = list(ctx.attr("strides", [1] * n))
+    dilations = list(ctx.attr("dilations", [1] * n))
+    pads = list(ctx.attr("pads", [0] * (2 * n)))
+    if len(strides) != n or len(dilations) != n or len(pads) != 2 * n or len(kernel) != n:
+        raise ctx.error(
+            f"kernel_shape {list(kernel)}, strides {strides}, dilations {dilations} and "
+            f"pads {pads} must have {n}, {n}, {n} and {2 * n} values"
+        )
+    return strides, dilations, pads
+
+
+def _auto_pads(
+    ctx: NodeContext,
+    sizes: Sequence[int],
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pads: list[int],
+) -> list[int]:
+    """Explicit pads for `auto_pad` (SAME_UPPER puts the odd one at the end)."""
+    mode = str(ctx.attr("auto_pad", "NOTSET"))
+    n = len(sizes)
+    if mode in ("NOTSET", ""):
+        return pads
+    if mode == "VALID":
+        return [0] * (2 * n)
+    if mode not in ("SAME_UPPER", "SAME_LOWER"):
+        raise ctx.unsupported(f'auto_pad="{mode}" is not supported')
+    begin, end = [], []
+    for size, k, s, d in zip(sizes, kernel, strides, dilations, strict=True):
+        out = -(-size // s)
+        total = max(0, (out - 1) * s + (k - 1) * d + 1 - size)
+        small = total // 2
+        begin.append(small if mode == "SAME_UPPER" else total - small)
+        end.append(total - begin[-1])
+    return begin + end
+
+
+_CONV = {1: relay.Conv1DOp, 2: relay.Conv2DOp, 3: relay.Conv3DOp}
+_CONV_T = {1: relay.Conv1DTransposeOp, 2: relay.Conv2DTransposeOp, 3: relay.Conv3DTransposeOp}
+
+
+def _add_bias(ctx: NodeContext, y: SSAValue) -> SSAValue:
+    bias = ctx.optional_input(2)
+    return y if bias is None else ctx.emit(relay.BiasAddOp(y, bias))
+
+
+@converter(
+    "Conv",
+    emits=("relay.conv1d", "relay.conv2d", "relay.conv3d", "relay.bias_add"),
+    notes="1-D to 3-D; groups (depthwise), dilations, pads, auto_pad, strides",
+)
+def _conv(ctx: NodeContext) -> Sequence[SSAValue]:
+    x, w = ctx.input(0), ctx.input(1)
+    n = _rank(x) - 2
+    if n not in _CONV:
+        raise ctx.unsupported(f"{n}-D convolution is not supported (1-D to 3-D are)")
+    kernel = list(ctx.attr("kernel_shape", shape(w)[2:]))
+    if kernel != list(shape(w)[2:]):
+        raise ctx.error(f"kernel_shape {kernel} does not match the weight {list(shape(w))}")
+    strides, dilations, pads = _spatial_attrs(ctx, n, kernel)
+    pads = _auto_pads(ctx, shape(x)[2:], kernel, strides, dilations, pads)
+    y = ctx.emit(
+        _CONV[n](
+            x,
+            w,
+            strides=relay.i64_array(strides),
+            padding=relay.i64_array(pads),
+            dilation=relay.i64_array(dilations),
+            groups=relay.i64_attr(int(ctx.attr("group", 1))),
+        )
+    )
+    return [_add_bias(ctx, y)]
+
+
+@converter(
+    "ConvTranspose",
+    emits=("relay.conv1d_transpose", "relay.conv2d_transpose", "relay.conv3d_transpose", "relay.bias_add"),
+    notes="1-D to 3-D; groups, dilations, pads, output_padding, output_shape, auto_pad",
+)
+def _conv_transpose(ctx: NodeContext) -> Sequence[SSAValue]:
+    x, w = ctx.input(0), ctx.input(1)
+    n = _rank(x) - 2
+    if n not in _CONV_T:
+        raise ctx.unsupported(f"{n}-D transposed convolution is not supported")
+    kernel = list(ctx.attr("kernel_shape", shape(w)[2:]))
+    strides, dilations, pads = _spatial_attrs(ctx, n, kernel)
+    extra = list(ctx.attr("output_padding", [0] * n))
+    out_shape = ctx.attr("output_shape")
+    mode = str(ctx.attr("auto_pad", "NOTSET"))
+    if out_shape is not None or mode in ("SAME_UPPER", "SAME_LOWER"):
+        sizes = shape(x)[2:]
+        if out_shape is None:
+            out_shape = [size * s for size, s in zip(sizes, strides, strict=True)]
+        out_shape = list(out_shape)[-n:]
+        begin, end = [], []
+        for i in range(n):
+            total = (
+                strides[i] * (sizes[i] - 1)
+                + extra[i]
+                + (kernel[i] - 1) * dilations[i]
+                + 1
+                - out_shape[i]
+            )
+            small = total // 2
+            begin.append(small if mode == "SAME_UPPER" else total - small)
+            end.append(total - begin[-1])
+        pads = begin + end  # negative where output_shape asks for a larger output
+    elif mode == "VALID":
+        pads = [0] * (2 * n)
+    y = ctx.emit(
+        _CONV_T[n](
+            x,
+            w,
+            strides=relay.i64_array(strides),
+            padding=relay.i64_array(pads),
+            dilation=relay.i64_array(dilations),
+            output_padding=relay.i64_array(extra),
+            groups=relay.i64_attr(int(ctx.attr("group", 1))),
+        )
+    )
+    return [_add_bias(ctx, y)]
+
+
+# ----------------------------------------------------------------- pooling
+_MAX_POOL = {1: relay.MaxPool1DOp, 2: relay.MaxPool2DOp, 3: relay.MaxPool3DOp}
+_AVG_POOL = {1: relay.AvgPool1DOp, 2: relay.AvgPool2DOp, 3: relay.AvgPool3DOp}
+
+
+@converter(
+    "MaxPool",
+    emits=(
+        "relay.max_pool1d",
+        "relay.max_pool2d",
+        "relay.max_pool3d",
+        "relay.max_pool_with_argmax",
+    ),
+    notes="1-D to 3-D; ceil_mode, dilations, pads, auto_pad, Indices (storage_order)",
+)
+@converter(
+    "AveragePool",
+    emits=("relay.avg_pool1d", "relay.avg_pool2d", "relay.avg_pool3d"),
+    notes="1-D to 3-D; ceil_mode, count_include_pad, dilations, pads, auto_pad",
+)
+def _pool(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    n = _rank(x) - 2
+    table = _MAX_POOL if ctx.node.op_type == "MaxPool" else _AVG_POOL
+    if n not in table:
+        raise ctx.unsupported(f"{n}-D pooling is not supported (1-D to 3-D are)")
+    kernel = list(ctx.attr("kernel_shape", []))
+    strides, dilations, pads = _spatial_attrs(ctx, n, kernel)
+    pads = _auto_pads(ctx, shape(x)[2:], kernel, strides, dilations, pads)
+    ceil = bool(ctx.attr("ceil_mode", 0))
+    props: dict[str, Attribute | None] = {
+        "pool_size": relay.i64_array(kernel),
+        "strides": relay.i64_array(strides),
+        "padding": relay.i64_array(pads),
+        "dilation": relay.i64_array(dilations),
+        "ceil_mode": _unit(ceil),
+    }
+    if ctx.node.op_type == "AveragePool":
+        props["count_include_pad"] = _unit(ctx.attr("count_include_pad", 0))
+    elif ctx.output_used(1):  # MaxPool's Indices
+        props["column_major"] = _unit(ctx.attr("storage_order", 0))
+        return ctx.emit_all(relay.MaxPoolWithArgmaxOp(x, **props))
+    return [ctx.emit(table[n](x, **props))]
+
+
+@converter("GlobalAveragePool", emits=("relay.mean",))
+@converter("GlobalMaxPool", emits=("relay.max",))
+def _global_pool(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    op = relay.MeanOp if ctx.node.op_type == "GlobalAveragePool" else relay.MaxOp
+    axes = relay.i64_array(range(2, _rank(x)))
+    return [ctx.emit(op(x, axes=axes, keepdims=UnitAttr()))]
+
+
+# ----------------------------------------------------------- normalization
+@converter(
+    "BatchNormalization",
+    emits=("relay.batch_norm", "relay.mean"),
+    notes="inference; training mode via batch statistics",
+)
+def _batch_norm(ctx: NodeContext) -> Sequence[SSAValue]:
+    """Inference normalizes with the given statistics. Training (training_mode=1
+    since opset 14, more than one output before) normalizes with the batch's mean
+    and biased variance and also returns the updated running statistics (and,
+    before opset 14, the batch's own)."""
+    if ctx.opset < 9 and not ctx.attr("spatial", 1):
+        raise ctx.unsupported("spatial=0 is not supported")
+    x, scale, bias, mean, var = (ctx.input(i) for i in range(5))
+    eps = relay.f64_attr(float(ctx.attr("epsilon", 1e-5)))
+    training = (
+        bool(ctx.attr("training_mode", 0))
+        if ctx.opset >= 14
+        else any(ctx.output_used(i) for i in range(1, ctx.num_outputs))
+    )
+    if not training:
+        return [ctx.emit(relay.BatchNormOp(x, scale, bias, mean, var, epsilon=eps))]
+    axes = relay.i64_array([a for a in range(_rank(x)) if a != 1])
+    channels = [shape(x)[1]]
+    batch_mean = ctx.emit(relay.MeanOp(x, axes=axes, keepdims=UnitAttr()))
+    centered = ctx.emit(relay.SubtractOp(x, batch_mean))
+    squares = ctx.emit(relay.MultiplyOp(centered, centered))
+    batch_var = _reshape(ctx, ctx.emit(relay.MeanOp(squares, axes=axes)), channels)
+    batch_mean = _reshape(ctx, batch_mean, channels)
+    y = ctx.emit(relay.BatchNormOp(x, scale, bias, batch_mean, batch_var, epsilon=eps))
+    momentum = float(ctx.attr("momentum", 0.9))
+
+    def running(stat: SSAValue, batch: SSAValue) -> SSAValue:
+        old = ctx.emit(relay.MultiplyOp(stat, _scalar(ctx, momentum, stat)))
+        new = ctx.emit(relay.MultiplyOp(batch, _scalar(ctx, 1 - momentum, batch)))
+        return ctx.emit(relay.AddOp(old, new))
+
+    return [y, running(mean, batch_mean), running(var, batch_var), batch_mean, batch_var]
+
+
+@converter("InstanceNormalization", emits=("relay.instance_norm",))
+def _instance_norm(ctx: NodeContext) -> Sequence[SSAValue]:
+    eps = relay.f64_attr(float(ctx.attr("epsilon", 1e-5)))
+    ins = [ctx.input(i) for i in range(3)]
+    return [ctx.emit(relay.InstanceNormOp(*ins, epsilon=eps))]
+
+
+@converter(
+    "LayerNormalization",
+    emits=("relay.layer_norm", "relay.mean", "relay.rsqrt"),
+    notes="Mean and InvStdDev outputs via reductions",
+)
+def _layer_norm(ctx: NodeContext) -> Sequence[SSAValue]:
+    x, scale, bias = ctx.input(0), ctx.input(1), ctx.optional_input(2)
+    rank = _rank(x)
+    axis = _axis(ctx, int(ctx.attr("axis", -1)), rank)
+    eps = float(ctx.attr("epsilon", 1e-5))
+    if not (ctx.output_used(1) or ctx.output_used(2)):
+        op = relay.LayerNormOp(
+            x, scale, bias, axis=relay.i64_attr(axis), epsilon=relay.f64_attr(eps)
+        )
+        return [ctx.emit(op)]
+    # Mean and InvStdDev are asked for: compute the statistics as graph ops.
+    axes = relay.i64_array(range(axis, rank))
+    mean = ctx.emit(relay.MeanOp(x, axes=axes, keepdims=UnitAttr()))
+    centered = ctx.emit(relay.SubtractOp(x, mean))
+    var = ctx.emit(
+        relay.MeanOp(ctx.emit(relay.MultiplyOp(centered, centered)), axes=axes, keepdims=UnitAttr())
+    )
+    inv = ctx.emit(relay.RsqrtOp(ctx.emit(relay.AddOp(var, _scalar(ctx, eps, var)))))
+    y = ctx.emit(relay.MultiplyOp(ctx.emit(relay.MultiplyOp(centered, inv)), scale))
+    if bias is not None:
+        y = ctx.emit(relay.AddOp(y, bias))
+    return [y, mean, inv]
+
+
+@converter("LRN", emits=("relay.lrn",))
+def _lrn(ctx: NodeContext) -> Sequence[SSAValue]:
+    return [
+        ctx.emit(
+            relay.LRNOp(
+                ctx.input(0),
+                size=relay.i64_attr(int(ctx.attr("size"))),
+                alpha=relay.f64_attr(float(ctx.attr("alpha", 1e-4))),
+                beta=relay.f64_attr(float(ctx.attr("beta", 0.75))),
+                bias=relay.f64_attr(float(ctx.attr("bias", 1.0))),
+            )
+        )
+    ]
+
+
+# ------------------------------------------------------------- reductions
+_REDUCE: dict[str, type[relay.ReduceOp]] = {
+    "ReduceSum": relay.SumOp,
+    "ReduceMean": relay.MeanOp,
+    "ReduceMax": relay.MaxOp,
+    "ReduceMin": relay.MinOp,
+    "ReduceProd": relay.ProdOp,
+    "ReduceLogSumExp": relay.LogSumExpOp,
+    "ReduceL1": relay.SumOp,
+    "ReduceL2": relay.SumOp,
+    "ReduceSumSquare": relay.SumOp,
+    "ReduceLogSum": relay.SumOp,
+}
+_REDUCE_EMITS = {
+    "ReduceL1": ("relay.abs", "relay.sum"),
+    "ReduceL2": ("relay.multiply", "relay.sum", "relay.sqrt"),
+    "ReduceSumSquare": ("relay.multiply", "relay.sum"),
+    "ReduceLogSum": ("relay.sum", "relay.log"),
+}
+
+
+def _reduce(ctx: NodeContext) -> Sequence[SSAValue]:
+    """Axes are an attribute until opset 13 (ReduceSum) or 18 (the others), then
+    an optional input; no axes reduce everything, unless noop_with_empty_axes."""
+    kind = ctx.node.op_type
+    x = ctx.input(0)
+    rank = _rank(x)
+    since = 13 if kind == "ReduceSum" else 18
+    if ctx.opset >= since:
+        given = ctx.optional_const(1)
+        axes = None if given is None else _ints(given)
+    else:
+        axes = ctx.attr("axes")
+    if not axes:
+        if ctx.attr("noop_with_empty_axes", 0):
+            return [_reduce_elementwise(ctx, kind, x)]
+        axes = list(range(rank))
+    axes = sorted({_axis(ctx, int(a), rank) for a in axes})
+    keep = _unit(ctx.attr("keepdims", 1))
+    if relay.is_bool(_elem(x)) and kind in ("ReduceMax", "ReduceMin"):
+        # any / all: reduce the booleans as bytes.
+        wide = _cast(ctx, x, IntegerType(8, Signedness.UNSIGNED))
+        y = ctx.emit(_REDUCE[kind](wide, axes=relay.i64_array(axes), keepdims=keep))
+        return [_cast(ctx, y, _elem(x))]
+    if kind == "ReduceL1":
+        x = ctx.emit(relay.AbsOp(x))
+    elif kind in ("ReduceL2", "ReduceSumSquare"):
+        x = ctx.emit(relay.MultiplyOp(x, x))
+    y = ctx.emit(_REDUCE[kind](x, axes=relay.i64_array(axes), keepdims=keep))
+    if kind == "ReduceLogSum":
+        y = ctx.emit(relay.LogOp(y))
+    elif kind == "ReduceL2":
+        elem = _elem(y)
+        root = ctx.emit(relay.SqrtOp(_cast(ctx, y, f64 if not relay.is_float(elem) else elem)))
+        y = _cast(ctx, root, elem)
+    return [y]
+
+
+def _reduce_elementwise(ctx: NodeContext, kind: str, x: SSAValue) -> SSAValue:
+    """A reduction over no axes: only its elementwise steps (as onnx.reference
+    computes noop_with_empty_axes)."""
+    steps: dict[str, tuple[type[relay.RelayOp], ...]] = {
+        "ReduceL1": (relay.AbsOp,),
+        "ReduceL2": (relay.AbsOp,),
+        "ReduceLogSum": (relay.LogOp,),
+        "ReduceLogSumExp": (relay.ExpOp, relay.LogOp),
+    }
+    if kind == "ReduceSumSquare":
+        return ctx.emit(relay.MultiplyOp(x, x))
+    for op in steps.get(kind, ()):
+        x = ctx.emit(op(x))
+    return x
+
+
+for _name, _cls in _REDUCE.items():
+    converter(
+        _name,
+        emits=_REDUCE_EMITS.get(_name, (_cls.name,)),
+        notes="axes as attribute or input, keepdims, noop_with_empty_axes",
+    )(_reduce)
+
+
+@converter("ArgMax", emits=("relay.argmax",), notes="keepdims, select_last_index")
+@converter("ArgMin", emits=("relay.argmin",), notes="keepdims, select_last_index")
+def _arg_reduce(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    op = relay.ArgMaxOp if ctx.node.op_type == "ArgMax" else relay.ArgMinOp
+    axis = _axis(ctx, int(ctx.attr("axis", 0)), _rank(x))
+    return [
+        ctx.emit(
+            op(
+                x,
+                axis=relay.i64_attr(axis),
+                keepdims=_unit(ctx.attr("keepdims", 1)),
+                select_last_index=_unit(ctx.attr("select_last_index", 0)),
+            )
+        )
+    ]
+
+
+# ------------------------------------------------------------------ shapes
+@converter("Shape", emits=(), notes="a constant (start, end)")
+def _shape(ctx: NodeContext) -> Sequence[SSAValue]:
+    s = shape(ctx.input(0))
+    rank = len(s)
+    start, end = int(ctx.attr("start", 0)), ctx.attr("end")
+    end = rank if end is None else int(end)
+    start, end = (min(max(v + rank if v < 0 else v, 0), rank) for v in (start, end))
+    return [ctx.constant(np.array(s[start:end], dtype=np.int64), "shape")]
+
+
+@converter("Size", emits=(), notes="a constant")
+def _size(ctx: NodeContext) -> Sequence[SSAValue]:
+    return [ctx.constant(np.array(math.prod(shape(ctx.input(0))), dtype=np.int64), "size")]
+
+
+@converter("Constant", emits=("relay.constant",))
+def _constant(ctx: NodeContext) -> Sequence[SSAValue]:
+    for name, a in ((a.name, a) for a in ctx.node.attribute):
+        if name == "value":
+            return [ctx.constant(onnx.numpy_helper.to_array(a.t), "cst")]
+        if name in ("value_float", "value_int"):
+            dt = np.float32 if name == "value_float" else np.int64
+            return [ctx.constant(np.array(onnx.helper.get_attribute_value(a), dtype=dt))]
+        if name in ("value_floats", "value_ints"):
+            dt = np.float32 if name == "value_floats" else np.int64
+            return [ctx.constant(np.array(onnx.helper.get_attribute_value(a), dtype=dt))]
+        if name in ("sparse_value", "value_string", "value_strings"):
+            raise ctx.unsupported(f"a {name} constant is not supported")
+    raise ctx.error("Constant without a value")
+
+
+@converter("ConstantOfShape", emits=(), notes="a constant")
+def _constant_of_shape(ctx: NodeContext) -> Sequence[SSAValue]:
+    dims = _ints(ctx.const_value(0))
+    value = ctx.attr("value")
+    arr = onnx.numpy_helper.to_array(value) if value is not None else np.zeros(1, np.float32)
+    return [ctx.constant(np.full(dims, arr.reshape(-1)[0], dtype=arr.dtype))]
+
+
+@converter("Range", emits=(), notes="constant inputs")
+def _range(ctx: NodeContext) -> Sequence[SSAValue]:
+    start, limit, delta = (ctx.const_value(i) for i in range(3))
+    return [ctx.constant(np.arange(start, limit, delta, dtype=np.asarray(start).dtype))]
+
+
+# ------------------------------------------------------------------ layout
+@converter("Reshape", emits=("relay.reshape",), notes="0, -1 and allowzero")
+def _reshape_op(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    src = shape(x)
+    target = _ints(ctx.const_value(1)) if ctx.opset >= 5 else list(ctx.attr("shape"))
+    allowzero = int(ctx.attr("allowzero", 0))
+    out = [src[i] if (d == 0 and not allowzero) else d for i, d in enumerate(target)]
+    if out.count(-1) > 1:
+        raise ctx.error(f"shape {target} has more than one -1")
+    if -1 in out:
+        known = math.prod(d for d in out if d != -1)
+        total = math.prod(src)
+        if known == 0 or total % known:
+            raise ctx.error(f"cannot reshape {list(src)} to {target}")
+        out[out.index(-1)] = total // known
+    return [ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array(out)))]
+
+
+@converter("Flatten", emits=("relay.reshape",))
+def _flatten(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    s = shape(x)
+    axis = int(ctx.attr("axis", 1))
+    axis = axis + len(s) if axis < 0 else axis
+    if not 0 <= axis <= len(s):
+        raise ctx.error(f"axis {ctx.attr('axis')} is out of range for rank {len(s)}")
+    return [ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array([math.prod(s[:axis]), math.prod(s[axis:])])))]
+
+
+def _axes_arg(ctx: NodeContext, since: int, index: int = 1) -> list[int] | None:
+    """Axes given as an attribute before opset `since`, as an input from it."""
+    if ctx.opset >= since:
+        v = ctx.optional_const(index)
+        return None if v is None else _ints(v)
+    axes = ctx.attr("axes")
+    return None if axes is None else [int(a) for a in axes]
+
+
+@converter("Squeeze", emits=("relay.reshape",), notes="axes as attribute or input")
+def _squeeze(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    s = shape(x)
+    axes = _axes_arg(ctx, 13)
+    if axes is None:
+        drop = {i for i, d in enumerate(s) if d == 1}
+    else:
+        drop = {_axis(ctx, a, len(s)) for a in axes}
+        bad = [a for a in sorted(drop) if s[a] != 1]
+        if bad:
+            raise ctx.error(f"cannot squeeze axes {bad} of shape {list(s)}: not of size 1")
+    out = [d for i, d in enumerate(s) if i not in drop]
+    return [ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array(out)))]
+
+
+@converter("Unsqueeze", emits=("relay.reshape",), notes="axes as attribute or input")
+def _unsqueeze(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    s = list(shape(x))
+    axes = _axes_arg(ctx, 13)
+    if not axes:
+        raise ctx.error("Unsqueeze needs axes")
+    rank = len(s) + len(axes)
+    norm = sorted(_axis(ctx, a, rank) for a in axes)
+    if len(set(norm)) != len(norm):
+        raise ctx.error(f"axes {axes} repeat an axis")
+    for a in norm:
+        s.insert(a, 1)
+    return [ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array(s)))]
+
+
+@converter("Transpose", emits=("relay.transpose",))
+def _transpose(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    perm = ctx.attr("perm")
+    if perm is None:
+        perm = list(reversed(range(_rank(x))))
+    return [ctx.emit(relay.TransposeOp(x, perm=relay.i64_array(perm)))]
+
+
+@converter("Concat", emits=("relay.concatenate",))
+def _concat(ctx: NodeContext) -> Sequence[SSAValue]:
+    ins = [ctx.input(i) for i in range(len(ctx.node.input)) if ctx.node.input[i]]
+    axis = _axis(ctx, int(ctx.attr("axis", 1)), _rank(ins[0]))
+    return [ctx.emit(relay.ConcatenateOp(*ins, axis=relay.i64_attr(axis)))]
+
+
+@converter("Split", emits=("relay.split",), notes="split as attribute or input, num_outputs")
+def _split(ctx: NodeContext) -> Sequence[SSAValue]:
+    """Sizes come from the `split` attribute (before opset 13) or input (since);
+    without them the axis splits evenly into the outputs (opset 18: into
+    `num_outputs` chunks of ceil(size / n), the last one smaller)."""
+    x = ctx.input(0)
+    axis = _axis(ctx, int(ctx.attr("axis", 0)), _rank(x))
+    dim = shape(x)[axis]
+    sizes = _axes_arg(ctx, 13) if ctx.opset >= 13 else ctx.attr("split")
+    if ctx.opset < 13 and sizes is not None:
+        sizes = [int(v) for v in sizes]
+    if ctx.opset >= 13:
+        v = ctx.optional_const(1)
+        sizes = None if v is None else _ints(v)
+    if not sizes:
+        n = int(ctx.attr("num_outputs", ctx.num_outputs))
+        if ctx.has_attr("num_outputs"):
+            chunk = -(-dim // n)
+            sizes = [min(chunk, dim - i * chunk) for i in range(n)]
+        elif dim % n:
+            raise ctx.error(f"axis {axis} of size {dim} does not split evenly into {n}")
+        else:
+            sizes = [dim // n] * n
+    if sum(sizes) != dim or any(s < 0 for s in sizes):
+        raise ctx.error(f"split sizes {sizes} do not add up to {dim} (axis {axis})")
+    indices = list(np.cumsum(sizes)[:-1])
+    return ctx.emit_all(
+        relay.SplitOp(x, axis=relay.i64_attr(axis), indices=relay.i64_array(indices))
+    )
+
+
+def _slice_bounds(dim: int, start: int, end: int, step: int) -> tuple[int, int]:
+    """ONNX's clamping of a Slice's start and end on an axis of size `dim`."""
+    if start < 0:
+        start += dim
+    if end < 0:
+        end += dim
+    if step > 0:
+        return min(max(start, 0), dim), min(max(end, 0), dim)
+    return min(max(start, 0), dim - 1), min(max(end, -1), dim - 1)
+
+
+@converter("Slice", emits=("relay.strided_slice",), notes="negative steps; attributes before opset 10")
+def _slice(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    s = shape(x)
+    if ctx.opset < 10:
+        starts, ends = list(ctx.attr("starts")), list(ctx.attr("ends"))
+        axes = ctx.attr("axes")
+        steps: list[int] = [1] * len(starts)
+    else:
+        starts, ends = _ints(ctx.const_value(1)), _ints(ctx.const_value(2))
+        axes = ctx.optional_const(3)
+        st = ctx.optional_const(4)
+        steps = [1] * len(starts) if st is None else _ints(st)
+    axes = list(range(len(starts))) if axes is None else _ints(axes)
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise ctx.error("starts, ends, axes and steps must have the same length")
+    begin, end, strides = [0] * len(s), list(s), [1] * len(s)
+    for a, b, e, st in zip(axes, starts, ends, steps, strict=True):
+        a = _axis(ctx, a, len(s))
+        if st == 0:
+            raise ctx.error(f"step of axis {a} is 0")
+        begin[a], end[a] = _slice_bounds(s[a], b, e, st)
+        strides[a] = st
+    return [
+        ctx.emit(
+            relay.StridedSliceOp(
+                x,
+                begin=relay.i64_array(begin),
+                end=relay.i64_array(end),
+                strides=relay.i64_array(strides),
+            )
+        )
+    ]
+
+
+@converter("Gather", emits=("relay.take",), notes="negative indices")
+def _gather(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    axis = _axis(ctx, int(ctx.attr("axis", 0)), _rank(x))
+    return [ctx.emit(relay.TakeOp(x, ctx.input(1), axis=relay.i64_attr(axis)))]
+
+
+@converter("GatherElements", emits=("relay.gather",), notes="negative indices")
+def _gather_elements(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    axis = _axis(ctx, int(ctx.attr("axis", 0)), _rank(x))
+    return [ctx.emit(relay.GatherOp(x, ctx.input(1), axis=relay.i64_attr(axis)))]
+
+
+@converter("Expand", emits=("relay.broadcast_to",))
+def _expand(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    target = relay.broadcast_shapes("Expand", shape(x), _ints(ctx.const_value(1)))
+    if target == shape(x):
+        return [x]
+    return [ctx.emit(relay.BroadcastToOp(x, shape=relay.i64_array(target)))]
+
+
+@converter("Tile", emits=("relay.tile",))
+def _tile(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    return [ctx.emit(relay.TileOp(x, reps=relay.i64_array(_ints(ctx.const_value(1)))))]
+
+
+@converter("Pad", emits=("relay.pad",), notes="constant, reflect, edge, wrap; axes")
+def _pad(ctx: NodeContext) -> Sequence[SSAValue]:
+    """Pads (and the constant value) are attributes before opset 11, inputs
+    since; opset 18 adds `axes`."""
+    x = ctx.input(0)
+    rank = _rank(x)
+    mode = str(ctx.attr("mode", "constant"))
+    if mode not in relay.PAD_MODES:
+        raise ctx.unsupported(f'mode="{mode}" is not supported')
+    if ctx.opset < 11:
+        pads = list(ctx.attr("pads" if ctx.opset >= 2 else "paddings"))
+        value = float(ctx.attr("value", 0.0))
+        axes = list(range(rank))
+    else:
+        pads = _ints(ctx.const_value(1))
+        v = ctx.optional_const(2)
+        value = 0.0 if v is None or np.asarray(v).size == 0 else float(np.asarray(v).reshape(-1)[0])
+        given = ctx.optional_const(3)
+        axes = list(range(rank)) if given is None else [_axis(ctx, a, rank) for a in _ints(given)]
+    if len(pads) != 2 * len(axes):
+        raise ctx.error(f"pads {pads} needs {2 * len(axes)} values")
+    width = [0] * (2 * rank)
+    for i, a in enumerate(axes):
+        width[a], width[rank + a] = pads[i], pads[len(axes) + i]
+    return [
+        ctx.emit(
+            relay.PadOp(
+                x,
+                pad_width=relay.i64_array(width),
+                pad_mode=StringAttr(mode) if mode != "constant" else None,
+                pad_value=relay.f64_attr(value) if value else None,
+            )
+        )
+    ]
+
+
+@converter("Trilu", emits=("relay.trilu",))
+def _trilu(ctx: NodeContext) -> Sequence[SSAValue]:
+    k = ctx.optional_const(1)
+    diag = 0 if k is None else int(np.asarray(k).reshape(-1)[0])
+    return [
+        ctx.emit(
+            relay.TriluOp(
+                ctx.input(0),
+                upper=_unit(ctx.attr("upper", 1)),
+                k=relay.i64_attr(diag) if diag else None,
+            )
+        )
+    ]
+
+
+# ------------------------------------------------------------------ resize
+_RESIZE_METHODS = {"nearest": "nearest_neighbor", "linear": "linear", "cubic": "cubic"}
+
+
+def _resize_to(
+    ctx: NodeContext,
+    x: SSAValue,
+    size: Sequence[int],
+    scales: Sequence[float],
+    roi: Sequence[float] | None,
+    mode: str,
+    coordinates: str,
+    rounding: str,
+    antialias: bool = False,
+) -> SSAValue:
+    if mode not in _RESIZE_METHODS:
+        raise ctx.unsupported(f'mode="{mode}" is not supported')
+    if coordinates not in relay.RESIZE_COORDINATES:
+        raise ctx.unsupported(f'coordinate_transformation_mode="{coordinates}" is not supported')
+    if rounding not in relay.RESIZE_ROUNDING:
+        raise ctx.unsupported(f'nearest_mode="{rounding}" is not supported')
+    method = _RESIZE_METHODS[mode]
+    return ctx.emit(
+        relay.ResizeOp(
+            x,
+            size=relay.i64_array(size),
+            scales=DenseArrayBase.from_list(f64, [float(v) for v in scales]),
+            roi=None
+            if roi is None
+            else DenseArrayBase.from_list(f64, [float(v) for v in roi]),
+            method=StringAttr(method),
+            coordinate_transformation_mode=StringAttr(coordinates),
+            rounding_method=StringAttr(rounding) if method == "nearest_neighbor" else None,
+            cubic_alpha=relay.f64_attr(float(ctx.attr("cubic_coeff_a", -0.75)))
+            if method == "cubic"
+            else None,
+            cubic_exclude=_unit(ctx.attr("exclude_outside", 0)),
+            antialias=_unit(antialias),
+            extrapolation_value=relay.f64_attr(float(ctx.attr("extrapolation_value", 0.0)))
+            if coordinates == "tf_crop_and_resize"
+            else None,
+        )
+    )
+
+
+@converter(
+    "Resize",
+    emits=("relay.resize",),
+    notes="nearest, linear, cubic; every coordinate mode; scales or sizes, axes, "
+    "keep_aspect_ratio_policy, antialias",
+)
+def _resize(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    s = shape(x)
+    rank = len(s)
+    mode = str(ctx.attr("mode", "nearest"))
+    if ctx.opset < 11:  # Resize-10: scales only, asymmetric coordinates
+        scales = [float(v) for v in np.asarray(ctx.const_value(1)).reshape(-1)]
+        size = [math.floor(d * f) for d, f in zip(s, scales, strict=True)]
+        return [_resize_to(ctx, x, size, scales, None, mode, "asymmetric", "floor")]
+    antialias = bool(ctx.attr("antialias", 0))
+    if antialias and mode == "nearest":
+        raise ctx.error("antialias needs mode linear or cubic")
+    axes = ctx.attr("axes")
+    axes = list(range(rank)) if axes is None else [_axis(ctx, int(a), rank) for a in axes]
+    roi_in = ctx.optional_const(1)
+    scales_in = ctx.optional_const(2)
+    sizes_in = ctx.optional_const(3)
+    scales = [1.0] * rank
+    size = list(s)
+    if sizes_in is not None and np.asarray(sizes_in).size:
+        given = _ints(sizes_in)
+        ratios = [given[i] / s[a] for i, a in enumerate(axes)]
+        policy = str(ctx.attr("keep_aspect_ratio_policy", "stretch"))
+        if policy == "stretch":
+            for i, a in enumerate(axes):
+                size[a], scales[a] = given[i], ratios[i]
+        elif policy in ("not_larger", "not_smaller"):
+            scale = min(ratios) if policy == "not_larger" else max(ratios)
+            for a in axes:
+                size[a], scales[a] = int(scale * s[a] + 0.5), scale
+        else:
+            raise ctx.unsupported(f'keep_aspect_ratio_policy="{policy}" is not supported')
+    elif scales_in is not None and np.asarray(scales_in).size:
+        given_scales = [float(v) for v in np.asarray(scales_in).reshape(-1)]
+        for i, a in enumerate(axes):
+            scales[a] = given_scales[i]
+            size[a] = math.floor(s[a] * given_scales[i])
+    else:
+        raise ctx.error("Resize needs scales or sizes")
+    roi = None
+    coordinates = str(ctx.attr("coordinate_transformation_mode", "half_pixel"))
+    if coordinates == "tf_crop_and_resize":
+        if roi_in is None or np.asarray(roi_in).size == 0:
+            raise ctx.error("tf_crop_and_resize needs roi")
+        given_roi = [float(v) for v in np.asarray(roi_in).reshape(-1)]
+        roi = [0.0] * rank + [1.0] * rank
+        for i, a in enumerate(axes):
+            roi[a], roi[rank + a] = given_roi[i], given_roi[len(axes) + i]
+    rounding = str(ctx.attr("nearest_mode", "round_prefer_floor"))
+    return [_resize_to(ctx, x, size, scales, roi, mode, coordinates, rounding, antialias)]
+
+
+@converter("Upsample", emits=("relay.resize",), notes="nearest and linear (asymmetric)")
+def _upsample(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    s = shape(x)
+    if ctx.opset >= 9:
+        scales = [float(v) for v in np.asarray(ctx.const_value(1)).reshape(-1)]
+    else:
+        scales = [float(v) for v in ctx.attr("scales")]
+    size = [math.floor(d * f) for d, f in zip(s, scales, strict=True)]
+    mode = str(ctx.attr("mode", "nearest"))
+    if mode == "bilinear":
+        mode = "linear"
+    return [_resize_to(ctx, x, size, scales, None, mode, "asymmetric", "floor")]

@@ -1,0 +1,278 @@
+"""`fold-constant`: evaluate graph ops whose operands are all constants.
+
+TVM's `FoldConstant`. Ops are visited in block order, so a chain of constant ops
+folds in one pass: each folded result is a new `relay.constant` that the next op
+sees. A result whose elements are all equal becomes a splat `dense<v>`, a small one
+(at most `INLINE_LIMIT` elements) an inline `dense<[...]>`, and anything larger a
+`dense_resource` blob (weights never go through text). Constants left without uses
+are erased.
+
+Evaluation uses numpy, one evaluator per op name in `EVALUATORS`; an op without
+one is left as it is (and counted as `fold-constant.no-evaluator`). A new graph op
+becomes foldable with
+
+    @register_evaluator("relay.my_op")
+    def my_op(op, args: list[np.ndarray]) -> np.ndarray: ...
+
+An evaluator raises `NotFoldable` (or returns None) to leave one op alone, e.g. an
+integer division by zero. `evaluate(block, arrays)` runs a whole graph block with
+the same evaluators: a reference interpreter for testing graph passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.traits import IsTerminator
+
+from lamina.dialects import relay
+from lamina.dialects.resources import blobs
+from lamina.errors import LaminaError
+from lamina.passes.manager import record_statistic
+from lamina.passes.pattern import constant_data
+from lamina.runtime.dtypes import numpy_dtype
+
+#: Folded results with at most this many elements are printed inline.
+INLINE_LIMIT = 16
+
+Evaluator = Callable[[Operation, list[np.ndarray]], np.ndarray | None]
+EVALUATORS: dict[str, Evaluator] = {}
+
+
+class NotFoldable(Exception):
+    """Raised by an evaluator to leave an op unfolded."""
+
+
+def register_evaluator(*names: str) -> Callable[[Evaluator], Evaluator]:
+    """Register a numpy evaluator for the ops `names` (full op names)."""
+
+    def wrap(fn: Evaluator) -> Evaluator:
+        for name in names:
+            EVALUATORS[name] = fn
+        return fn
+
+    return wrap
+
+
+# ------------------------------------------------------------------ evaluators
+@register_evaluator("relay.add")
+def _add(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return np.add(args[0], args[1])
+
+
+@register_evaluator("relay.subtract")
+def _subtract(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return np.subtract(args[0], args[1])
+
+
+@register_evaluator("relay.multiply")
+def _multiply(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return np.multiply(args[0], args[1])
+
+
+@register_evaluator("relay.divide")
+def _divide(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    a, b = args
+    if a.dtype.kind in "iub":
+        if np.any(b == 0):
+            raise NotFoldable("integer division by zero")
+        # ONNX's Div: truncate toward zero.
+        q = np.abs(a) // np.abs(b)
+        return np.where((a < 0) != (b < 0), -q, q)
+    return np.true_divide(a, b)
+
+
+@register_evaluator("relay.relu")
+def _relu(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return np.maximum(args[0], np.zeros((), args[0].dtype))
+
+
+@register_evaluator("relay.matmul")
+def _matmul(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return np.matmul(args[0], args[1])
+
+
+@register_evaluator("relay.dense")
+def _dense(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    a, b = args[0], args[1]
+    if relay.flag_prop(op, "transpose_a"):
+        a = a.T
+    if relay.flag_prop(op, "transpose_b"):
+        b = b.T
+    out = relay.float_prop(op, "alpha", 1.0) * np.matmul(a, b)
+    if len(args) == 3:
+        out = out + relay.float_prop(op, "beta", 1.0) * args[2]
+    return out
+
+
+@register_evaluator("relay.softmax")
+def _softmax(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    x = args[0]
+    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", -1), x.ndim)
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+@register_evaluator("relay.reshape")
+def _reshape(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return args[0].reshape(relay.ints_prop(op, "shape"))
+
+
+@register_evaluator("relay.transpose")
+def _transpose(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return np.transpose(args[0], relay.ints_prop(op, "perm"))
+
+
+def evaluate(block: Block, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Run a graph block (a function body or a `relay.fused` body) on numpy arrays
+    with `EVALUATORS`: a reference interpreter for testing graph passes. Returns
+    the values of the block's terminator."""
+    from lamina.dialects.relay_region import FusedOp
+
+    env: dict[SSAValue, np.ndarray] = dict(zip(block.args, args, strict=True))
+    for op in block.ops:
+        if op.has_trait(IsTerminator):
+            return [env[v] for v in op.operands]
+        if isinstance(op, relay.ConstantOp):
+            data = constant_data(op)
+            if data is None:
+                raise LaminaError(f"evaluate: the data of {op.result.name_hint} is elided")
+            env[op.results[0]] = data
+        elif isinstance(op, FusedOp):
+            outs = evaluate(op.body.block, [env[v] for v in op.operands])
+            env.update(zip(op.results, outs, strict=True))
+        else:
+            fn = EVALUATORS.get(op.name)
+            if fn is None:
+                raise LaminaError(f"evaluate: no numpy evaluator for {op.name}")
+            with np.errstate(all="ignore"):
+                value = fn(op, [env[v] for v in op.operands])
+            t = op.results[0].type
+            assert isinstance(t, TensorType)
+            env[op.results[0]] = np.asarray(value).astype(
+                numpy_dtype(t.get_element_type()), copy=False
+            )
+    raise LaminaError("evaluate: the block has no terminator")
+
+
+# ------------------------------------------------------------------- the pass
+def make_constant(array: np.ndarray, t: TensorType, name: str = "folded") -> relay.ConstantOp:
+    """A `relay.constant` of type `t` holding `array`: splat, inline or blob."""
+    dtype = numpy_dtype(t.get_element_type())
+    data = np.ascontiguousarray(np.asarray(array).astype(dtype, copy=False))
+    shape = tuple(t.get_shape())
+    if data.shape != shape:
+        data = np.ascontiguousarray(np.broadcast_to(data, shape))
+    flat = data.reshape(-1)
+    is_float = isinstance(t.get_element_type(), AnyFloat)
+    convert = float if is_float else int
+    if flat.size and np.all(flat == flat[0]) and not (is_float and np.isnan(flat[0])):
+        return relay.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [convert(flat[0])]))
+    if 0 < flat.size <= INLINE_LIMIT and not (is_float and np.isnan(flat).any()):
+        return relay.ConstantOp(
+            DenseIntOrFPElementsAttr.from_list(t, [convert(v) for v in flat])
+        )
+    key = blobs.add(name, data)
+    return relay.ConstantOp(DenseResourceAttr.from_params(key, t))
+
+
+def _operand_data(op: Operation) -> list[np.ndarray] | None:
+    arrays = []
+    for operand in op.operands:
+        if not (isinstance(operand, OpResult) and isinstance(operand.op, relay.ConstantOp)):
+            return None
+        data = constant_data(operand.op)
+        if data is None:
+            return None
+        arrays.append(data)
+    return arrays
+
+
+def fold_block(block: Block) -> tuple[int, int]:
+    """Fold the constant ops of `block`; return (folded, without an evaluator)."""
+    folded = missing = 0
+    for op in list(block.ops):
+        if (
+            not isinstance(op, relay.RelayOp)
+            or isinstance(op, relay.ConstantOp)
+            or not op.operands
+            or len(op.results) != 1
+            or not isinstance(op.results[0].type, TensorType)
+        ):
+            continue
+        args = _operand_data(op)
+        if args is None:
+            continue
+        evaluator = EVALUATORS.get(op.name)
+        if evaluator is None:
+            missing += 1
+            continue
+        try:
+            with np.errstate(all="ignore"):
+                value = evaluator(op, args)
+        except NotFoldable:
+            continue
+        if value is None:
+            continue
+        result = op.results[0]
+        const = make_constant(value, result.type, result.name_hint or "folded")  # type: ignore[arg-type]
+        const.result.name_hint = result.name_hint
+        block.insert_op_before(const, op)
+        result.replace_all_uses_with(const.result)
+        producers = [o.op for o in op.operands if isinstance(o, OpResult)]
+        Rewriter.erase_op(op)
+        for p in producers:
+            if p.parent is not None and not any(r.uses for r in p.results):
+                Rewriter.erase_op(p)
+        folded += 1
+    return folded, missing
+
+
+def fold_constants(root: Operation) -> int:
+    """Fold every constant op under `root`; return how many were folded."""
+    folded = missing = 0
+    blocks = [b for op in root.walk() for r in op.regions for b in r.blocks]
+    for block in blocks:
+        f, m = fold_block(block)
+        folded += f
+        missing += m
+    record_statistic("fold-constant.folded", folded)
+    record_statistic("fold-constant.no-evaluator", missing)
+    return folded
+
+
+@dataclass(frozen=True)
+class FoldConstantPass(ModulePass):
+    """Evaluate graph ops whose operands are all constants."""
+
+    name = "fold-constant"
+    opt_level: ClassVar[int] = 1
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        fold_constants(op)
+
+
+__all__ = [
+    "EVALUATORS",
+    "INLINE_LIMIT",
+    "FoldConstantPass",
+    "NotFoldable",
+    "evaluate",
+    "fold_constants",
+    "make_constant",
+    "register_evaluator",
+]

@@ -1,0 +1,149 @@
+"""`simplify-expr`: algebraic simplifications written in the pattern language.
+
+TVM's `SimplifyExpr`, as `passes.pattern.rewrite` callbacks:
+
+- `x + 0`, `0 + x`, `x - 0`, `x * 1`, `1 * x`, `x / 1` -> `x` (0 and 1 are
+  constants whose every element is 0 or 1), when the result has `x`'s type (a
+  broadcasting identity still changes the shape and is kept);
+- `reshape(reshape(x))` -> `reshape(x)`; a reshape to the operand's own shape -> `x`;
+- `transpose(transpose(x))` -> one transpose with the composed permutation, or `x`
+  when it is the identity; an identity transpose -> `x`;
+- `relu(relu(x))` -> `relu(x)`.
+
+Each rule is a `PatternCallback` in `RULES`; the pass reports how often each fired
+(`rewrite.<Rule>` in `--pass-statistics`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from lamina.dialects import relay
+from lamina.passes.pattern import (
+    Match,
+    Pattern,
+    PatternCallback,
+    is_expr,
+    is_op,
+    rewrite,
+    wildcard,
+)
+
+
+class _Identity(PatternCallback):
+    """`op(x, neutral)` -> `x`, when that keeps the type."""
+
+    def __init__(self, build) -> None:  # type: ignore[no-untyped-def]
+        self.x = wildcard()
+        super().__init__(build(self.x))
+
+    def callback(self, match: Match) -> SSAValue | None:
+        x = match[self.x]
+        return x if x.type == match.root.type else None
+
+
+class AddZero(_Identity):
+    def __init__(self) -> None:
+        super().__init__(lambda x: is_op("add")(x, is_expr(0)))  # commutative
+
+
+class SubtractZero(_Identity):
+    def __init__(self) -> None:
+        super().__init__(lambda x: is_op("subtract")(x, is_expr(0)))
+
+
+class MultiplyOne(_Identity):
+    def __init__(self) -> None:
+        super().__init__(lambda x: is_op("multiply")(x, is_expr(1)))  # commutative
+
+
+class DivideOne(_Identity):
+    def __init__(self) -> None:
+        super().__init__(lambda x: is_op("divide")(x, is_expr(1)))
+
+
+class ReshapeChain(PatternCallback):
+    """`reshape(reshape(x))` -> `reshape(x)`; a reshape to `x`'s shape -> `x`."""
+
+    def __init__(self) -> None:
+        self.x = wildcard()
+        super().__init__(is_op("reshape")(is_op("reshape")(self.x)) | is_op("reshape")(self.x))
+
+    def callback(self, match: Match) -> SSAValue | Operation | None:
+        x = match[self.x]
+        if x.type == match.root.type:
+            return x
+        inner = match.root.op.operands[0]  # type: ignore[union-attr]
+        if inner is x:  # a lone reshape that changes the shape
+            return None
+        shape = match.root.op.properties["shape"]  # type: ignore[union-attr]
+        return relay.ReshapeOp(x, shape=shape)
+
+
+class TransposeChain(PatternCallback):
+    """`transpose(transpose(x))` -> one transpose, or `x`; identity -> `x`."""
+
+    def __init__(self) -> None:
+        self.x = wildcard()
+        self.inner = is_op("transpose")(self.x)
+        pattern: Pattern = is_op("transpose")(self.inner) | is_op("transpose")(self.x)
+        super().__init__(pattern)
+
+    def callback(self, match: Match) -> SSAValue | Operation | None:
+        x = match[self.x]
+        outer = match.root.op
+        assert outer is not None
+        perm = list(relay.ints_prop(outer, "perm"))
+        if self.inner in match:
+            inner_perm = relay.ints_prop(match[self.inner].op, "perm")  # type: ignore[arg-type]
+            perm = [inner_perm[p] for p in perm]
+        if perm == list(range(len(perm))):
+            return x
+        if self.inner not in match:
+            return None
+        return relay.TransposeOp(x, perm=relay.i64_array(perm))
+
+
+class ReluRelu(PatternCallback):
+    def __init__(self) -> None:
+        self.inner = is_op("relu")(wildcard())
+        super().__init__(is_op("relu")(self.inner))
+
+    def callback(self, match: Match) -> SSAValue:
+        return match[self.inner]
+
+
+RULES: tuple[type[PatternCallback], ...] = (
+    AddZero,
+    SubtractZero,
+    MultiplyOne,
+    DivideOne,
+    ReshapeChain,
+    TransposeChain,
+    ReluRelu,
+)
+
+
+def simplify_expr(module: Operation) -> int:
+    """Apply `RULES` to a fixpoint; return the number of rewrites."""
+    return rewrite([rule() for rule in RULES], module)
+
+
+@dataclass(frozen=True)
+class SimplifyExprPass(ModulePass):
+    """Algebraic simplifications (TVM's SimplifyExpr)."""
+
+    name = "simplify-expr"
+    opt_level: ClassVar[int] = 3
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        simplify_expr(op)
+
+
+__all__ = ["RULES", "SimplifyExprPass", "simplify_expr"]

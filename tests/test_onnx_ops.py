@@ -1,0 +1,851 @@
+"""Every ONNX op lamina imports, differentially against onnx.reference.
+
+Each test builds one model holding many single-node cases (to compile once per
+test, not once per case): every case's data inputs are graph inputs, its
+shape-like inputs initializers. The model runs on onnx's ReferenceEvaluator and on
+lamina, and every output must match in shape, dtype and value.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import lamina
+from lamina.frontends.onnx import CONVERTERS
+
+RNG = np.random.default_rng(0)
+
+
+@dataclass
+class Const:
+    """An input given as an initializer (a constant to the importer)."""
+
+    value: Any
+
+
+@dataclass
+class Case:
+    op: str
+    inputs: Sequence[Any]  # arrays (graph inputs), Const (initializers), None (absent)
+    attrs: dict[str, Any] = field(default_factory=dict)
+    outputs: int = 1
+
+
+def model_of(cases: Sequence[Case], opset: int) -> tuple[onnx.ModelProto, list[np.ndarray]]:
+    """One model holding every case (inputs `c{k}_i{j}`, outputs `c{k}_o{j}`), and
+    the values of its graph inputs in order."""
+    nodes, inputs, inits, outputs, feeds = [], [], [], [], []
+    for k, case in enumerate(cases):
+        names = []
+        for j, value in enumerate(case.inputs):
+            name = f"c{k}_i{j}"
+            if value is None:
+                names.append("")
+                continue
+            names.append(name)
+            if isinstance(value, Const):
+                inits.append(numpy_helper.from_array(np.asarray(value.value), name))
+                continue
+            arr = np.asarray(value)
+            elem = helper.np_dtype_to_tensor_dtype(arr.dtype)
+            inputs.append(helper.make_tensor_value_info(name, elem, arr.shape))
+            feeds.append(arr)
+        outs = [f"c{k}_o{j}" for j in range(case.outputs)]
+        nodes.append(helper.make_node(case.op, names, outs, name=f"case{k}", **case.attrs))
+        outputs += [helper.make_tensor_value_info(o, TensorProto.UNDEFINED, None) for o in outs]
+    graph = helper.make_graph(nodes, "cases", inputs, outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    return model, feeds
+
+
+def check(
+    cases: Sequence[Case], opset: int = 18, rtol: float = 1e-5, atol: float = 1e-6
+) -> None:
+    """lamina's outputs equal onnx.reference's for every case."""
+    model, feeds = model_of(cases, opset)
+    names = [i.name for i in model.graph.input]
+    expected = ReferenceEvaluator(model).run(None, dict(zip(names, feeds, strict=True)))
+    # The spec's element type wins over the reference's (its integer sums widen).
+    inferred = onnx.shape_inference.infer_shapes(model).graph.output
+    expected = [
+        np.asarray(want).astype(helper.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type))
+        if vi.type.tensor_type.elem_type
+        else want
+        for want, vi in zip(expected, inferred, strict=True)
+    ]
+    got = lamina.compile(model).run(*feeds)
+    outs = [o.name for o in model.graph.output]
+    for name, want, have in zip(outs, expected, got, strict=True):
+        case = cases[int(name[1 : name.index("_")])]
+        what = f"{case.op} {case.attrs} on {[getattr(i, 'shape', i) for i in case.inputs]}"
+        want = np.asarray(want)
+        assert have.shape == want.shape, f"{what}: shape {have.shape} != {want.shape}"
+        assert have.dtype == want.dtype, f"{what}: dtype {have.dtype} != {want.dtype}"
+        if want.dtype.kind in "biu":
+            np.testing.assert_array_equal(have, want, err_msg=what)
+        else:
+            np.testing.assert_allclose(have, want, rtol=rtol, atol=atol, err_msg=what)
+
+
+def rand(*shape: int, dtype: Any = np.float32, low: float = -3, high: float = 3) -> np.ndarray:
+    if np.dtype(dtype) == np.bool_:
+        return RNG.random(shape) < 0.5
+    if np.dtype(dtype).kind in "iu":
+        return RNG.integers(low, high, shape, endpoint=True).astype(dtype)
+    return RNG.uniform(low, high, shape).astype(dtype)
+
+
+SPECIAL = np.array([0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, np.inf, -np.inf, np.nan], np.float32)
+INTS = (np.int8, np.int32, np.int64, np.uint8)
+
+
+# -------------------------------------------------------------- elementwise
+UNARY_FLOAT = {
+    "Relu": {},
+    "Neg": {},
+    "Abs": {},
+    "Sign": {},
+    "Exp": {},
+    "Floor": {},
+    "Ceil": {},
+    "Round": {},
+    "Sin": {},
+    "Cos": {},
+    "Tan": {},
+    "Tanh": {},
+    "Erf": {},
+    "Sigmoid": {},
+    "Softplus": {},
+    "Softsign": {},
+    "HardSwish": {},
+    "LeakyRelu": {"alpha": 0.2},
+    "Elu": {"alpha": 0.7},
+    "Selu": {},
+    "HardSigmoid": {"alpha": 0.3, "beta": 0.4},
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unary_float_ops(dtype):
+    x = np.concatenate([rand(18), SPECIAL]).astype(dtype).reshape(4, 7)
+    cases = [Case(op, [x], attrs) for op, attrs in UNARY_FLOAT.items()]
+    cases += [Case("Elu", [x]), Case("LeakyRelu", [x])]  # default attributes
+    positive = rand(2, 5, dtype=dtype, low=0.01, high=9)
+    cases += [Case(op, [positive]) for op in ("Log", "Sqrt", "Reciprocal")]
+    check(cases, opset=18, rtol=2e-6 if dtype == np.float32 else 1e-12)
+
+
+def test_gelu_both_approximations():
+    x = rand(3, 9)
+    check([Case("Gelu", [x]), Case("Gelu", [x], {"approximate": "tanh"})], opset=20)
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_unary_integer_ops(dtype):
+    x = rand(3, 4, dtype=dtype, low=0 if dtype == np.uint8 else -100, high=100)
+    ops = ["Relu", "Abs", "Sign"] + ([] if dtype == np.uint8 else ["Neg"])
+    check([Case(op, [x]) for op in ops], opset=14)
+
+
+def test_logical_ops():
+    a, b = rand(3, 4, dtype=np.bool_), rand(4, dtype=np.bool_)
+    check([Case(op, [a, b]) for op in ("And", "Or", "Xor")] + [Case("Not", [a])])
+
+
+BINARY_ARITH = ("Add", "Sub", "Mul", "Div")
+COMPARE = ("Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, *INTS])
+def test_binary_ops_and_comparisons(dtype):
+    a = rand(2, 3, 4, dtype=dtype, low=0 if dtype == np.uint8 else -20, high=20)
+    b = rand(3, 1, dtype=dtype, low=1, high=9)
+    b[0, 0] = a[0, 0, 0]  # some equal elements
+    cases = [Case(op, [a, b]) for op in BINARY_ARITH + COMPARE]
+    cases += [Case("Mod", [a, b]), Case("Mod", [a, b], {"fmod": 1})]
+    if np.dtype(dtype).kind == "f":
+        cases.append(Case("Pow", [np.abs(a) + 0.5, b]))
+        cases.append(Case("Pow", [a, np.array(2.0, dtype=dtype)]))
+        cases.append(Case("Equal", [np.array([np.nan, 1.0], dtype), np.array([np.nan, 1.0], dtype)]))
+    else:
+        cases.append(Case("Pow", [a, np.array([0, 1, 2, 3], dtype=dtype)]))
+    check(cases, opset=13)
+
+
+def test_integer_division_by_zero_and_minus_one():
+    """numpy's answers (0 and wrap-around), without trapping."""
+    a = np.array([7, -7, -128, 5, 0, 127], np.int8)
+    b = np.array([0, 0, -1, -1, 3, -2], np.int8)
+    check([Case("Div", [a, b]), Case("Mod", [a, b]), Case("Mod", [a, b], {"fmod": 1})])
+
+
+def test_float_mod_signs_and_edges():
+    a = np.array([5.5, -5.5, 5.5, -5.5, 1e10, 3.0, -0.0, np.inf, 2.0, 7.0], np.float32)
+    b = np.array([2.0, 2.0, -2.0, -2.0, 3.1, np.inf, 1.0, 2.0, 0.0, -np.inf], np.float32)
+    check([Case("Mod", [a, b], {"fmod": 1}), Case("Mod", [a, b])], opset=13)
+
+
+@given(
+    shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=4),
+    op=st.sampled_from(BINARY_ARITH + COMPARE + ("Pow",)),
+    dtype=st.sampled_from([np.float32, np.int32]),
+)
+@settings(max_examples=15, deadline=None)
+def test_binary_broadcasting_property(shapes, op, dtype):
+    a_shape, b_shape = shapes.input_shapes
+    a = rand(*a_shape, dtype=dtype, low=1, high=5)
+    b = rand(*b_shape, dtype=dtype, low=1, high=5)
+    check([Case(op, [a, b])], opset=13)
+
+
+def test_legacy_broadcast_attribute():
+    """Before opset 7, B aligns with A from `axis` (onnx.reference lacks this)."""
+    a, b, c = rand(2, 3, 4, 5), rand(3, 4), rand(5)
+    cases = [Case("Add", [a, b], {"broadcast": 1, "axis": 1}), Case("Mul", [a, c], {"broadcast": 1})]
+    model, feeds = model_of(cases, 6)
+    add, mul = lamina.compile(model).run(*feeds)
+    np.testing.assert_allclose(add, a + b[:, :, None], rtol=1e-6)
+    np.testing.assert_allclose(mul, a * c, rtol=1e-6)
+
+
+def test_variadic_max_min_sum_mean():
+    a, b, c = rand(2, 3), rand(3), rand(1, 3)
+    cases = [Case(op, ins) for op in ("Max", "Min", "Sum", "Mean") for ins in ([a], [a, b], [a, b, c])]
+    ints = rand(2, 3, dtype=np.int32, low=-50, high=50), rand(3, dtype=np.int32, low=-50, high=50)
+    cases += [Case(op, list(ints)) for op in ("Max", "Min", "Sum", "Mean")]
+    nan = np.array([np.nan, 1.0, 2.0], np.float32)
+    cases += [Case("Max", [nan, b]), Case("Min", [b, nan])]
+    check(cases, opset=13)
+
+
+def test_clip_attribute_and_input_forms():
+    x = np.concatenate([rand(11), [np.nan]]).astype(np.float32)
+    lo, hi = np.float32(-1.5), np.float32(2)
+    check([Case("Clip", [x], {"min": -1.0, "max": 0.5}), Case("Clip", [x], {"max": 0.0}), Case("Clip", [x])], opset=6)
+    i = rand(12, dtype=np.int32, low=-9, high=9)
+    check(
+        [
+            Case("Clip", [x, Const(lo), Const(hi)]),
+            Case("Clip", [x, None, Const(hi)]),
+            Case("Clip", [x, Const(lo)]),
+            Case("Clip", [x]),
+            Case("Clip", [x, np.array(-0.5, np.float32), np.array(1.0, np.float32)]),
+            Case("Clip", [x, Const(lo), np.array(1.0, np.float32)]),
+            Case("Clip", [i, Const(np.int32(-3)), Const(np.int32(4))]),
+        ],
+        opset=13,
+    )
+
+
+CAST_TYPES = (np.float32, np.float64, np.int8, np.int32, np.int64, np.uint8, np.bool_)
+
+
+def test_cast_between_every_supported_type():
+    x = np.array([0.0, 1.0, -1.0, 2.7, -2.7, 100.9, 0.5], np.float32)
+    cases = []
+    for src, dst in itertools.product(CAST_TYPES, CAST_TYPES):
+        v = np.abs(x) if np.dtype(src) == np.uint8 or np.dtype(dst) == np.uint8 else x
+        value = v.astype(src)
+        to = helper.np_dtype_to_tensor_dtype(np.dtype(dst))
+        cases.append(Case("Cast", [value], {"to": to}))
+    cases.append(Case("CastLike", [x, np.zeros(1, np.int32)]))
+    check(cases, opset=19)
+
+
+def test_where_and_prelu():
+    cond = rand(2, 1, 4, dtype=np.bool_)
+    a, b = rand(3, 4), rand(2, 3, 1)
+    x = rand(2, 3, 4, 5)
+    check(
+        [
+            Case("Where", [cond, a, b]),
+            Case("Where", [cond, rand(4, dtype=np.int64), rand(2, 1, 1, dtype=np.int64)]),
+            Case("PRelu", [x, rand(3, 1, 1)]),
+            Case("PRelu", [x, rand(5)]),
+            Case("PRelu", [x, np.array([0.25], np.float32)]),
+        ],
+        opset=16,
+    )
+
+
+def test_identity_and_dropout():
+    x = rand(3, 4)
+    check(
+        [
+            Case("Identity", [x]),
+            Case("Dropout", [x], outputs=2),
+            Case("Dropout", [x, Const(np.float32(0.5)), Const(np.bool_(False))]),
+        ],
+        opset=13,
+    )
+
+
+# ------------------------------------------------------------------ softmax
+def test_softmax_and_log_softmax_semantics():
+    x = rand(2, 3, 4)
+    cases = [
+        Case(op, [x], {} if axis is None else {"axis": axis})
+        for op in ("Softmax", "LogSoftmax")
+        for axis in (None, 0, 1, -1)
+    ]
+    check(cases, opset=13)
+
+
+def test_softmax_before_opset_13_flattens_from_axis():
+    """Before opset 13 the input is coerced to 2-D at `axis` (default 1) and the
+    softmax runs over the flattened tail; onnx.reference lacks this."""
+    x = rand(2, 3, 4)
+    axes = (None, 0, 1, 2, -1)
+    cases = [
+        Case(op, [x], {} if axis is None else {"axis": axis})
+        for op in ("Softmax", "LogSoftmax")
+        for axis in axes
+    ]
+    model, feeds = model_of(cases, 11)
+    got = lamina.compile(model).run(*feeds)
+    for case, y in zip(cases, got, strict=True):
+        axis = case.attrs.get("axis", 1) % 3
+        flat = x.reshape(int(np.prod(x.shape[:axis])), -1).astype(np.float64)
+        shifted = flat - flat.max(axis=1, keepdims=True)
+        logs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        want = (np.exp(logs) if case.op == "Softmax" else logs).reshape(x.shape)
+        np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6, err_msg=str(case.attrs))
+
+
+def test_gemm_and_matmul():
+    a, b, c = rand(4, 3), rand(3, 5), rand(5)
+    check(
+        [
+            Case("Gemm", [a, b, c]),
+            Case("Gemm", [a.T.copy(), b.T.copy(), rand(4, 1)], {"transA": 1, "transB": 1, "alpha": 0.5, "beta": 2.0}),
+            Case("MatMul", [rand(2, 4, 3), rand(3, 5)]),
+            Case("MatMul", [rand(3), rand(2, 3, 2)]),
+        ],
+        opset=13,
+        rtol=1e-5,
+        atol=1e-5,
+    )
+
+
+# --------------------------------------------------------------- convolution
+def test_conv_groups_dilations_pads_strides():
+    x2 = rand(1, 4, 7, 6)
+    cases = [
+        Case("Conv", [x2, rand(6, 4, 3, 3), rand(6)], {"pads": [1, 1, 1, 1]}),
+        Case("Conv", [x2, rand(4, 2, 3, 2)], {"group": 2, "strides": [2, 1], "pads": [0, 1, 2, 0]}),
+        Case("Conv", [x2, rand(4, 1, 3, 3), rand(4)], {"group": 4, "dilations": [2, 2], "pads": [2, 2, 2, 2]}),
+        Case("Conv", [x2, rand(8, 1, 3, 3)], {"group": 4, "auto_pad": "SAME_UPPER", "strides": [2, 2]}),
+        Case("Conv", [x2, rand(3, 4, 2, 2)], {"auto_pad": "SAME_LOWER"}),
+        Case("Conv", [x2, rand(3, 4, 3, 2)], {"auto_pad": "VALID", "strides": [2, 3]}),
+        Case("Conv", [rand(2, 3, 9), rand(4, 3, 3), rand(4)], {"pads": [1, 2], "strides": [2]}),
+        Case("Conv", [rand(1, 2, 4, 5, 3), rand(2, 2, 2, 3, 2)], {"pads": [1, 0, 1, 0, 1, 0]}),
+        Case("Conv", [rand(1, 2, 5, 5, dtype=np.float64), rand(2, 2, 3, 3, dtype=np.float64)]),
+    ]
+    check(cases, opset=11, rtol=1e-4, atol=1e-4)
+
+
+def test_conv_transpose():
+    x = rand(1, 2, 3, 4)
+    cases = [
+        Case("ConvTranspose", [x, rand(2, 3, 3, 3), rand(3)]),
+        Case("ConvTranspose", [x, rand(2, 2, 3, 2)], {"strides": [2, 3], "pads": [1, 0, 1, 1]}),
+        Case("ConvTranspose", [x, rand(2, 1, 3, 3)], {"strides": [2, 2], "output_padding": [1, 1], "dilations": [1, 1]}),
+        Case("ConvTranspose", [x, rand(2, 2, 2, 2)], {"dilations": [2, 2]}),
+        Case("ConvTranspose", [x, rand(2, 3, 3, 3)], {"strides": [2, 2], "output_shape": [7, 9]}),
+        Case("ConvTranspose", [x, rand(2, 3, 3, 3)], {"strides": [2, 2], "output_shape": [8, 10]}),
+        Case("ConvTranspose", [x, rand(2, 1, 3, 3)], {"strides": [2, 2], "auto_pad": "SAME_UPPER"}),
+        Case("ConvTranspose", [rand(1, 4, 3, 3), rand(4, 1, 3, 3)], {"group": 4}),
+        Case("ConvTranspose", [rand(1, 2, 5), rand(2, 3, 3)], {"strides": [3]}),
+        Case("ConvTranspose", [rand(1, 1, 2, 3, 2), rand(1, 2, 2, 2, 2)], {"strides": [2, 1, 2]}),
+    ]
+    check(cases, opset=11, rtol=1e-4, atol=1e-4)
+
+
+# ------------------------------------------------------------------- pooling
+def test_max_pool():
+    x = rand(1, 2, 7, 6)
+    cases = [
+        Case("MaxPool", [x], {"kernel_shape": [3, 3]}),
+        Case("MaxPool", [x], {"kernel_shape": [3, 2], "strides": [2, 2], "pads": [1, 0, 1, 1]}),
+        Case("MaxPool", [x], {"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1}),
+        Case("MaxPool", [x], {"kernel_shape": [3, 3], "dilations": [2, 1], "strides": [1, 2]}),
+        Case("MaxPool", [x], {"kernel_shape": [3, 3], "auto_pad": "SAME_UPPER", "strides": [2, 2]}),
+        Case("MaxPool", [x], {"kernel_shape": [2, 3], "auto_pad": "VALID"}),
+        Case("MaxPool", [rand(2, 3, 8)], {"kernel_shape": [3], "strides": [2], "pads": [1, 1]}),
+        Case("MaxPool", [rand(1, 1, 4, 4, 4)], {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2]}),
+        Case("MaxPool", [rand(1, 2, 5, 5, dtype=np.int8, low=-100, high=100)], {"kernel_shape": [2, 2], "strides": [2, 1]}),
+        Case("MaxPool", [rand(1, 2, 5, 5, dtype=np.uint8, low=0, high=200)], {"kernel_shape": [3, 3]}),
+        # (strides other than 1 take onnx.reference down its path with Indices)
+        Case("MaxPool", [x], {"kernel_shape": [2, 2], "pads": [1, 1, 1, 1], "strides": [1, 2]}, outputs=2),
+        Case("MaxPool", [x], {"kernel_shape": [3, 3], "strides": [2, 2], "storage_order": 1}, outputs=2),
+    ]
+    check(cases, opset=12)
+
+
+def test_average_pool():
+    x = rand(1, 2, 7, 6)
+    cases = [
+        Case("AveragePool", [x], {"kernel_shape": [3, 3]}),
+        Case("AveragePool", [x], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}),
+        Case("AveragePool", [x], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "count_include_pad": 1}),
+        Case("AveragePool", [x], {"kernel_shape": [3, 2], "strides": [2, 2], "pads": [1, 0, 2, 1], "count_include_pad": 1}),
+        Case("AveragePool", [x], {"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1}),
+        Case("AveragePool", [x], {"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1, "count_include_pad": 1}),
+        Case("AveragePool", [x], {"kernel_shape": [3, 3], "auto_pad": "SAME_UPPER"}),
+        Case("AveragePool", [x], {"kernel_shape": [2, 2], "auto_pad": "SAME_LOWER", "count_include_pad": 1}),
+        Case("AveragePool", [x], {"kernel_shape": [2, 2], "dilations": [2, 2], "pads": [1, 1, 1, 1]}),
+        Case("AveragePool", [rand(2, 3, 9)], {"kernel_shape": [4], "strides": [2], "pads": [2, 1]}),
+        Case("AveragePool", [rand(1, 1, 4, 5, 3)], {"kernel_shape": [2, 2, 2], "pads": [1, 0, 1, 0, 1, 0]}),
+    ]
+    check(cases, opset=19)
+
+
+def test_global_pools():
+    x = rand(2, 3, 4, 5)
+    check([Case("GlobalAveragePool", [x]), Case("GlobalMaxPool", [x]), Case("GlobalAveragePool", [rand(1, 2, 6)])])
+
+
+# ------------------------------------------------------------- normalization
+def test_normalizations():
+    x = rand(3, 3, 4, 5)  # onnx.reference's LRN is only right when N >= C
+    c = 3
+    scale, bias = rand(c), rand(c)
+    mean, var = rand(c), rand(c, low=0.1, high=2)
+    cases = [
+        Case("BatchNormalization", [x, scale, bias, mean, var]),
+        Case("BatchNormalization", [x, scale, bias, mean, var], {"epsilon": 1e-2}),
+        Case("BatchNormalization", [x, scale, bias, mean, var], {"training_mode": 1, "momentum": 0.8}, outputs=3),
+        Case("BatchNormalization", [rand(4, 3), scale, bias, mean, var]),
+        Case("BatchNormalization", [rand(2, 3, 5, dtype=np.float64), *(v.astype(np.float64) for v in (scale, bias, mean, var))]),
+        Case("InstanceNormalization", [x, scale, bias], {"epsilon": 1e-3}),
+        Case("InstanceNormalization", [rand(2, 3, 7), scale, bias]),
+        Case("LRN", [x], {"size": 3}),
+        Case("LRN", [x], {"size": 2, "alpha": 0.01, "beta": 0.5, "bias": 2.0}),
+    ]
+    check(cases, opset=15, rtol=1e-4, atol=1e-5)
+
+
+def test_layer_normalization():
+    x = rand(2, 3, 4)
+    cases = [
+        Case("LayerNormalization", [x, rand(4), rand(4)]),
+        Case("LayerNormalization", [x, rand(4)], {"epsilon": 1e-3}),
+        Case("LayerNormalization", [x, rand(3, 4), rand(4)], {"axis": 1}),
+        Case("LayerNormalization", [x, rand(2, 3, 4)], {"axis": 0}),
+        Case("LayerNormalization", [x, rand(4), rand(4)], {"axis": -1}, outputs=3),
+        Case("LayerNormalization", [x, rand(3, 4)], {"axis": -2}, outputs=3),
+    ]
+    check(cases, opset=17, rtol=1e-4, atol=1e-5)
+
+
+# --------------------------------------------------------------- reductions
+REDUCE = (
+    "ReduceSum",
+    "ReduceMean",
+    "ReduceMax",
+    "ReduceMin",
+    "ReduceProd",
+    "ReduceL1",
+    "ReduceL2",
+    "ReduceSumSquare",
+    "ReduceLogSum",
+    "ReduceLogSumExp",
+)
+
+
+def _reduce_cases(op: str, x: np.ndarray, opset: int) -> list[Case]:
+    """Axes as an attribute before the op's switch to an input, as an input after."""
+    since = 13 if op == "ReduceSum" else 18
+    cases = []
+    for axes, keep in (([1], 1), ([0, 2], 0), ([-1], 1), (None, 0), (None, 1)):
+        attrs: dict[str, Any] = {"keepdims": keep}
+        ins: list[Any] = [x]
+        if axes is not None:
+            if opset >= since:
+                ins.append(Const(np.array(axes, np.int64)))
+            else:
+                attrs["axes"] = axes
+        cases.append(Case(op, ins, attrs))
+    if opset >= since:
+        cases.append(Case(op, [x, Const(np.zeros(0, np.int64))], {"noop_with_empty_axes": 1}))
+    return cases
+
+
+@pytest.mark.parametrize("opset", [11, 13, 18])
+def test_reductions(opset):
+    x = rand(3, 4, 5, low=0.5, high=1.5)
+    cases = [c for op in REDUCE for c in _reduce_cases(op, x, opset)]
+    check(cases, opset=opset, rtol=1e-5, atol=1e-5)
+
+
+def test_integer_and_bool_reductions():
+    x = rand(3, 4, dtype=np.int32, low=-9, high=9)
+    b = rand(3, 4, dtype=np.bool_)
+    cases = [Case(op, [x, Const(np.array([1], np.int64))]) for op in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceSumSquare")]
+    cases += [Case(op, [b, Const(np.array([0], np.int64))], {"keepdims": 0}) for op in ("ReduceMax", "ReduceMin")]
+    check(cases, opset=20)
+
+
+def test_argmax_argmin():
+    x = rand(3, 4, 5, dtype=np.int32, low=0, high=3)  # many ties
+    f = np.array([[1.0, np.nan, 3.0, np.nan], [2.0, 2.0, 1.0, 1.0]], np.float32)
+    cases = [
+        Case(op, [v], attrs)
+        for op in ("ArgMax", "ArgMin")
+        for v in (x, f)
+        for attrs in ({}, {"axis": 1}, {"axis": -1, "keepdims": 0}, {"axis": 1, "select_last_index": 1})
+    ]
+    check(cases, opset=13)
+
+
+# ------------------------------------------------------------------ layout
+def test_reshape_flatten_transpose_squeeze_unsqueeze():
+    x = rand(2, 1, 3, 4)
+    cases = [
+        Case("Reshape", [x, Const(np.array([0, -1, 4], np.int64))]),
+        Case("Reshape", [x, Const(np.array([6, 4], np.int64))]),
+        Case("Reshape", [rand(0, 3), Const(np.array([3, 0], np.int64))], {"allowzero": 1}),
+        Case("Flatten", [x]),
+        Case("Flatten", [x], {"axis": 0}),
+        Case("Flatten", [x], {"axis": -1}),
+        Case("Transpose", [x]),
+        Case("Transpose", [x], {"perm": [2, 0, 3, 1]}),
+        Case("Squeeze", [x]),
+        Case("Squeeze", [x, Const(np.array([1], np.int64))]),
+        Case("Unsqueeze", [x, Const(np.array([0, -1], np.int64))]),
+        Case("Unsqueeze", [rand(3), Const(np.array([1, 0], np.int64))]),
+    ]
+    check(cases, opset=14)
+    check([Case("Squeeze", [x], {"axes": [1]}), Case("Unsqueeze", [x], {"axes": [2, 5]})], opset=11)
+
+
+def test_concat_split():
+    a, b, c = rand(2, 3), rand(2, 1), rand(2, 0)
+    x = rand(6, 5)
+    check(
+        [
+            Case("Concat", [a, b, c, a], {"axis": 1}),
+            Case("Concat", [a, rand(3, 3)], {"axis": -2}),
+            Case("Concat", [rand(2, 3, dtype=np.int64)], {"axis": 0}),
+            Case("Split", [x, Const(np.array([1, 3, 2], np.int64))], outputs=3),
+            Case("Split", [x], {"axis": 1, "num_outputs": 2}, outputs=2),
+            Case("Split", [x], {"num_outputs": 4}, outputs=4),
+            Case("Split", [x], {"axis": -1}, outputs=5),
+        ],
+        opset=18,
+    )
+    check([Case("Split", [x], {"split": [2, 4]}, outputs=2), Case("Split", [x], outputs=3)], opset=11)
+
+
+@pytest.mark.parametrize("opset", [9, 13])
+def test_slice(opset):
+    x = rand(5, 6, 7)
+    specs = [
+        ([1, 0], [3, 10], [0, 2], [1, 2]),
+        ([-1], [-100], [1], [-1]),
+        ([4, 6], [-6, 0], [0, 2], [-2, -3]),
+        ([2], [2], [0], [1]),
+        ([-3, 1], [1000, -1], [2, 0], None),
+        ([0], [5], None, None),
+    ]
+    cases = []
+    for starts, ends, axes, steps in specs:
+        if opset < 10:
+            if steps and any(s != 1 for s in steps):
+                continue
+            attrs: dict[str, Any] = {"starts": starts, "ends": ends}
+            if axes is not None:
+                attrs["axes"] = axes
+            cases.append(Case("Slice", [x], attrs))
+            continue
+        ins = [x, Const(np.array(starts)), Const(np.array(ends))]
+        ins.append(None if axes is None else Const(np.array(axes)))
+        ins.append(None if steps is None else Const(np.array(steps)))
+        cases.append(Case("Slice", ins))
+    check(cases, opset=opset)
+
+
+def test_gather_gather_elements_expand_tile():
+    x = rand(4, 5, 3)
+    idx = np.array([[0, -1], [3, 2]], np.int64)
+    cases = [
+        Case("Gather", [x, idx]),
+        Case("Gather", [x, np.array([4, -5, 0], np.int32)], {"axis": 1}),
+        Case("Gather", [x, np.array(-1, np.int64)], {"axis": 2}),
+        Case("Gather", [x, Const(np.array([1, 2], np.int64))], {"axis": 0}),
+        Case("GatherElements", [x, RNG.integers(-3, 3, (4, 5, 6))], {"axis": 2}),
+        Case("GatherElements", [rand(3, 3), np.array([[1, 2, 0], [2, 0, 0], [-1, -2, -3]], np.int32)], {"axis": 0}),
+        Case("Expand", [rand(3, 1), Const(np.array([2, 1, 4], np.int64))]),
+        Case("Expand", [rand(1, 4), Const(np.array([3, 1], np.int64))]),
+        Case("Tile", [rand(2, 3), Const(np.array([2, 3], np.int64))]),
+        Case("Tile", [rand(2, 3, dtype=np.int8, low=-5, high=5), Const(np.array([1, 0], np.int64))]),
+    ]
+    check(cases, opset=13)
+
+
+def test_pad_modes():
+    x = rand(3, 4)
+    pads = Const(np.array([1, 2, 2, 1], np.int64))
+    cases = [
+        Case("Pad", [x, pads]),
+        Case("Pad", [x, pads, Const(np.float32(1.5))]),
+        Case("Pad", [x, pads], {"mode": "reflect"}),
+        Case("Pad", [x, pads], {"mode": "edge"}),
+        Case("Pad", [x, pads], {"mode": "wrap"}),
+        Case("Pad", [x, Const(np.array([2, 5, 2, 4], np.int64))], {"mode": "reflect"}),
+        Case("Pad", [rand(2, 3, 4), Const(np.array([1, 2], np.int64)), None, Const(np.array([-1], np.int64))]),
+        Case("Pad", [rand(2, 3, dtype=np.int32, low=-9, high=9), pads, Const(np.int32(7))]),
+    ]
+    check(cases, opset=19)
+    check([Case("Pad", [x], {"pads": [0, 1, 1, 0], "value": 2.0}), Case("Pad", [x], {"pads": [1, 1, 1, 1], "mode": "edge"})], opset=2)
+
+
+def test_pad_with_negative_widths_crops():
+    """onnx.reference refuses negative pads; ONNX (and numpy slicing) crop."""
+    x = rand(3, 4)
+    model, feeds = model_of([Case("Pad", [x, Const(np.array([-1, 1, 0, -2], np.int64))])], 13)
+    (y,) = lamina.compile(model).run(*feeds)
+    np.testing.assert_array_equal(y, np.pad(x, [(0, 0), (1, 0)])[1:, :-2])
+
+
+def test_trilu():
+    x = rand(2, 4, 5)
+    cases = [
+        Case("Trilu", [x]),
+        Case("Trilu", [x], {"upper": 0}),
+        Case("Trilu", [x, Const(np.array(2, np.int64))]),
+        Case("Trilu", [x, Const(np.array(-1, np.int64))], {"upper": 0}),
+        Case("Trilu", [rand(3, 3, dtype=np.int64, low=1, high=9), Const(np.array(-7, np.int64))]),
+    ]
+    check(cases, opset=14)
+
+
+# ------------------------------------------------------------------ resize
+COORDINATE_MODES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric")
+
+
+def test_resize_nearest():
+    x = rand(1, 2, 4, 5)
+    up, down = Const(np.array([1, 1, 2.0, 1.5], np.float32)), Const(np.array([1, 1, 0.5, 0.6], np.float32))
+    cases = [
+        Case("Resize", [x, None, scales], {"mode": "nearest", "coordinate_transformation_mode": mode, "nearest_mode": rounding})
+        for mode in COORDINATE_MODES
+        for rounding in ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+        for scales in (up, down)
+    ]
+    sizes = Const(np.array([1, 2, 7, 3], np.int64))
+    cases.append(Case("Resize", [x, None, None, sizes], {"mode": "nearest"}))
+    check(cases, opset=13)
+
+
+def test_resize_linear_and_cubic():
+    x = rand(1, 1, 4, 6)
+    sizes = Const(np.array([1, 1, 7, 4], np.int64))
+    scales = Const(np.array([1, 1, 1.5, 0.5], np.float32))
+    cases = [
+        Case("Resize", [x, None, s, z], {"mode": mode, "coordinate_transformation_mode": coords})
+        for mode in ("linear", "cubic")
+        for coords in COORDINATE_MODES
+        for s, z in ((scales, None), (None, sizes))
+    ]
+    cases += [
+        Case("Resize", [x, None, scales], {"mode": "cubic", "cubic_coeff_a": -0.5, "exclude_outside": 1}),
+        Case(
+            "Resize",
+            [x, Const(np.array([0, 0, 0.2, 0.1, 1, 1, 0.8, 1.2], np.float32)), None, sizes],
+            {"mode": "linear", "coordinate_transformation_mode": "tf_crop_and_resize", "extrapolation_value": 9.0},
+        ),
+        Case("Resize", [x, None, scales], {"mode": "linear", "antialias": 1}),
+        Case("Resize", [x, None, Const(np.array([0.6, 0.4], np.float32))], {"mode": "cubic", "antialias": 1, "axes": [2, 3]}),
+        Case("Resize", [x, None, None, Const(np.array([3, 5], np.int64))], {"axes": [2, 3], "keep_aspect_ratio_policy": "not_larger"}),
+        Case("Resize", [x, None, None, Const(np.array([3, 5], np.int64))], {"axes": [2, 3], "keep_aspect_ratio_policy": "not_smaller"}),
+    ]
+    check(cases, opset=19, rtol=1e-5, atol=1e-5)
+
+
+def test_resize_opset_10_and_upsample():
+    """Resize-10 and Upsample use asymmetric coordinates (nearest: floor); the
+    reference has no Resize-10, so it is checked against numpy."""
+    x = rand(1, 1, 3, 4)
+    scales = Const(np.array([1, 1, 2, 3], np.float32))
+    model, feeds = model_of([Case("Resize", [x, scales]), Case("Resize", [x, scales], {"mode": "linear"})], 10)
+    nearest, linear = lamina.compile(model).run(*feeds)
+    np.testing.assert_array_equal(nearest, x.repeat(2, axis=2).repeat(3, axis=3))
+    rows = np.minimum(np.arange(6) / 2, 2)
+    cols = np.minimum(np.arange(12) / 3, 3)
+    r0, c0 = np.floor(rows).astype(int), np.floor(cols).astype(int)
+    r1, c1 = np.minimum(r0 + 1, 2), np.minimum(c0 + 1, 3)
+    fr, fc = (rows - r0)[:, None], (cols - c0)[None, :]
+    img = x[0, 0]
+    want = (
+        img[r0][:, c0] * (1 - fr) * (1 - fc)
+        + img[r0][:, c1] * (1 - fr) * fc
+        + img[r1][:, c0] * fr * (1 - fc)
+        + img[r1][:, c1] * fr * fc
+    )
+    np.testing.assert_allclose(linear[0, 0], want, rtol=1e-5, atol=1e-6)
+    check([Case("Upsample", [x, scales])], opset=9)
+
+
+# ----------------------------------------------------------------- shapes
+def test_shape_ops_fold_to_constants():
+    x = rand(2, 3, 4)
+    cases = [
+        Case("Shape", [x]),
+        Case("Shape", [x], {"start": 1}),
+        Case("Shape", [x], {"start": -2, "end": -1}),
+        Case("Size", [x]),
+        Case("ConstantOfShape", [Const(np.array([2, 3], np.int64))]),
+        Case("ConstantOfShape", [Const(np.array([2], np.int64))], {"value": numpy_helper.from_array(np.array([7], np.int32))}),
+        Case("Range", [Const(np.int64(1)), Const(np.int64(10)), Const(np.int64(3))]),
+        Case("Range", [Const(np.float32(0.5)), Const(np.float32(-2)), Const(np.float32(-0.75))]),
+        Case("Constant", [], {"value": numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3))}),
+        Case("Constant", [], {"value_ints": [1, 2, 3]}),
+        Case("Constant", [], {"value_float": 2.5}),
+    ]
+    model, _ = model_of(cases, 17)
+    module = lamina.from_onnx(model)
+    ops = {op.name for op in module.walk()} - {"builtin.module", "func.func", "func.return"}
+    assert ops == {"relay.constant"}, ops
+    check(cases, opset=17)
+
+
+def test_shape_arithmetic_folds_away():
+    """Shape -> Gather -> Unsqueeze -> Concat -> Reshape: only the reshape stays."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+        helper.make_node("Unsqueeze", ["n", "axes"], ["n1"]),
+        helper.make_node("Concat", ["n1", "minus1"], ["target"], axis=0),
+        helper.make_node("Mul", ["n", "two"], ["n2"]),
+        helper.make_node("Reshape", ["x", "target"], ["y"]),
+    ]
+    inits = [
+        numpy_helper.from_array(np.array(0, np.int64), "zero"),
+        numpy_helper.from_array(np.array([0], np.int64), "axes"),
+        numpy_helper.from_array(np.array([-1], np.int64), "minus1"),
+        numpy_helper.from_array(np.array(2, np.int64), "two"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None), helper.make_tensor_value_info("n2", TensorProto.INT64, None)],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    module = lamina.from_onnx(model)
+    names = [op.name for op in module.walk() if op.name.startswith("relay.") and op.name != "relay.constant"]
+    assert names == ["relay.reshape"]
+    x = rand(2, 3, 4)
+    y, n2 = lamina.compile(model).run(x)
+    np.testing.assert_array_equal(y, x.reshape(2, 12))
+    assert n2 == 4
+
+
+def test_every_converter_is_exercised_here():
+    """Keep this file complete: every registered ONNX op appears in a test."""
+    import inspect
+    import re
+
+    text = inspect.getsource(inspect.getmodule(test_every_converter_is_exercised_here))
+    mentioned = set(re.findall(r'"([A-Z][A-Za-z]+)"', text))
+    mentioned |= set(UNARY_FLOAT) | set(REDUCE) | set(BINARY_ARITH) | set(COMPARE)
+    missing = sorted(set(CONVERTERS) - mentioned)
+    assert not missing, f"converters without a test in test_onnx_ops.py: {missing}"
+
+
+# ------------------------------------------------------------------ errors
+def test_converter_errors_name_the_node():
+    x = rand(2, 3)
+    model, _ = model_of([Case("Reshape", [x, np.array([3, 2], np.int64)])], 14)
+    with pytest.raises(lamina.FrontendError, match=r"ONNX node 'case0' \(Reshape, opset 14\): input #1 \('c0_i1'\) must be a constant"):
+        lamina.from_onnx(model)
+    model, _ = model_of([Case("Concat", [x, rand(3, 3)], {"axis": 1})], 14)
+    with pytest.raises(lamina.FrontendError, match=r"'case0' \(Concat.*relay.concatenate: .* differ outside axis 1"):
+        lamina.from_onnx(model)
+
+
+def test_shape_from_a_graph_input_names_that_input():
+    nodes = [helper.make_node("Add", ["n", "one"], ["m"]), helper.make_node("Range", ["zero", "m", "one"], ["y"])]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("n", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, None)],
+        [numpy_helper.from_array(np.array(1, np.int64), "one"), numpy_helper.from_array(np.array(0, np.int64), "zero")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(lamina.FrontendError, match=r"graph input #0 \('n'\) must be a constant: input #1 \('m'\)"):
+        lamina.from_onnx(model)
+
+
+@pytest.mark.parametrize(
+    ("case", "opset", "message"),
+    [
+        (Case("Gelu", [rand(3)], {"approximate": "erf"}), 20, 'approximate="erf" is not supported'),
+        (Case("Conv", [rand(1, 1, 4, 4), rand(1, 1, 2, 2)], {"auto_pad": "SAME"}), 11, 'auto_pad="SAME" is not supported'),
+        (Case("Resize", [rand(1, 1, 2, 2), None, Const(np.array([1, 1, 2, 2], np.float32))], {"mode": "bicubic"}), 13, 'mode="bicubic" is not supported'),
+        (Case("Pad", [rand(2, 2), Const(np.array([1, 1, 1, 1], np.int64))], {"mode": "mirror"}), 13, 'mode="mirror" is not supported'),
+        (Case("Cast", [rand(2)], {"to": TensorProto.STRING}), 13, "element type STRING is not supported"),
+        (Case("Constant", [], {"sparse_value": helper.make_sparse_tensor(numpy_helper.from_array(np.ones(1, np.float32)), numpy_helper.from_array(np.zeros(1, np.int64)), [2])}), 13, "sparse_value"),
+    ],
+)
+def test_unsupported_attribute_values(case, opset, message):
+    model, _ = model_of([case], opset)
+    with pytest.raises(lamina.UnsupportedOpError, match=message) as e:
+        lamina.from_onnx(model)
+    assert isinstance(e.value, NotImplementedError)
+    assert "ONNX node 'case0'" in str(e.value)
+
+
+def test_converted_shapes_are_checked_against_onnx_inference(monkeypatch):
+    """A converter that gets a shape wrong is caught at its node."""
+    from lamina.dialects import relay
+    from lamina.frontends import onnx as frontend
+
+    def wrong(ctx):
+        return [ctx.emit(relay.TransposeOp(ctx.input(0), perm=relay.i64_array([1, 0])))]
+
+    monkeypatch.setitem(frontend.CONVERTERS, "Relu", wrong)
+    model, _ = model_of([Case("Relu", [rand(2, 3)])], 14)
+    with pytest.raises(lamina.FrontendError, match=r"'case0' \(Relu.*shape \[3, 2\] but ONNX infers \[2, 3\]"):
+        lamina.from_onnx(model)
+
+
+# -------------------------------------------------------------- round trip
+def test_imported_module_round_trips_through_text():
+    """ONNX -> relay -> text -> parse -> text is the identity, generic form too."""
+    x = rand(1, 3, 8, 8)
+    cases = [
+        Case("Conv", [x, rand(4, 3, 3, 3), rand(4)], {"pads": [1, 1, 1, 1]}),
+        Case("MaxPool", [x], {"kernel_shape": [2, 2], "strides": [2, 2]}, outputs=2),
+        Case("Split", [x], {"axis": 1, "num_outputs": 3}, outputs=3),
+        Case("Resize", [x, None, Const(np.array([1, 1, 2, 2], np.float32))], {"mode": "linear"}),
+        Case("Pad", [x, Const(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))], {"mode": "reflect"}),
+        Case("ReduceMean", [x, Const(np.array([2, 3], np.int64))]),
+        Case("Cast", [x], {"to": TensorProto.INT8}),
+        Case("ArgMax", [x], {"axis": 1, "select_last_index": 1}),
+        Case("Clip", [x, Const(np.float32(0)), Const(np.float32(6))]),
+        Case("LayerNormalization", [x, rand(8)]),
+        Case("Where", [rand(8, dtype=np.bool_), x, rand(1)]),
+        Case("Slice", [x, Const(np.array([7])), Const(np.array([-9])), Const(np.array([3])), Const(np.array([-2]))]),
+    ]
+    model, _ = model_of(cases, 18)
+    module = lamina.from_onnx(model)
+    for generic in (False, True):
+        text = lamina.print_ir(module, generic=generic, resources_limit=None)
+        assert lamina.print_ir(lamina.parse(text), generic=generic, resources_limit=None) == text
