@@ -17,6 +17,7 @@ from lamina.errors import (
 )
 from lamina.frontends.onnx import from_onnx
 from lamina.ir import context, parse, print_ir
+from lamina.passes.manager import PassContext, run_pipeline
 from lamina.runtime.executor import CompiledModel, compile
 
 __version__ = "0.1.0"
@@ -29,10 +30,12 @@ __all__ = [
     "InputError",
     "LaminaError",
     "LoweringError",
+    "PassContext",
     "UnsupportedOpError",
     "compile",
     "context",
     "from_onnx",
     "parse",
     "print_ir",
+    "run_pipeline",
 ]

@@ -14,7 +14,7 @@ import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects import func
@@ -32,6 +32,9 @@ from lamina.dialects import relay
 from lamina.dialects.resources import blobs
 from lamina.errors import InputError, LaminaError
 from lamina.runtime.dtypes import numpy_dtype
+
+if TYPE_CHECKING:
+    from lamina.passes.manager import PassContext
 
 _ALIGN = 64
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
@@ -136,9 +139,15 @@ def compile(
     targets: Sequence[str] = (),
     num_threads: int | None = None,
     input_shapes: dict[str, Sequence[int]] | None = None,
+    pass_context: PassContext | None = None,
 ) -> CompiledModel:
-    """Compile an ONNX model (path or ModelProto) or a graph-level module."""
+    """Compile an ONNX model (path or ModelProto) or a graph-level module.
+
+    The standard pipeline for `opt_level` runs under `pass_context` (which, when
+    given, also decides the opt level, required/disabled passes, config and
+    instruments)."""
     from lamina.ir import context
+    from lamina.passes.manager import PassContext, run_pipeline
     from lamina.runtime.jit import jit_compile
 
     if targets:
@@ -155,9 +164,8 @@ def compile(
     graph = _main(module)
     inputs, outputs = _specs(graph, False), _specs(graph, True)
     types = resource_types(module)
-    ctx = context()
-    for p in lowering_pipeline():
-        p.apply(ctx, module)
+    pctx = pass_context if pass_context is not None else PassContext(opt_level=opt_level)
+    run_pipeline(module, "default", pctx, mlir_ctx=context())
     keys = module.attributes.get("lamina.params")
     key_list = [k.data for k in keys.data] if isinstance(keys, ArrayAttr) else []
     params = param_arrays(key_list, types)
