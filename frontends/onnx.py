@@ -39,7 +39,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects import relay
 from lamina.dialects.resources import blobs
-from lamina.errors import FrontendError, UnsupportedOpError
+from lamina.errors import FrontendError, LaminaError, UnsupportedOpError
 from lamina.runtime.dtypes import element_type
 
 Converter = Callable[["NodeContext"], Sequence[SSAValue]]
@@ -457,7 +457,9 @@ def from_onnx(
         else:
             try:
                 outs = list(CONVERTERS[node.op_type](ctx))
-            except VerifyException as e:
+            except FrontendError:
+                raise
+            except (VerifyException, LaminaError) as e:  # name the node
                 raise ctx.error(str(e)) from None
         for name, v in zip(node.output, outs, strict=False):
             if name:

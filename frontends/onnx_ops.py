@@ -31,7 +31,7 @@ from xdsl.ir import Attribute, SSAValue
 from lamina.dialects import relay
 from lamina.errors import LaminaError
 from lamina.frontends.onnx import NodeContext, converter, shape
-from lamina.runtime.dtypes import element_type
+from lamina.runtime.dtypes import element_type, numpy_dtype
 
 
 # ----------------------------------------------------------------- helpers
@@ -83,8 +83,6 @@ def _axis(ctx: NodeContext, axis: int, rank: int) -> int:
 
 def _scalar(ctx: NodeContext, value: float, like: SSAValue) -> SSAValue:
     """A rank-0 constant of `like`'s element type."""
-    from lamina.runtime.dtypes import numpy_dtype
-
     return ctx.constant(np.array(value, dtype=numpy_dtype(_elem(like))))
 
 
@@ -149,7 +147,8 @@ _VARIADIC: dict[str, type[relay.RelayOp]] = {
 }
 
 
-@converter("Sum", "Mean", emits=("relay.add", "relay.divide"))
+@converter("Sum", emits=("relay.add",))
+@converter("Mean", emits=("relay.add", "relay.divide"))
 @converter("Max", emits=("relay.maximum",))
 @converter("Min", emits=("relay.minimum",))
 def _variadic(ctx: NodeContext) -> Sequence[SSAValue]:
@@ -270,7 +269,10 @@ def _clip(ctx: NodeContext) -> Sequence[SSAValue]:
 @converter("Cast", emits=("relay.cast",))
 def _cast_op(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
-    to = _dtype(ctx, int(ctx.attr("to")))
+    to_attr = ctx.attr("to")
+    if isinstance(to_attr, str):  # Cast-1 names the type
+        to_attr = onnx.TensorProto.DataType.Value(to_attr.upper())
+    to = _dtype(ctx, int(to_attr))
     if _elem(x) == to:
         return [x]
     return [ctx.emit(relay.CastOp(x, dtype=to))]
@@ -865,12 +867,12 @@ def _split(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
     axis = _axis(ctx, int(ctx.attr("axis", 0)), _rank(x))
     dim = shape(x)[axis]
-    sizes = _axes_arg(ctx, 13) if ctx.opset >= 13 else ctx.attr("split")
-    if ctx.opset < 13 and sizes is not None:
-        sizes = [int(v) for v in sizes]
-    if ctx.opset >= 13:
+    if ctx.opset >= 13 or ctx.optional_input(1) is not None:  # (Split-1 had both)
         v = ctx.optional_const(1)
         sizes = None if v is None else _ints(v)
+    else:
+        given = ctx.attr("split")
+        sizes = None if given is None else [int(v) for v in given]
     if not sizes:
         n = int(ctx.attr("num_outputs", ctx.num_outputs))
         if ctx.has_attr("num_outputs"):
@@ -960,7 +962,13 @@ def _expand(ctx: NodeContext) -> Sequence[SSAValue]:
 @converter("Tile", emits=("relay.tile",))
 def _tile(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
-    return [ctx.emit(relay.TileOp(x, reps=relay.i64_array(_ints(ctx.const_value(1)))))]
+    if ctx.opset < 6:  # Tile-1: `tiles` repeats along the single `axis`
+        reps = [1] * _rank(x)
+        axis = _axis(ctx, int(np.asarray(ctx.const_value(2)).reshape(-1)[0]), _rank(x))
+        reps[axis] = int(np.asarray(ctx.const_value(1)).reshape(-1)[0])
+    else:
+        reps = _ints(ctx.const_value(1))
+    return [ctx.emit(relay.TileOp(x, reps=relay.i64_array(reps)))]
 
 
 @converter("Pad", emits=("relay.pad",), notes="constant, reflect, edge, wrap; axes")
@@ -1117,14 +1125,16 @@ def _resize(ctx: NodeContext) -> Sequence[SSAValue]:
     return [_resize_to(ctx, x, size, scales, roi, mode, coordinates, rounding, antialias)]
 
 
-@converter("Upsample", emits=("relay.resize",), notes="nearest and linear (asymmetric)")
+@converter("Upsample", emits=("relay.resize",), notes="nearest and linear (asymmetric coordinates)")
 def _upsample(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
     s = shape(x)
     if ctx.opset >= 9:
         scales = [float(v) for v in np.asarray(ctx.const_value(1)).reshape(-1)]
-    else:
+    elif ctx.opset >= 7:
         scales = [float(v) for v in ctx.attr("scales")]
+    else:  # Upsample-1: NCHW with height_scale and width_scale
+        scales = [1.0, 1.0, float(ctx.attr("height_scale")), float(ctx.attr("width_scale"))]
     size = [math.floor(d * f) for d, f in zip(s, scales, strict=True)]
     mode = str(ctx.attr("mode", "nearest"))
     if mode == "bilinear":

@@ -19,6 +19,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects import relay, te
+from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.errors import LoweringError
 from lamina.lowering.topi import Kernel, compute_for
 
@@ -66,7 +67,48 @@ def build_kernel(op: relay.RelayOp, name: str) -> te.FuncOp:
 
 
 def kernel_name(op: Operation) -> str:
+    if isinstance(op, FusedOp):
+        names = [kernel_name(o) for o in op.body.block.ops if _is_compute(o)]
+        return "fused_" + "_".join(names[:4]) + ("_etc" if len(names) > 4 else "")
     return op.name.removeprefix("relay.")
+
+
+def _is_compute(op: Operation) -> bool:
+    return isinstance(op, relay.RelayOp) and not isinstance(op, relay.ConstantOp)
+
+
+def hoist_constants(group: FusedOp) -> None:
+    """Move constants out of a fused group: weights are kernel inputs."""
+    block = group.body.block
+    for const in [o for o in block.ops if isinstance(o, relay.ConstantOp)]:
+        const.detach()
+        group.parent_block().insert_op_before(const, group)  # type: ignore[union-attr]
+        arg = block.insert_arg(const.output.type, len(block.args))
+        const.output.replace_all_uses_with(arg)
+        group.operands = [*group.operands, const.output]
+
+
+def build_fused_kernel(group: FusedOp, name: str) -> te.FuncOp:
+    """One `te.func` for a whole fused group: its ops' computes, chained."""
+    kernel = te.FuncOp(name)
+    block = kernel.body.block
+    values: dict[SSAValue, SSAValue] = {}
+    for i, arg in enumerate(group.body.block.args):
+        assert isinstance(arg.type, TensorType)
+        ph = te.PlaceholderOp(f"in{i}", arg.type)
+        block.add_op(ph)
+        values[arg] = ph.result
+    k = Kernel(block)
+    for op in group.body.block.ops:
+        if isinstance(op, YieldOp):
+            block.add_op(te.OutputOp([values[v] for v in op.operands]))
+            break
+        if not isinstance(op, relay.RelayOp):
+            raise LoweringError(f"{op.name} inside relay.fused cannot be lowered to TE")
+        out = compute_for(op)(k, op, [values[v] for v in op.operands])
+        outs = [out] if isinstance(out, SSAValue) else list(out)
+        values.update(zip(op.results, outs, strict=True))
+    return kernel
 
 
 @dataclass(frozen=True)
@@ -84,10 +126,14 @@ class LowerRelayToTePass(ModulePass):
 
     def _lower_block(self, module: ModuleOp, block: Block, namer: SymbolNamer) -> None:
         for op in list(block.ops):
-            if not isinstance(op, relay.RelayOp) or isinstance(op, relay.ConstantOp):
-                continue
             try:
-                kernel = build_kernel(op, namer(kernel_name(op)))
+                if isinstance(op, FusedOp):
+                    hoist_constants(op)
+                    kernel = build_fused_kernel(op, namer(kernel_name(op)))
+                elif _is_compute(op):
+                    kernel = build_kernel(op, namer(kernel_name(op)))
+                else:
+                    continue
             except VerifyException as e:
                 raise LoweringError(f"{op.name}: {e}") from None
             module.body.block.add_op(kernel)

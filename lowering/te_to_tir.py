@@ -107,11 +107,31 @@ class KernelLowering:
     def run(self) -> tir.PrimFuncOp:
         entry = self.func.body.block
         entry.add_op(tir.ReturnOp())
-        for op in self.kernel.body.block.ops:
-            if not isinstance(op, te.ComputeOp):
+        computes = [op for op in self.kernel.body.block.ops if isinstance(op, te.ComputeOp)]
+        # A reduction whose value only flows, point for point, into an output
+        # becomes that output's producer, and the output's computation its
+        # epilogue, run in the reduction's output loop (TVM's compute_at).
+        epilogue_of: dict[te.ComputeOp, te.ComputeOp] = {}
+        outputs = [op for op in computes if op.result in self.buffers]
+        for op in computes:
+            if op.reduce is None or op.result in self.buffers:
                 continue
-            if op.result in self.buffers:
-                self.materialize(op, self.buffers[op.result])
+            for out in outputs:
+                if (
+                    out.reduce is None
+                    and out not in epilogue_of
+                    and out.result.type == op.result.type  # shares its buffer
+                    and self._flows_pointwise(op, out)
+                ):
+                    epilogue_of[out] = op
+                    self.buffers[op.result] = self.buffers[out.result]
+                    break
+        for op in computes:
+            if op in epilogue_of:
+                self.materialize(epilogue_of[op], self.buffers[op.result], op)
+            elif op.result in self.buffers:
+                if op not in epilogue_of.values():
+                    self.materialize(op, self.buffers[op.result])
             elif op.reduce is not None:
                 buf = self.entry.emit(tir.AllocOp(memref_of(op.result.type), tir.AllocScope.LOCAL))
                 self.buffers[op.result] = buf
@@ -133,7 +153,31 @@ class KernelLowering:
             ivs.append(loop.induction_var)
         return block, ivs
 
-    def materialize(self, op: te.ComputeOp, dest: SSAValue) -> None:
+    def _flows_pointwise(self, src: te.ComputeOp, out: te.ComputeOp) -> bool:
+        """Whether every read of `src` is at its reader's own index point, in a
+        chain of inlined elementwise computes that ends in `out`."""
+        for use in src.result.uses:
+            read = use.operation
+            reader = read.parent_op()
+            if not (
+                isinstance(read, te.ReadOp)
+                and isinstance(reader, te.ComputeOp)
+                and reader.reduce is None
+                and reader.extents == src.extents
+                and tuple(read.indices) == tuple(reader.axes)
+            ):
+                return False
+            if reader is out:
+                continue
+            if reader.result in self.buffers or not self._flows_pointwise(reader, out):
+                return False
+        return bool(src.result.uses)
+
+    def materialize(
+        self, op: te.ComputeOp, dest: SSAValue, epilogue: te.ComputeOp | None = None
+    ) -> None:
+        """Loops computing `op` into `dest`; a reduction's `epilogue` then runs on
+        each finished point, in place."""
         outer = self.func.body.block
         block, ivs = self.loops(outer, op.extents)
         e = _Inserter(block)
@@ -149,6 +193,8 @@ class KernelLowering:
         value = self.inline(op, [*ivs, *rivs], r)
         acc = r.emit(tir.LoadOp(dest, ivs))
         r.builder.insert(tir.StoreOp(_combine(r, kind, acc, value), dest, ivs))
+        if epilogue is not None:
+            e.builder.insert(tir.StoreOp(self.inline(epilogue, ivs, e), dest, ivs))
 
     def inline(self, op: te.ComputeOp, ivs: Sequence[SSAValue], e: Expr) -> SSAValue:
         """Emit `op`'s body at `ivs`; reads of inlined computes recurse."""

@@ -23,9 +23,7 @@ this module adds what TVM's `tvm.transform` has on top:
   and the pseudo-passes `optimize` (graph-level passes allowed at the context's opt
   level), `lower` (relay -> te -> tir -> llvm) and `default` (both), which
   `lamina-opt -p default --opt-level 2` and `run_pipeline(m, "default", ctx)`
-  expand pass by pass (instruments see each pass). Pipelines that lower leave out
-  `fuse-ops` until the lowering declares that it handles `relay.fused`
-  (`LowerRelayToTePass.lowers_fused_regions = True`).
+  expand pass by pass (instruments see each pass).
 
 `run_pipeline(module, pipeline, ctx)` runs a pipeline (text or passes) under a
 context; `lamina.compile` uses it.
@@ -553,26 +551,9 @@ LOWERING_PIPELINE: tuple[str, ...] = (
 )
 
 
-#: Graph passes whose output (`relay.fused` regions) the lowering must understand:
-#: pipelines that lower leave them out until `lower-relay-to-te`'s pass class says
-#: `lowers_fused_regions = True`.
-NEEDS_FUSED_LOWERING: frozenset[str] = frozenset({"fuse-ops"})
-
-
-def lowering_handles_fused_regions() -> bool:
-    """Whether `lower-relay-to-te` lowers `relay.fused` groups."""
-    factory = _known_pass_names().get("lower-relay-to-te")
-    return factory is not None and getattr(factory(), "lowers_fused_regions", False) is True
-
-
-def _registered(names: Iterable[str], *, lowering: bool = False) -> list[str]:
+def _registered(names: Iterable[str]) -> list[str]:
     known = _known_pass_names()
-    skip = (
-        NEEDS_FUSED_LOWERING
-        if lowering and not lowering_handles_fused_regions()
-        else frozenset()
-    )
-    return [n for n in names if n in known and n not in skip]
+    return [n for n in names if n in known]
 
 
 def standard_pipeline(
@@ -589,7 +570,7 @@ def standard_pipeline(
         if isinstance(opt_level, PassContext)
         else PassContext(opt_level=opt_level)
     )
-    names = _registered(GRAPH_PIPELINE, lowering=lower) + (
+    names = _registered(GRAPH_PIPELINE) + (
         list(LOWERING_PIPELINE) if lower else []
     )
     return [n for n in names if ctx.pass_enabled(n)]
@@ -640,7 +621,7 @@ class DefaultPipeline(PipelinePass):
     name = "default"
 
     def names(self) -> list[str]:
-        return _registered(GRAPH_PIPELINE, lowering=True) + list(LOWERING_PIPELINE)
+        return _registered(GRAPH_PIPELINE) + list(LOWERING_PIPELINE)
 
 
 PIPELINE_PASSES: tuple[type[PipelinePass], ...] = (
@@ -720,7 +701,6 @@ __all__ = [
     "EXTERNAL_OPT_LEVELS",
     "GRAPH_PIPELINE",
     "LOWERING_PIPELINE",
-    "NEEDS_FUSED_LOWERING",
     "ConfigOption",
     "DefaultPipeline",
     "LowerPipeline",
@@ -736,7 +716,6 @@ __all__ = [
     "config_options",
     "count_ops",
     "current_pass",
-    "lowering_handles_fused_regions",
     "pass_opt_level",
     "record_statistic",
     "register_config",

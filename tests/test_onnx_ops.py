@@ -109,7 +109,7 @@ def rand(*shape: int, dtype: Any = np.float32, low: float = -3, high: float = 3)
 
 
 SPECIAL = np.array([0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, np.inf, -np.inf, np.nan], np.float32)
-INTS = (np.int8, np.int32, np.int64, np.uint8)
+INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8)
 
 
 # -------------------------------------------------------------- elementwise
@@ -250,7 +250,7 @@ def test_clip_attribute_and_input_forms():
     )
 
 
-CAST_TYPES = (np.float32, np.float64, np.int8, np.int32, np.int64, np.uint8, np.bool_)
+CAST_TYPES = (np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.bool_)
 
 
 def test_cast_between_every_supported_type():
@@ -578,6 +578,58 @@ def test_slice(opset):
     check(cases, opset=opset)
 
 
+@st.composite
+def slices(draw: st.DrawFn) -> tuple[tuple[int, ...], list[list[int]]]:
+    """A shape and per-axis (start, end, step) with starts/ends past either end."""
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=6))
+    specs = []
+    for d in shape:
+        step = draw(st.sampled_from([1, 2, 3, -1, -2]))
+        # (below -d with a negative step onnx.reference follows numpy, not ONNX:
+        # see test_slice_start_below_the_axis_with_negative_step)
+        start = draw(st.integers(-d - 2 if step > 0 else -d, d + 2))
+        end = draw(st.integers(-d - 2, d + 2) | st.sampled_from([2**62, -(2**62)]))
+        specs.append([start, end, step])
+    return shape, specs
+
+
+@given(case=slices())
+@settings(max_examples=12, deadline=None)
+def test_slice_property(case):
+    shape, specs = case
+    starts, ends, steps = (np.array(v, np.int64) for v in zip(*specs, strict=True))
+    x = rand(*shape)
+    check([Case("Slice", [x, Const(starts), Const(ends), Const(np.arange(len(shape))), Const(steps)])])
+
+
+@given(
+    shape=hnp.array_shapes(min_dims=1, max_dims=4, max_side=4),
+    data=st.data(),
+    op=st.sampled_from(REDUCE),
+    keep=st.booleans(),
+)
+@settings(max_examples=12, deadline=None)
+def test_reduction_property(shape, data, op, keep):
+    axes = data.draw(st.lists(st.integers(-len(shape), len(shape) - 1), max_size=len(shape), unique_by=lambda a: a % len(shape)))
+    x = rand(*shape, low=0.5, high=1.5)
+    ins: list[Any] = [x] + ([Const(np.array(axes, np.int64))] if axes else [])
+    check([Case(op, ins, {"keepdims": int(keep)})], opset=18, rtol=1e-5, atol=1e-5)
+
+
+def test_slice_start_below_the_axis_with_negative_step():
+    """ONNX clamps a start below -size into the axis (onnxruntime and shape
+    inference agree); onnx.reference, like numpy, gives an empty slice."""
+    x = rand(3)
+    case = Case("Slice", [x, Const(np.array([-5])), Const(np.array([-(2**62)])), None, Const(np.array([-1]))])
+    model, feeds = model_of([case], 13)
+    (y,) = lamina.compile(model).run(*feeds)
+    np.testing.assert_array_equal(y, x[::-1][-1:])
+    ort = pytest.importorskip("onnxruntime")
+    model.graph.output[0].type.tensor_type.elem_type = TensorProto.FLOAT
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    np.testing.assert_array_equal(y, sess.run(None, {"c0_i0": x})[0])
+
+
 def test_gather_gather_elements_expand_tile():
     x = rand(4, 5, 3)
     idx = np.array([[0, -1], [3, 2]], np.int64)
@@ -698,6 +750,28 @@ def test_resize_opset_10_and_upsample():
     )
     np.testing.assert_allclose(linear[0, 0], want, rtol=1e-5, atol=1e-6)
     check([Case("Upsample", [x, scales])], opset=9)
+
+
+def test_legacy_opset_forms():
+    """Opset-1 forms that later became inputs or changed type (checked against
+    numpy: onnx.reference does not implement them all)."""
+    x = rand(1, 1, 2, 3)
+    cases = [
+        Case("Upsample", [x], {"height_scale": 2.0, "width_scale": 3.0, "mode": "nearest"}),
+        Case("Cast", [x * 10], {"to": "INT32"}),
+        Case("Tile", [x, Const(np.array(2, np.int64)), Const(np.array(3, np.int64))]),
+        Case("Split", [rand(5, 2), Const(np.array([2, 3], np.int64))], outputs=2),
+        Case("Reshape", [x], {"shape": [3, 2]}),
+    ]
+    model, feeds = model_of(cases, 1)
+    model.ir_version = 3
+    up, cast, tile, s0, s1, reshaped = lamina.compile(model).run(*feeds)
+    np.testing.assert_array_equal(up, x.repeat(2, axis=2).repeat(3, axis=3))
+    np.testing.assert_array_equal(cast, (x * 10).astype(np.int32))
+    np.testing.assert_array_equal(tile, np.tile(x, (1, 1, 1, 2)))
+    np.testing.assert_array_equal(np.concatenate([s0, s1]), feeds[3])
+    assert s0.shape == (2, 2)
+    np.testing.assert_array_equal(reshaped, x.reshape(3, 2))
 
 
 # ----------------------------------------------------------------- shapes

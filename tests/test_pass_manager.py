@@ -398,9 +398,8 @@ def test_standard_pipeline_contents():
     o3 = ["canonicalize", "simplify-expr", "fold-constant", "cse", "dce"]
     assert standard_pipeline(0) == lower
     assert standard_pipeline(1) == ["fold-constant", *lower]
-    # fuse-ops waits for a lowering of relay.fused (see the next test)
-    assert standard_pipeline(2) == [*o2, *lower]
-    assert standard_pipeline(3) == [*o3, *lower]
+    assert standard_pipeline(2) == [*o2, "fuse-ops", *lower]
+    assert standard_pipeline(3) == [*o3, "fuse-ops", *lower]
     assert standard_pipeline(2, lower=False) == [*o2, "fuse-ops"]
     assert standard_pipeline(3, lower=False) == [*o3, "fuse-ops"]
     assert standard_pipeline(1, lower=False) == ["fold-constant"]
@@ -408,24 +407,6 @@ def test_standard_pipeline_contents():
     assert standard_pipeline(ctx, lower=False) == ["canonicalize", "fold-constant", "dce"]
     with PassContext(opt_level=0, required_passes=["dce"]):
         assert standard_pipeline(lower=False) == ["dce"]
-
-
-def test_fuse_ops_joins_lowering_pipelines_when_lowering_handles_it(monkeypatch):
-    lower_cls = registry.all_passes()["lower-relay-to-te"]()
-    assert not manager.lowering_handles_fused_regions()
-    assert "fuse-ops" not in [p.name for p in manager.resolve_pipeline("default")]
-    monkeypatch.setattr(lower_cls, "lowers_fused_regions", True, raising=False)
-    assert manager.lowering_handles_fused_regions()
-    assert standard_pipeline(2)[:5] == [
-        "canonicalize",
-        "fold-constant",
-        "cse",
-        "dce",
-        "fuse-ops",
-    ]
-    with PassContext(opt_level=2):
-        names = [p.name for p in manager.resolve_pipeline("default")]
-    assert "fuse-ops" in names
 
 
 def test_graph_pipeline_order_follows_tvm():
@@ -439,7 +420,7 @@ def test_named_pipelines_expand():
     # expansion lists every registered pass; the context filters when running
     o2 = ["canonicalize", "simplify-expr", "fold-constant", "cse", "dce"]
     names = [p.name for p in manager.resolve_pipeline("default")]
-    assert names == [*o2, *manager.LOWERING_PIPELINE]
+    assert names == [*o2, "fuse-ops", *manager.LOWERING_PIPELINE]
     assert [p.name for p in manager.resolve_pipeline("lower")] == list(
         manager.LOWERING_PIPELINE
     )
@@ -479,7 +460,14 @@ def test_default_pipeline_lowers_to_llvm_and_instruments_see_each_pass():
     assert not relay_names(module)
     assert any(op.name == "llvm.func" for op in module.walk())
     ran = [e.removeprefix("after ") for e in rec.events if e.startswith("after ")]
-    assert ran == ["canonicalize", "fold-constant", "cse", "dce", *manager.LOWERING_PIPELINE]
+    assert ran == [
+        "canonicalize",
+        "fold-constant",
+        "cse",
+        "dce",
+        "fuse-ops",
+        *manager.LOWERING_PIPELINE,
+    ]
 
 
 def test_pipeline_pass_applies_through_xdsl():

@@ -19,7 +19,6 @@
 // CHECK-NEXT:  }
 // CHECK-LABEL: tir.prim_func @dense(
 // CHECK-SAME:  [[ARG0:%[0-9A-Za-z_]+]]: memref<1x4xf32>, [[ARG1:%[0-9A-Za-z_]+]]: memref<8x4xf32>, [[ARG2:%[0-9A-Za-z_]+]]: memref<8xf32>, [[ARG3:%[0-9A-Za-z_]+]]: memref<1x8xf32>) {
-// CHECK-NEXT:    [[BUF0:%[0-9A-Za-z_]+]] = tir.alloc local : memref<1x8xf32>
 // CHECK-NEXT:    [[C0:%[0-9A-Za-z_]+]] = arith.constant 0 : index
 // CHECK-NEXT:    [[C1:%[0-9A-Za-z_]+]] = arith.constant 1 : index
 // CHECK-NEXT:    [[C2:%[0-9A-Za-z_]+]] = arith.constant 8 : index
@@ -27,23 +26,19 @@
 // CHECK-NEXT:    tir.for serial [[IV0:%[0-9A-Za-z_]+]] = [[C0]] to [[C1]] step [[C1]] {
 // CHECK-NEXT:      tir.for serial [[IV1:%[0-9A-Za-z_]+]] = [[C0]] to [[C2]] step [[C1]] {
 // CHECK-NEXT:        [[C4:%[0-9A-Za-z_]+]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:        tir.store [[C4]], [[BUF0]]{{\[}}[[IV0]], [[IV1]]] : memref<1x8xf32>
+// CHECK-NEXT:        tir.store [[C4]], [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x8xf32>
 // CHECK-NEXT:        tir.for serial [[IV2:%[0-9A-Za-z_]+]] = [[C0]] to [[C3]] step [[C1]] {
 // CHECK-NEXT:          [[LD0:%[0-9A-Za-z_]+]] = tir.load [[ARG0]]{{\[}}[[IV0]], [[IV2]]] : memref<1x4xf32>
 // CHECK-NEXT:          [[LD1:%[0-9A-Za-z_]+]] = tir.load [[ARG1]]{{\[}}[[IV1]], [[IV2]]] : memref<8x4xf32>
 // CHECK-NEXT:          [[V0:%[0-9A-Za-z_]+]] = arith.mulf [[LD0]], [[LD1]] : f32
-// CHECK-NEXT:          [[LD2:%[0-9A-Za-z_]+]] = tir.load [[BUF0]]{{\[}}[[IV0]], [[IV1]]] : memref<1x8xf32>
+// CHECK-NEXT:          [[LD2:%[0-9A-Za-z_]+]] = tir.load [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x8xf32>
 // CHECK-NEXT:          [[V1:%[0-9A-Za-z_]+]] = arith.addf [[LD2]], [[V0]] : f32
-// CHECK-NEXT:          tir.store [[V1]], [[BUF0]]{{\[}}[[IV0]], [[IV1]]] : memref<1x8xf32>
+// CHECK-NEXT:          tir.store [[V1]], [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x8xf32>
 // CHECK-NEXT:        }
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
-// CHECK-NEXT:    tir.for serial [[IV3:%[0-9A-Za-z_]+]] = [[C0]] to [[C1]] step [[C1]] {
-// CHECK-NEXT:      tir.for serial [[IV4:%[0-9A-Za-z_]+]] = [[C0]] to [[C2]] step [[C1]] {
-// CHECK-NEXT:        [[LD3:%[0-9A-Za-z_]+]] = tir.load [[BUF0]]{{\[}}[[IV3]], [[IV4]]] : memref<1x8xf32>
-// CHECK-NEXT:        [[LD4:%[0-9A-Za-z_]+]] = tir.load [[ARG2]]{{\[}}[[IV4]]] : memref<8xf32>
+// CHECK-NEXT:        [[LD3:%[0-9A-Za-z_]+]] = tir.load [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x8xf32>
+// CHECK-NEXT:        [[LD4:%[0-9A-Za-z_]+]] = tir.load [[ARG2]]{{\[}}[[IV1]]] : memref<8xf32>
 // CHECK-NEXT:        [[V2:%[0-9A-Za-z_]+]] = arith.addf [[LD3]], [[LD4]] : f32
-// CHECK-NEXT:        tir.store [[V2]], [[ARG3]]{{\[}}[[IV3]], [[IV4]]] : memref<1x8xf32>
+// CHECK-NEXT:        tir.store [[V2]], [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x8xf32>
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    tir.return
@@ -65,7 +60,6 @@
 // CHECK-NEXT:  }
 // CHECK-LABEL: tir.prim_func @dense_1(
 // CHECK-SAME:  [[ARG0:%[0-9A-Za-z_]+]]: memref<1x8xf32>, [[ARG1:%[0-9A-Za-z_]+]]: memref<3x8xf32>, [[ARG2:%[0-9A-Za-z_]+]]: memref<3xf32>, [[ARG3:%[0-9A-Za-z_]+]]: memref<1x3xf32>) {
-// CHECK-NEXT:    [[BUF0:%[0-9A-Za-z_]+]] = tir.alloc local : memref<1x3xf32>
 // CHECK-NEXT:    [[C0:%[0-9A-Za-z_]+]] = arith.constant 0 : index
 // CHECK-NEXT:    [[C1:%[0-9A-Za-z_]+]] = arith.constant 1 : index
 // CHECK-NEXT:    [[C2:%[0-9A-Za-z_]+]] = arith.constant 3 : index
@@ -73,23 +67,19 @@
 // CHECK-NEXT:    tir.for serial [[IV0:%[0-9A-Za-z_]+]] = [[C0]] to [[C1]] step [[C1]] {
 // CHECK-NEXT:      tir.for serial [[IV1:%[0-9A-Za-z_]+]] = [[C0]] to [[C2]] step [[C1]] {
 // CHECK-NEXT:        [[C4:%[0-9A-Za-z_]+]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:        tir.store [[C4]], [[BUF0]]{{\[}}[[IV0]], [[IV1]]] : memref<1x3xf32>
+// CHECK-NEXT:        tir.store [[C4]], [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x3xf32>
 // CHECK-NEXT:        tir.for serial [[IV2:%[0-9A-Za-z_]+]] = [[C0]] to [[C3]] step [[C1]] {
 // CHECK-NEXT:          [[LD0:%[0-9A-Za-z_]+]] = tir.load [[ARG0]]{{\[}}[[IV0]], [[IV2]]] : memref<1x8xf32>
 // CHECK-NEXT:          [[LD1:%[0-9A-Za-z_]+]] = tir.load [[ARG1]]{{\[}}[[IV1]], [[IV2]]] : memref<3x8xf32>
 // CHECK-NEXT:          [[V0:%[0-9A-Za-z_]+]] = arith.mulf [[LD0]], [[LD1]] : f32
-// CHECK-NEXT:          [[LD2:%[0-9A-Za-z_]+]] = tir.load [[BUF0]]{{\[}}[[IV0]], [[IV1]]] : memref<1x3xf32>
+// CHECK-NEXT:          [[LD2:%[0-9A-Za-z_]+]] = tir.load [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x3xf32>
 // CHECK-NEXT:          [[V1:%[0-9A-Za-z_]+]] = arith.addf [[LD2]], [[V0]] : f32
-// CHECK-NEXT:          tir.store [[V1]], [[BUF0]]{{\[}}[[IV0]], [[IV1]]] : memref<1x3xf32>
+// CHECK-NEXT:          tir.store [[V1]], [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x3xf32>
 // CHECK-NEXT:        }
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
-// CHECK-NEXT:    tir.for serial [[IV3:%[0-9A-Za-z_]+]] = [[C0]] to [[C1]] step [[C1]] {
-// CHECK-NEXT:      tir.for serial [[IV4:%[0-9A-Za-z_]+]] = [[C0]] to [[C2]] step [[C1]] {
-// CHECK-NEXT:        [[LD3:%[0-9A-Za-z_]+]] = tir.load [[BUF0]]{{\[}}[[IV3]], [[IV4]]] : memref<1x3xf32>
-// CHECK-NEXT:        [[LD4:%[0-9A-Za-z_]+]] = tir.load [[ARG2]]{{\[}}[[IV4]]] : memref<3xf32>
+// CHECK-NEXT:        [[LD3:%[0-9A-Za-z_]+]] = tir.load [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x3xf32>
+// CHECK-NEXT:        [[LD4:%[0-9A-Za-z_]+]] = tir.load [[ARG2]]{{\[}}[[IV1]]] : memref<3xf32>
 // CHECK-NEXT:        [[V2:%[0-9A-Za-z_]+]] = arith.addf [[LD3]], [[LD4]] : f32
-// CHECK-NEXT:        tir.store [[V2]], [[ARG3]]{{\[}}[[IV3]], [[IV4]]] : memref<1x3xf32>
+// CHECK-NEXT:        tir.store [[V2]], [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x3xf32>
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    tir.return
