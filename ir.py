@@ -15,7 +15,6 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from lamina.dialects import resources
 from lamina.dialects.relay import Relay
-from lamina.dialects.relay_region import RelayRegion
 from lamina.dialects.te import TE
 from lamina.dialects.tir import TIR
 from lamina.errors import IRError
@@ -39,7 +38,6 @@ def lamina_dialects() -> tuple[Dialect, ...]:
         llvm.LLVM,
         *([LLVMExt] if LLVMExt else []),
         Relay,
-        RelayRegion,
         TE,
         TIR,
     )

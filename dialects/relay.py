@@ -2080,7 +2080,10 @@ RELAY_OPS: tuple[type[RelayOp], ...] = (
     ResizeOp,
 )
 
-Relay = Dialect("relay", list(RELAY_OPS), [])
+# Region ops (fused groups) are defined beside the graph ops, in relay_region.py.
+from lamina.dialects.relay_region import FusedOp, YieldOp  # noqa: E402
+
+Relay = Dialect("relay", [*RELAY_OPS, FusedOp, YieldOp], [])
 
 __all__ = [
     "RELAY_OPS",

@@ -20,11 +20,8 @@ attributes say what the group is (`lamina.composite = "conv_bias_relu"`,
 The custom form is the generic form without the quotes around the name; the
 attribute dictionary follows the region, as in the generic form.
 
-These ops live in their own `Dialect` object, `RelayRegion` (named
-`relay_region`, because the name `relay` is taken by `lamina.dialects.relay.Relay`),
-while their op names are `relay.*`: load it next to `Relay` in a context
-(`lamina.ir.context()` and `lamina-opt` do). Merging both into one `relay` dialect
-is a one-line change in `dialects/relay.py`.
+They belong to the `relay` dialect (`lamina.dialects.relay.Relay` lists them);
+this module keeps the region ops apart from the graph ops' type inference.
 """
 
 from __future__ import annotations
@@ -32,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from xdsl.dialects.builtin import FunctionType
-from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -182,6 +179,5 @@ class YieldOp(IRDLOperation):
 
 RELAY_REGION_OPS: tuple[type[IRDLOperation], ...] = (FusedOp, YieldOp)
 
-RelayRegion = Dialect("relay_region", list(RELAY_REGION_OPS), [])
 
-__all__ = ["RELAY_REGION_OPS", "FusedOp", "RelayRegion", "YieldOp"]
+__all__ = ["RELAY_REGION_OPS", "FusedOp", "YieldOp"]

@@ -72,7 +72,6 @@ class LaminaOptMain(xDSLOptMain):
         # live in dialects of other names, so they must be loaded to be found.
         self.ctx.load_registered_dialect("builtin")
         self.ctx.load_registered_dialect("llvm_ext")
-        self.ctx.load_registered_dialect("relay_region")
 
     def register_all_passes(self) -> None:
         super().register_all_passes()
