@@ -56,6 +56,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
+    Signedness,
     StringAttr,
     UnitAttr,
     VectorType,
@@ -82,18 +83,18 @@ _FLOATS = (Float16Type, Float32Type, Float64Type)
 
 # ============================================================================ types
 def convert_type(t: Attribute) -> Attribute:
-    """The llvm-dialect type of a TIR value: `index` is i64, a memref a pointer."""
+    """The llvm-dialect type of a TIR value: `index` is i64, a memref a pointer, and
+    integers are signless (LLVM's ops carry the signedness)."""
     if isinstance(t, IndexType):
         return i64
     if isinstance(t, MemRefType):
         return PTR
+    if isinstance(t, IntegerType) and t.signedness.data != Signedness.SIGNLESS:
+        return IntegerType(t.width.data)
     if isinstance(t, VectorType):
         elem = t.get_element_type()
-        return (
-            VectorType(convert_type(elem), t.get_shape())
-            if (isinstance(elem, IndexType))
-            else t
-        )
+        new = convert_type(elem)
+        return t if new == elem else VectorType(new, t.get_shape())
     return t
 
 

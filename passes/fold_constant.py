@@ -137,6 +137,32 @@ def _transpose(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     return np.transpose(args[0], relay.ints_prop(op, "perm"))
 
 
+@register_evaluator("relay.rsqrt")
+def _rsqrt(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return 1.0 / np.sqrt(args[0])
+
+
+def _along(op: Operation, v: np.ndarray, rank: int) -> np.ndarray:
+    """A per-channel vector shaped to broadcast along the op's `axis` (1)."""
+    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", 1), rank)
+    return v.reshape((-1,) + (1,) * (rank - 1 - axis))
+
+
+@register_evaluator("relay.bias_add")
+def _bias_add(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return args[0] + _along(op, args[1], args[0].ndim)
+
+
+@register_evaluator("relay.batch_norm")
+def _batch_norm(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    x, gamma, beta, mean, var = args
+    eps = relay.float_prop(op, "epsilon", 1e-5)
+    r = x.ndim
+    return (x - _along(op, mean, r)) / np.sqrt(_along(op, var, r) + eps) * _along(
+        op, gamma, r
+    ) + _along(op, beta, r)
+
+
 def evaluate(block: Block, args: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Run a graph block (a function body or a `relay.fused` body) on numpy arrays
     with `EVALUATORS`: a reference interpreter for testing graph passes. Returns

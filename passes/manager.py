@@ -531,8 +531,7 @@ class PassContext:
 # ------------------------------------------------------------------- pipelines
 #: lamina's graph-level optimizations in the order TVM's build runs them; each runs
 #: from its own opt level (O1: simplify-inference, fold-constant; O2: + canonicalize,
-#: cse, dce, fuse-ops; O3: + simplify-expr). Names not registered (yet:
-#: simplify-inference, which waits for batch_norm/dropout ops) are left out.
+#: cse, dce, fuse-ops; O3: + simplify-expr). Names not registered are left out.
 GRAPH_PIPELINE: tuple[str, ...] = (
     "simplify-inference",
     "canonicalize",

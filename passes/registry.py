@@ -43,6 +43,18 @@ def _simplify_expr() -> type[ModulePass]:
     return SimplifyExprPass
 
 
+def _simplify_inference() -> type[ModulePass]:
+    from lamina.passes.simplify_inference import SimplifyInferencePass
+
+    return SimplifyInferencePass
+
+
+def _canonicalize() -> type[ModulePass]:
+    from lamina.passes.canonicalize import CanonicalizePass
+
+    return CanonicalizePass
+
+
 def _manager(cls: str) -> Callable[[], type[ModulePass]]:
     def load() -> type[ModulePass]:
         from lamina.passes import manager
@@ -69,12 +81,14 @@ LAMINA_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "fold-constant": _fold_constant,
     "fuse-ops": _fuse_ops,
     "simplify-expr": _simplify_expr,
-    "canonicalize": _xdsl("xdsl.transforms.canonicalize", "CanonicalizePass"),
+    # xDSL's canonicalize plus relay's canonical forms (passes/canonicalize.py).
+    "canonicalize": _canonicalize,
     "cse": _xdsl(
         "xdsl.transforms.common_subexpression_elimination",
         "CommonSubexpressionElimination",
     ),
     "dce": _xdsl("xdsl.transforms.dead_code_elimination", "DeadCodeElimination"),
+    "simplify-inference": _simplify_inference,
     # Named pipelines, usable as passes (`-p default`); see passes/manager.py.
     "optimize": _manager("OptimizePipeline"),
     "lower": _manager("LowerPipeline"),
