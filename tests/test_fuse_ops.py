@@ -242,3 +242,52 @@ def test_fusion_keeps_the_computation_and_its_rules(case):
     got = evaluate(fn.body.block, inputs)
     for e, g in zip(expected, got, strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-6)
+
+
+# ------------------------------------- TVM's test_pass_fuse_ops cases on conv/concat
+CONV_ADD_RELU = """
+func.func @main(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %b: tensor<1x6x1x1xf32>) -> tensor<1x6x8x8xf32> {
+  %0 = relay.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>)
+  %1 = relay.add %0, %b : (tensor<1x6x8x8xf32>, tensor<1x6x1x1xf32>)
+  %2 = relay.relu %1 : tensor<1x6x8x8xf32>
+  func.return %2 : tensor<1x6x8x8xf32>
+}"""
+
+
+def test_conv_add_relu_is_one_group_and_one_kernel():
+    m = run(CONV_ADD_RELU)
+    assert fused_groups(m) == [["conv2d", "add", "relu"]]
+    rng = np.random.default_rng(0)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((1, 4, 8, 8), (6, 4, 3, 3), (1, 6, 1, 1)))
+    fused = lamina.compile(lamina.parse(CONV_ADD_RELU), opt_level=3).run(x, w, b)[0]
+    plain = lamina.compile(lamina.parse(CONV_ADD_RELU), opt_level=0).run(x, w, b)[0]
+    np.testing.assert_allclose(fused, plain, rtol=1e-5, atol=1e-6)
+
+
+def test_concatenate_of_injective_branches():
+    # TVM's tuple case: the injective producers of a concatenate join it.
+    m = run("""
+    func.func @main(%x: tensor<2x4xf32>, %y: tensor<2x4xf32>) -> tensor<4x4xf32> {
+      %a = relay.relu %x : tensor<2x4xf32>
+      %b = relay.exp %y : tensor<2x4xf32>
+      %c = relay.concatenate %a, %b {axis = 0 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<4x4xf32>
+      %d = relay.negative %c : tensor<4x4xf32>
+      func.return %d : tensor<4x4xf32>
+    }""")
+    groups = fused_groups(m)
+    assert ["concatenate", "negative"] in [g[-2:] for g in groups]
+    assert sum(len(g) for g in groups) == 4
+
+
+def test_reduction_takes_its_elementwise_prologue_not_its_epilogue():
+    # TVM: elementwise producers fuse into a comm-reduce; a comm-reduce does not
+    # fuse into its consumers, which form their own group.
+    m = run("""
+    func.func @main(%x: tensor<4x8xf32>, %s: tensor<4xf32>) -> tensor<4xf32> {
+      %e = relay.exp %x : tensor<4x8xf32>
+      %0 = relay.sum %e {axes = array<i64: 1>} : (tensor<4x8xf32>)
+      %1 = relay.multiply %0, %s : tensor<4xf32>
+      %2 = relay.relu %1 : tensor<4xf32>
+      func.return %2 : tensor<4xf32>
+    }""")
+    assert fused_groups(m) == [["exp", "sum"], ["multiply", "relu"]]
