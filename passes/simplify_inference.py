@@ -66,7 +66,7 @@ def _new_constant(array: np.ndarray, like: TensorType, name: str) -> relay.Const
 
 
 def _single_use(value: SSAValue) -> bool:
-    return value.has_one_use() if hasattr(value, "has_one_use") else len(list(value.uses)) == 1
+    return value.has_one_use()
 
 
 def _erase_if_dead(values: list[SSAValue]) -> None:

@@ -464,6 +464,7 @@ def test_default_pipeline_lowers_to_llvm_and_instruments_see_each_pass():
     assert any(op.name == "llvm.func" for op in module.walk())
     ran = [e.removeprefix("after ") for e in rec.events if e.startswith("after ")]
     assert ran == [
+        "simplify-inference",
         "canonicalize",
         "fold-constant",
         "cse",
