@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -27,9 +28,10 @@ from xdsl.dialects.builtin import (
     FunctionType,
     MemRefType,
     ModuleOp,
+    StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
@@ -39,6 +41,7 @@ from lamina.dialects.te import ReduceKind
 from lamina.errors import LoweringError
 from lamina.lowering.expr import Expr
 from lamina.lowering.relay_to_te import SymbolNamer
+from lamina.lowering.topi import Kernel
 from lamina.runtime.dtypes import numpy_dtype
 
 # Identity element of each reduction, as a float (integers use min/max of type).
@@ -53,8 +56,6 @@ def memref_of(t: Attribute) -> MemRefType:
 def _reduce_init(kind: ReduceKind, elem: Attribute) -> float | int:
     if kind in _INIT:
         return _INIT[kind]
-    import numpy as np
-
     dt = numpy_dtype(elem)
     if np.issubdtype(dt, np.floating):
         return -float("inf") if kind == ReduceKind.MAX else float("inf")
@@ -246,7 +247,7 @@ class GraphLowering:
             fn.sym_name.data,
             FunctionType.from_lists([*ins, *outs], []),
             arg_attrs=ArrayAttr(
-                [DictionaryAttr({"lamina.name": _str(n)}) for n in names]
+                [DictionaryAttr({"lamina.name": StringAttr(n)}) for n in names]
             ),
         )
         block = new.body.block
@@ -294,19 +295,11 @@ class GraphLowering:
         kernel = te.FuncOp(name)
         ph = te.PlaceholderOp("in0", tt)
         kernel.body.block.add_op(ph)
-        from lamina.lowering.topi import Kernel
-
         out = Kernel(kernel.body.block).compute(tt, lambda x, i: x.read(ph.result, i))
         kernel.body.block.add_op(te.OutputOp([out]))
         self.module.body.block.add_op(KernelLowering(kernel).run())
         self.copies[t] = name
         return name
-
-
-def _str(s: str) -> Attribute:
-    from xdsl.dialects.builtin import StringAttr
-
-    return StringAttr(s)
 
 
 def _names(attrs: ArrayAttr[DictionaryAttr] | None, prefix: str, n: int) -> list[str]:
@@ -326,8 +319,6 @@ def _tir_constant(op: relay.ConstantOp) -> Operation:
     t = op.output.type
     assert isinstance(t, TensorType)
     if isinstance(value, DenseIntOrFPElementsAttr):
-        import numpy as np
-
         arr = np.asarray(value.get_values(), dtype=numpy_dtype(t.get_element_type()))
         arr = np.broadcast_to(arr, t.get_shape()) if arr.size == 1 else arr
         key = blobs.add("cst", np.ascontiguousarray(arr.reshape(t.get_shape())))
@@ -363,4 +354,4 @@ def _is_graph(fn: func.FuncOp) -> bool:
     )
 
 
-__all__ = ["LowerTeToTirPass", "Region"]
+__all__ = ["LowerTeToTirPass"]
