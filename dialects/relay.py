@@ -584,6 +584,48 @@ class LogicalXorOp(LogicalBinaryOp):
     name = "relay.logical_xor"
 
 
+class BitwiseBinaryOp(BinaryOp):
+    """Integer bitwise and/or/xor and shifts with broadcasting. Shifting by the
+    bit width or more gives 0 (or -1 for a right shift of a negative value), as
+    in numpy."""
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        out = super().infer(types, props)
+        require_element(cls.name, types[0], integer=True)
+        return out
+
+
+@irdl_op_definition
+class BitwiseAndOp(BitwiseBinaryOp):
+    name = "relay.bitwise_and"
+    COMMUTATIVE: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class BitwiseOrOp(BitwiseBinaryOp):
+    name = "relay.bitwise_or"
+    COMMUTATIVE: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class BitwiseXorOp(BitwiseBinaryOp):
+    name = "relay.bitwise_xor"
+    COMMUTATIVE: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class LeftShiftOp(BitwiseBinaryOp):
+    name = "relay.left_shift"
+
+
+@irdl_op_definition
+class RightShiftOp(BitwiseBinaryOp):
+    """Logical for unsigned integers, arithmetic for signed ones."""
+
+    name = "relay.right_shift"
+
+
 class CompareOp(BinaryOp):
     """Elementwise comparison with broadcasting; the result is boolean (i1).
     Float comparisons are ordered (false on NaN) except `not_equal` (true on NaN),
@@ -720,6 +762,12 @@ class LogicalNotOp(UnaryOp):
     ELEMENTS: ClassVar[dict[str, bool]] = {"boolean": True}
 
 
+@irdl_op_definition
+class BitwiseNotOp(UnaryOp):
+    name = "relay.bitwise_not"
+    ELEMENTS: ClassVar[dict[str, bool]] = {"integer": True}
+
+
 class FloatUnaryOp(UnaryOp):
     """Elementwise math on floating-point tensors."""
 
@@ -791,6 +839,46 @@ class TanhOp(FloatUnaryOp):
 @irdl_op_definition
 class ErfOp(FloatUnaryOp):
     name = "relay.erf"
+
+
+@irdl_op_definition
+class AsinOp(FloatUnaryOp):
+    name = "relay.asin"
+
+
+@irdl_op_definition
+class AcosOp(FloatUnaryOp):
+    name = "relay.acos"
+
+
+@irdl_op_definition
+class AtanOp(FloatUnaryOp):
+    name = "relay.atan"
+
+
+@irdl_op_definition
+class SinhOp(FloatUnaryOp):
+    name = "relay.sinh"
+
+
+@irdl_op_definition
+class CoshOp(FloatUnaryOp):
+    name = "relay.cosh"
+
+
+@irdl_op_definition
+class AsinhOp(FloatUnaryOp):
+    name = "relay.asinh"
+
+
+@irdl_op_definition
+class AcoshOp(FloatUnaryOp):
+    name = "relay.acosh"
+
+
+@irdl_op_definition
+class AtanhOp(FloatUnaryOp):
+    name = "relay.atanh"
 
 
 @irdl_op_definition
@@ -1999,6 +2087,12 @@ RELAY_OPS: tuple[type[RelayOp], ...] = (
     LogicalAndOp,
     LogicalOrOp,
     LogicalXorOp,
+    BitwiseAndOp,
+    BitwiseOrOp,
+    BitwiseXorOp,
+    LeftShiftOp,
+    RightShiftOp,
+    BitwiseNotOp,
     EqualOp,
     NotEqualOp,
     LessOp,
@@ -2025,6 +2119,14 @@ RELAY_OPS: tuple[type[RelayOp], ...] = (
     TanOp,
     TanhOp,
     ErfOp,
+    AsinOp,
+    AcosOp,
+    AtanOp,
+    SinhOp,
+    CoshOp,
+    AsinhOp,
+    AcoshOp,
+    AtanhOp,
     SigmoidOp,
     SoftplusOp,
     SoftsignOp,
@@ -2088,10 +2190,16 @@ Relay = Dialect("relay", [*RELAY_OPS, FusedOp, YieldOp], [])
 __all__ = [
     "RELAY_OPS",
     "AbsOp",
+    "AcosOp",
+    "AcoshOp",
     "AddOp",
     "ArgMaxOp",
     "ArgMinOp",
     "ArgReduceOp",
+    "AsinOp",
+    "AsinhOp",
+    "AtanOp",
+    "AtanhOp",
     "AvgPool1DOp",
     "AvgPool2DOp",
     "AvgPool3DOp",
@@ -2099,6 +2207,11 @@ __all__ = [
     "BatchNormOp",
     "BiasAddOp",
     "BinaryOp",
+    "BitwiseAndOp",
+    "BitwiseBinaryOp",
+    "BitwiseNotOp",
+    "BitwiseOrOp",
+    "BitwiseXorOp",
     "BroadcastToOp",
     "CastOp",
     "CeilOp",
@@ -2115,6 +2228,7 @@ __all__ = [
     "ConvOp",
     "ConvTransposeOp",
     "CosOp",
+    "CoshOp",
     "DenseOp",
     "DivideOp",
     "EluOp",
@@ -2134,6 +2248,7 @@ __all__ = [
     "LRNOp",
     "LayerNormOp",
     "LeakyReluOp",
+    "LeftShiftOp",
     "LessEqualOp",
     "LessOp",
     "LogOp",
@@ -2172,12 +2287,14 @@ __all__ = [
     "ReluOp",
     "ReshapeOp",
     "ResizeOp",
+    "RightShiftOp",
     "RoundOp",
     "RsqrtOp",
     "SeluOp",
     "SigmoidOp",
     "SignOp",
     "SinOp",
+    "SinhOp",
     "SoftmaxBase",
     "SoftmaxOp",
     "SoftplusOp",

@@ -180,6 +180,14 @@ _UNARY: dict[str, type[relay.RelayOp]] = {
     "Tan": relay.TanOp,
     "Tanh": relay.TanhOp,
     "Erf": relay.ErfOp,
+    "Asin": relay.AsinOp,
+    "Acos": relay.AcosOp,
+    "Atan": relay.AtanOp,
+    "Sinh": relay.SinhOp,
+    "Cosh": relay.CoshOp,
+    "Asinh": relay.AsinhOp,
+    "Acosh": relay.AcoshOp,
+    "Atanh": relay.AtanhOp,
     "Sigmoid": relay.SigmoidOp,
     "Softplus": relay.SoftplusOp,
     "Softsign": relay.SoftsignOp,
@@ -1140,3 +1148,471 @@ def _upsample(ctx: NodeContext) -> Sequence[SSAValue]:
     if mode == "bilinear":
         mode = "linear"
     return [_resize_to(ctx, x, size, scales, None, mode, "asymmetric", "floor")]
+
+
+# ------------------------------------------------- decomposed activations
+def _zeros_like(ctx: NodeContext, x: SSAValue) -> SSAValue:
+    return _scalar(ctx, 0, x)
+
+
+@converter("IsNaN", emits=("relay.not_equal",), notes="x != x")
+def _isnan(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    return [ctx.emit(relay.NotEqualOp(x, x))]
+
+
+@converter("IsInf", emits=("relay.equal", "relay.abs"), notes="detect_negative, detect_positive")
+def _isinf(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    neg, pos = int(ctx.attr("detect_negative", 1)), int(ctx.attr("detect_positive", 1))
+    if neg and pos:
+        return [ctx.emit(relay.EqualOp(ctx.emit(relay.AbsOp(x)), _scalar(ctx, np.inf, x)))]
+    if pos or neg:
+        return [ctx.emit(relay.EqualOp(x, _scalar(ctx, np.inf if pos else -np.inf, x)))]
+    return [ctx.constant(np.zeros(shape(x), dtype=np.bool_), "isinf")]
+
+
+@converter("Celu", emits=("relay.maximum", "relay.minimum", "relay.exp"))
+def _celu(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    alpha = float(ctx.attr("alpha", 1.0))
+    e = ctx.emit(relay.ExpOp(ctx.emit(relay.DivideOp(x, _scalar(ctx, alpha, x)))))
+    neg = ctx.emit(relay.SubtractOp(e, _scalar(ctx, 1, x)))
+    neg = ctx.emit(relay.MultiplyOp(_scalar(ctx, alpha, x), neg))
+    neg = ctx.emit(relay.MinimumOp(_zeros_like(ctx, x), neg))
+    return [ctx.emit(relay.AddOp(ctx.emit(relay.MaximumOp(_zeros_like(ctx, x), x)), neg))]
+
+
+@converter("Mish", emits=("relay.softplus", "relay.tanh", "relay.multiply"))
+def _mish(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    t = ctx.emit(relay.TanhOp(ctx.emit(relay.SoftplusOp(x))))
+    return [ctx.emit(relay.MultiplyOp(x, t))]
+
+
+@converter("Swish", emits=("relay.sigmoid", "relay.multiply"))
+def _swish(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    alpha = float(ctx.attr("alpha", 1.0))
+    ax = x if alpha == 1.0 else ctx.emit(relay.MultiplyOp(_scalar(ctx, alpha, x), x))
+    return [ctx.emit(relay.MultiplyOp(x, ctx.emit(relay.SigmoidOp(ax))))]
+
+
+@converter("ThresholdedRelu", emits=("relay.greater", "relay.where"))
+def _thresholded_relu(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    alpha = float(ctx.attr("alpha", 1.0))
+    cond = ctx.emit(relay.GreaterOp(x, _scalar(ctx, alpha, x)))
+    return [ctx.emit(relay.WhereOp(cond, x, _zeros_like(ctx, x)))]
+
+
+@converter("Shrink", emits=("relay.less", "relay.greater", "relay.where"))
+def _shrink(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    lambd, bias = float(ctx.attr("lambd", 0.5)), float(ctx.attr("bias", 0.0))
+    # For integer x a fractional lambd truncates toward zero, which keeps the
+    # comparisons exact.
+    lo = ctx.emit(relay.LessOp(x, _scalar(ctx, -lambd, x)))
+    hi = ctx.emit(relay.GreaterOp(x, _scalar(ctx, lambd, x)))
+    b = _scalar(ctx, bias, x)
+    inner = ctx.emit(relay.WhereOp(hi, ctx.emit(relay.SubtractOp(x, b)), _zeros_like(ctx, x)))
+    return [ctx.emit(relay.WhereOp(lo, ctx.emit(relay.AddOp(x, b)), inner))]
+
+
+# --------------------------------------------------- decomposed normalizations
+@converter("RMSNormalization", emits=("relay.mean", "relay.rsqrt", "relay.multiply"))
+def _rms_norm(ctx: NodeContext) -> Sequence[SSAValue]:
+    x, scale = ctx.input(0), ctx.input(1)
+    rank = _rank(x)
+    axis = _axis(ctx, int(ctx.attr("axis", -1)), rank)
+    eps = float(ctx.attr("epsilon", 1e-5))
+    if int(ctx.attr("stash_type", 1)) != 1:
+        raise ctx.unsupported("stash_type other than 1 (float) is not supported")
+    axes = relay.i64_array(range(axis, rank))
+    sq = ctx.emit(relay.MeanOp(ctx.emit(relay.MultiplyOp(x, x)), axes=axes, keepdims=UnitAttr()))
+    rms = ctx.emit(relay.SqrtOp(ctx.emit(relay.AddOp(sq, _scalar(ctx, eps, sq)))))
+    y = ctx.emit(relay.MultiplyOp(x, ctx.emit(relay.ReciprocalOp(rms))))
+    return [ctx.emit(relay.MultiplyOp(y, scale))]
+
+
+@converter("MeanVarianceNormalization", emits=("relay.mean", "relay.sqrt", "relay.divide"))
+def _mvn(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    rank = _rank(x)
+    axes_list = sorted(_axis(ctx, int(a), rank) for a in ctx.attr("axes", [0, 2, 3]))
+    axes = relay.i64_array(axes_list)
+    mean = ctx.emit(relay.MeanOp(x, axes=axes, keepdims=UnitAttr()))
+    ex2 = ctx.emit(relay.MeanOp(ctx.emit(relay.MultiplyOp(x, x)), axes=axes, keepdims=UnitAttr()))
+    var = ctx.emit(relay.SubtractOp(ex2, ctx.emit(relay.MultiplyOp(mean, mean))))
+    std = ctx.emit(relay.AddOp(ctx.emit(relay.SqrtOp(var)), _scalar(ctx, 1e-9, var)))
+    return [ctx.emit(relay.DivideOp(ctx.emit(relay.SubtractOp(x, mean)), std))]
+
+
+@converter("LpNormalization", emits=("relay.sum", "relay.divide", "relay.where"), notes="p=1, 2")
+def _lp_norm(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    axis = _axis(ctx, int(ctx.attr("axis", -1)), _rank(x))
+    p = int(ctx.attr("p", 2))
+    if p not in (1, 2):
+        raise ctx.unsupported(f"p={p} is not supported (1 and 2 are)")
+    axes = relay.i64_array([axis])
+    if p == 1:
+        norm = ctx.emit(relay.SumOp(ctx.emit(relay.AbsOp(x)), axes=axes, keepdims=UnitAttr()))
+    else:
+        sq = ctx.emit(relay.SumOp(ctx.emit(relay.MultiplyOp(x, x)), axes=axes, keepdims=UnitAttr()))
+        norm = ctx.emit(relay.SqrtOp(sq))
+    zero = _zeros_like(ctx, x)
+    is_zero = ctx.emit(relay.EqualOp(norm, zero))
+    return [ctx.emit(relay.WhereOp(is_zero, zero, ctx.emit(relay.DivideOp(x, norm))))]
+
+
+# ---------------------------------------------------------------- attention
+def _repeat_heads(ctx: NodeContext, x: SSAValue, reps: int) -> SSAValue:
+    """np.repeat(x, reps, axis=1) of a [b, h, s, d] tensor."""
+    if reps == 1:
+        return x
+    b, h, s, d = shape(x)
+    x = _reshape(ctx, x, [b, h, 1, s, d])
+    x = ctx.emit(relay.BroadcastToOp(x, shape=relay.i64_array([b, h, reps, s, d])))
+    return _reshape(ctx, x, [b, h * reps, s, d])
+
+
+def _mask_bias(ctx: NodeContext, mask: SSAValue, like: SSAValue) -> SSAValue:
+    """A boolean mask as an additive bias (0 where true, -inf where false)."""
+    if _elem(mask) != IntegerType(1):
+        return mask
+    return ctx.emit(
+        relay.WhereOp(mask, _zeros_like(ctx, like), _scalar(ctx, -np.inf, like))
+    )
+
+
+@converter(
+    "Attention",
+    emits=(
+        "relay.matmul",
+        "relay.transpose",
+        "relay.reshape",
+        "relay.softmax",
+        "relay.where",
+        "relay.concatenate",
+    ),
+    notes="3-D/4-D, masks, causal, sliding windows, GQA, softcap, past KV, "
+    "qk_matmul_output_mode 0-3; no nonpad_kv_seqlen",
+)
+def _attention(ctx: NodeContext) -> Sequence[SSAValue]:
+    q, k, v = ctx.input(0), ctx.input(1), ctx.input(2)
+    mask = ctx.optional_input(3)
+    past_k, past_v = ctx.optional_input(4), ctx.optional_input(5)
+    if ctx.optional_input(6) is not None:
+        raise ctx.unsupported("nonpad_kv_seqlen is not supported")
+    left, right = int(ctx.attr("left_window_size", -1)), int(ctx.attr("right_window_size", -1))
+    if left < -1 or right < -1:
+        raise ctx.error("left_window_size and right_window_size must be -1 or nonnegative")
+    if (past_k is None) != (past_v is None):
+        raise ctx.error("past_key and past_value must be given together")
+    rank = _rank(q)
+    if rank not in (3, 4) or _rank(k) != rank or _rank(v) != rank:
+        raise ctx.unsupported("Q, K and V must all be 3-D or all 4-D")
+    if rank == 3:
+        if not (ctx.has_attr("q_num_heads") and ctx.has_attr("kv_num_heads")):
+            raise ctx.error("3-D inputs need q_num_heads and kv_num_heads")
+        qh, kvh = int(ctx.attr("q_num_heads")), int(ctx.attr("kv_num_heads"))
+
+        def heads(x: SSAValue, n: int) -> SSAValue:
+            b, s, hidden = shape(x)
+            x = _reshape(ctx, x, [b, s, n, hidden // n])
+            return ctx.emit(relay.TransposeOp(x, perm=relay.i64_array([0, 2, 1, 3])))
+
+        q, k, v = heads(q, qh), heads(k, kvh), heads(v, kvh)
+    qh, kvh = shape(q)[1], shape(k)[1]
+    if shape(v)[1] != kvh or qh % kvh:
+        raise ctx.unsupported(f"{qh} query heads do not group over {kvh} key/value heads")
+    scale = ctx.attr("scale")
+    scale = 1 / math.sqrt(shape(q)[3]) if scale is None else float(scale)
+    sc = _scalar(ctx, math.sqrt(scale), q)
+
+    if past_k is not None and past_v is not None:
+        k = ctx.emit(relay.ConcatenateOp(past_k, k, axis=relay.i64_attr(2)))
+        v = ctx.emit(relay.ConcatenateOp(past_v, v, axis=relay.i64_attr(2)))
+    present_k, present_v = k, v
+    q_len, kv_len = shape(q)[2], shape(k)[2]
+    past_len = shape(past_k)[2] if past_k is not None else 0
+
+    # The additive bias, and whether any of its rows may be fully masked.
+    bias: SSAValue | None = None
+    may_mask_rows = False
+    if mask is not None:
+        pad = kv_len - shape(mask)[-1]
+        if pad > 0:
+            dtype = numpy_dtype(_elem(mask))
+            fill = False if dtype == np.bool_ else -np.inf
+            value = np.full([*shape(mask)[:-1], pad], fill, dtype)
+            last = relay.i64_attr(_rank(mask) - 1)
+            mask = ctx.emit(relay.ConcatenateOp(mask, ctx.constant(value, "pad"), axis=last))
+        bias = _mask_bias(ctx, mask, q)
+        may_mask_rows = True
+    if int(ctx.attr("is_causal", 0)):
+        i = np.arange(q_len).reshape(q_len, 1)
+        j = np.arange(kv_len).reshape(1, kv_len)
+        dtype = numpy_dtype(_elem(q))
+        causal = np.where(j <= i + past_len, dtype.type(0), dtype.type(-np.inf)).astype(dtype)
+        may_mask_rows |= bool(np.isneginf(causal.max(axis=-1)).any())
+        c = ctx.constant(causal, "causal")
+        bias = c if bias is None else ctx.emit(relay.AddOp(bias, c))
+
+    if left >= 0 or right >= 0:  # a sliding window around each query's position
+        diff = np.arange(q_len).reshape(q_len, 1) + past_len - np.arange(kv_len).reshape(1, kv_len)
+        allowed = np.ones_like(diff, dtype=np.bool_)
+        if left >= 0:
+            allowed &= diff <= left
+        if right >= 0:
+            allowed &= -diff <= right
+        dtype = numpy_dtype(_elem(q))
+        window = np.where(allowed, dtype.type(0), dtype.type(-np.inf)).astype(dtype)
+        may_mask_rows = True
+        c = ctx.constant(window, "window")
+        bias = c if bias is None else ctx.emit(relay.AddOp(bias, c))
+
+    k = _repeat_heads(ctx, k, qh // kvh)
+    v = _repeat_heads(ctx, v, qh // kvh)
+    kt = ctx.emit(relay.TransposeOp(k, perm=relay.i64_array([0, 1, 3, 2])))
+    qk = ctx.emit(
+        relay.MatmulOp(ctx.emit(relay.MultiplyOp(q, sc)), ctx.emit(relay.MultiplyOp(kt, sc)))
+    )
+    softcap = float(ctx.attr("softcap", 0.0))
+    if softcap > 0:
+        cap = _scalar(ctx, softcap, qk)
+        qk = ctx.emit(relay.TanhOp(ctx.emit(relay.DivideOp(qk, cap))))
+        qk = ctx.emit(relay.MultiplyOp(qk, cap))
+    with_bias = qk if bias is None else ctx.emit(relay.AddOp(qk, bias))
+    mode = int(ctx.attr("qk_matmul_output_mode", 0))
+    if mode not in (0, 1, 2, 3):
+        raise ctx.unsupported(f"qk_matmul_output_mode={mode} is not supported")
+    logits = with_bias
+    if ctx.has_attr("softmax_precision"):
+        logits = _cast(ctx, logits, _dtype(ctx, int(ctx.attr("softmax_precision"))))
+    probs = ctx.emit(relay.SoftmaxOp(logits, axis=relay.i64_attr(3)))
+    if bias is not None and may_mask_rows:
+        last = relay.i64_array([_rank(bias) - 1])
+        row_max = ctx.emit(relay.MaxOp(bias, axes=last, keepdims=UnitAttr()))
+        dead = ctx.emit(relay.EqualOp(row_max, _scalar(ctx, -np.inf, bias)))
+        probs = ctx.emit(relay.WhereOp(dead, _zeros_like(ctx, probs), probs))
+    qk_out = {0: qk, 1: qk, 2: with_bias, 3: probs}[mode]
+    probs = _cast(ctx, probs, _elem(q))
+    qk_out = _cast(ctx, qk_out, _elem(q))
+    y = ctx.emit(relay.MatmulOp(probs, v))
+    if rank == 3:
+        y = ctx.emit(relay.TransposeOp(y, perm=relay.i64_array([0, 2, 1, 3])))
+        b, s, h, d = shape(y)
+        y = _reshape(ctx, y, [b, s, h * d])
+    return [y, present_k, present_v, qk_out][: max(1, len(ctx.node.output))]
+
+
+# ------------------------------------------------------------------ bitwise
+_BITWISE: dict[str, type[relay.RelayOp]] = {
+    "BitwiseAnd": relay.BitwiseAndOp,
+    "BitwiseOr": relay.BitwiseOrOp,
+    "BitwiseXor": relay.BitwiseXorOp,
+}
+
+
+@converter("BitwiseAnd", emits=("relay.bitwise_and",))
+@converter("BitwiseOr", emits=("relay.bitwise_or",))
+@converter("BitwiseXor", emits=("relay.bitwise_xor",))
+def _bitwise(ctx: NodeContext) -> Sequence[SSAValue]:
+    return [ctx.emit(_BITWISE[ctx.node.op_type](ctx.input(0), ctx.input(1)))]
+
+
+@converter("BitwiseNot", emits=("relay.bitwise_not",))
+def _bitwise_not(ctx: NodeContext) -> Sequence[SSAValue]:
+    return [ctx.emit(relay.BitwiseNotOp(ctx.input(0)))]
+
+
+@converter("BitShift", emits=("relay.left_shift", "relay.right_shift"))
+def _bit_shift(ctx: NodeContext) -> Sequence[SSAValue]:
+    direction = str(ctx.attr("direction", ""))
+    if direction not in ("LEFT", "RIGHT"):
+        raise ctx.error(f'direction must be "LEFT" or "RIGHT", got "{direction}"')
+    op = relay.LeftShiftOp if direction == "LEFT" else relay.RightShiftOp
+    return [ctx.emit(op(ctx.input(0), ctx.input(1)))]
+
+
+# ------------------------------------------------- more decompositions
+@converter("Hardmax", emits=("relay.argmax", "relay.equal", "relay.cast"), notes="pre-13 and 13+")
+def _hardmax(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    rank, s = _rank(x), shape(x)
+    if ctx.opset >= 13:
+        axis = _axis(ctx, int(ctx.attr("axis", -1)), rank)
+        flat = x
+    else:  # coerce to 2-D at `axis`
+        axis = _axis(ctx, int(ctx.attr("axis", 1)), rank) if rank else 0
+        flat = _reshape(ctx, x, [math.prod(s[:axis]), math.prod(s[axis:])])
+        axis = 1
+    am = ctx.emit(relay.ArgMaxOp(flat, axis=relay.i64_attr(axis), keepdims=UnitAttr()))
+    n = shape(flat)[axis]
+    iota = np.arange(n, dtype=np.int64).reshape([n if d == axis else 1 for d in range(_rank(flat))])
+    hit = ctx.emit(relay.EqualOp(am, ctx.constant(iota, "iota")))
+    return [_reshape(ctx, _cast(ctx, hit, _elem(x)), s)]
+
+
+@converter("EyeLike", emits=(), notes="a constant")
+def _eye_like(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    if _rank(x) != 2:
+        raise ctx.error(f"input must be 2-D, got {list(shape(x))}")
+    elem = _dtype(ctx, int(ctx.attr("dtype"))) if ctx.has_attr("dtype") else _elem(x)
+    n, m = shape(x)
+    return [ctx.constant(np.eye(n, m, int(ctx.attr("k", 0)), dtype=numpy_dtype(elem)), "eye")]
+
+
+@converter("DepthToSpace", emits=("relay.reshape", "relay.transpose"), notes="DCR and CRD")
+def _depth_to_space(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    if _rank(x) != 4:
+        raise ctx.error(f"input must be 4-D, got {list(shape(x))}")
+    b, c, h, w = shape(x)
+    bs = int(ctx.attr("blocksize"))
+    mode = str(ctx.attr("mode", "DCR"))
+    if mode == "DCR":
+        tmp, perm = [b, bs, bs, c // (bs * bs), h, w], [0, 3, 4, 1, 5, 2]
+    elif mode == "CRD":
+        tmp, perm = [b, c // (bs * bs), bs, bs, h, w], [0, 1, 4, 2, 5, 3]
+    else:
+        raise ctx.unsupported(f'mode="{mode}" is not supported')
+    t = ctx.emit(relay.TransposeOp(_reshape(ctx, x, tmp), perm=relay.i64_array(perm)))
+    return [_reshape(ctx, t, [b, c // (bs * bs), h * bs, w * bs])]
+
+
+@converter("SpaceToDepth", emits=("relay.reshape", "relay.transpose"), notes="DCR and CRD")
+def _space_to_depth(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    if _rank(x) != 4:
+        raise ctx.error(f"input must be 4-D, got {list(shape(x))}")
+    b, c, h, w = shape(x)
+    bs = int(ctx.attr("blocksize"))
+    mode = str(ctx.attr("mode", "DCR"))
+    if mode not in ("DCR", "CRD"):
+        raise ctx.unsupported(f'mode="{mode}" is not supported')
+    perm = [0, 3, 5, 1, 2, 4] if mode == "DCR" else [0, 1, 3, 5, 2, 4]
+    tmp = _reshape(ctx, x, [b, c, h // bs, bs, w // bs, bs])
+    t = ctx.emit(relay.TransposeOp(tmp, perm=relay.i64_array(perm)))
+    return [_reshape(ctx, t, [b, c * bs * bs, h // bs, w // bs])]
+
+
+@converter(
+    "GroupNormalization",
+    emits=("relay.mean", "relay.sqrt", "relay.divide"),
+    notes="per-group (opset 18) and per-channel scale",
+)
+def _group_norm(ctx: NodeContext) -> Sequence[SSAValue]:
+    x, scale, bias = ctx.input(0), ctx.input(1), ctx.input(2)
+    s = shape(x)
+    groups = int(ctx.attr("num_groups"))
+    eps = float(ctx.attr("epsilon", 1e-5))
+    if len(s) < 2 or s[1] % groups:
+        raise ctx.error(f"{groups} groups do not divide the channels of {list(s)}")
+    c = s[1]
+    g = _reshape(ctx, x, [s[0], groups, math.prod(s[1:]) // groups])
+    axes = relay.i64_array([2])
+    mean = ctx.emit(relay.MeanOp(g, axes=axes, keepdims=UnitAttr()))
+    centered = ctx.emit(relay.SubtractOp(g, mean))
+    var = ctx.emit(
+        relay.MeanOp(ctx.emit(relay.MultiplyOp(centered, centered)), axes=axes, keepdims=UnitAttr())
+    )
+    std = ctx.emit(relay.SqrtOp(ctx.emit(relay.AddOp(var, _scalar(ctx, eps, var)))))
+    y = _reshape(ctx, ctx.emit(relay.DivideOp(centered, std)), s)
+
+    def per_channel(p: SSAValue) -> SSAValue:
+        n = shape(p)[0]
+        if n != c:  # one value per group
+            p = _reshape(ctx, p, [n, 1])
+            p = ctx.emit(relay.BroadcastToOp(p, shape=relay.i64_array([n, c // n])))
+        return _reshape(ctx, p, [c, *([1] * (len(s) - 2))])
+
+    y = ctx.emit(relay.MultiplyOp(per_channel(scale), y))
+    return [ctx.emit(relay.AddOp(y, per_channel(bias)))]
+
+
+@converter("CumSum", emits=("relay.matmul", "relay.transpose"), notes="exclusive, reverse")
+def _cumsum(ctx: NodeContext) -> Sequence[SSAValue]:
+    """A product with a triangular 0/1 matrix along `axis` (the sums are exact
+    up to the order of additions)."""
+    x = ctx.input(0)
+    rank = _rank(x)
+    axis = _axis(ctx, _ints(ctx.const_value(1))[0], rank)
+    n = shape(x)[axis]
+    j, i = np.arange(n).reshape(n, 1), np.arange(n).reshape(1, n)
+    rev, exc = int(ctx.attr("reverse", 0)), int(ctx.attr("exclusive", 0))
+    keep = (j > i if exc else j >= i) if rev else (j < i if exc else j <= i)
+    tri = ctx.constant(keep.astype(numpy_dtype(_elem(x))), "tri")
+    perm = [d for d in range(rank) if d != axis] + [axis]
+    inv = list(np.argsort(perm))
+    t = x if axis == rank - 1 else ctx.emit(relay.TransposeOp(x, perm=relay.i64_array(perm)))
+    y = ctx.emit(relay.MatmulOp(t, tri))
+    if axis == rank - 1:
+        return [y]
+    return [ctx.emit(relay.TransposeOp(y, perm=relay.i64_array(inv)))]
+
+
+# -------------------------------------------------------------------- losses
+def _nll(ctx: NodeContext, logp: SSAValue, target: SSAValue) -> SSAValue:
+    """NegativeLogLikelihoodLoss of log-probabilities `logp` [N, C, d...] at
+    integer `target` [N, d...], with the node's weight, ignore_index and reduction."""
+    s, t = shape(logp), shape(target)
+    if len(s) < 2 or t != (s[0], *s[2:]):
+        raise ctx.error(f"target {list(t)} does not match input {list(s)}")
+    c = s[1]
+    reduction = str(ctx.attr("reduction", "mean"))
+    if reduction not in ("none", "sum", "mean"):
+        raise ctx.unsupported(f'reduction="{reduction}" is not supported')
+    iota = np.arange(c).astype(numpy_dtype(_elem(target)))
+    iota = ctx.constant(iota.reshape([1, c, *([1] * (len(s) - 2))]), "iota")
+    onehot = ctx.emit(relay.EqualOp(_reshape(ctx, target, [s[0], 1, *s[2:]]), iota))
+    zero = _zeros_like(ctx, logp)
+    picked = ctx.emit(relay.WhereOp(onehot, logp, zero))
+    loss = ctx.emit(relay.NegativeOp(ctx.emit(relay.SumOp(picked, axes=relay.i64_array([1])))))
+    weight = ctx.optional_input(2)
+    w: SSAValue | None = None
+    if weight is not None:
+        wc = _reshape(ctx, weight, [1, c, *([1] * (len(s) - 2))])
+        w = ctx.emit(relay.SumOp(ctx.emit(relay.WhereOp(onehot, wc, zero)), axes=relay.i64_array([1])))
+    if ctx.has_attr("ignore_index"):
+        ignore = ctx.constant(np.array(int(ctx.attr("ignore_index")), numpy_dtype(_elem(target))))
+        keep = _cast(ctx, ctx.emit(relay.NotEqualOp(target, ignore)), _elem(logp))
+        w = keep if w is None else ctx.emit(relay.MultiplyOp(w, keep))
+    if w is not None:
+        loss = ctx.emit(relay.MultiplyOp(loss, w))
+    if reduction == "none":
+        return loss
+    every = relay.i64_array(range(len(t)))
+    if reduction == "sum" or (reduction == "mean" and w is not None):
+        total = ctx.emit(relay.SumOp(loss, axes=every))
+        if reduction == "sum":
+            return total
+        assert w is not None
+        return ctx.emit(relay.DivideOp(total, ctx.emit(relay.SumOp(w, axes=every))))
+    return ctx.emit(relay.MeanOp(loss, axes=every))
+
+
+@converter(
+    "NegativeLogLikelihoodLoss",
+    emits=("relay.equal", "relay.where", "relay.sum", "relay.mean"),
+    notes="weight, ignore_index, every reduction",
+)
+def _nll_loss(ctx: NodeContext) -> Sequence[SSAValue]:
+    return [_nll(ctx, ctx.input(0), ctx.input(1))]
+
+
+@converter(
+    "SoftmaxCrossEntropyLoss",
+    emits=("relay.log_softmax", "relay.equal", "relay.where", "relay.sum", "relay.mean"),
+    notes="weight, ignore_index, every reduction, log_prob output",
+)
+def _softmax_ce(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    if _rank(x) < 2:
+        raise ctx.error(f"scores must have rank 2 or more, got {list(shape(x))}")
+    logp = ctx.emit(relay.LogSoftmaxOp(x, axis=relay.i64_attr(1)))
+    loss = _nll(ctx, logp, ctx.input(1))
+    return [loss, logp] if ctx.output_used(1) else [loss]

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
+from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import IntegerType, TensorType, f64, i64
 from xdsl.ir import Attribute, Block, SSAValue
@@ -265,6 +266,11 @@ _BINARY: dict[type[relay.RelayOp], Callable[[Expr, SSAValue, SSAValue], SSAValue
     relay.LogicalAndOp: Expr.and_,
     relay.LogicalOrOp: Expr.or_,
     relay.LogicalXorOp: Expr.xor,
+    relay.BitwiseAndOp: Expr.and_,
+    relay.BitwiseOrOp: Expr.or_,
+    relay.BitwiseXorOp: Expr.xor,
+    relay.LeftShiftOp: lambda e, a, b: shift(e, a, b, left=True),
+    relay.RightShiftOp: lambda e, a, b: shift(e, a, b, left=False),
     relay.EqualOp: lambda e, a, b: e.cmp("eq", a, b),
     relay.NotEqualOp: lambda e, a, b: e.cmp("ne", a, b),
     relay.LessOp: lambda e, a, b: e.cmp("lt", a, b),
@@ -275,6 +281,21 @@ _BINARY: dict[type[relay.RelayOp], Callable[[Expr, SSAValue, SSAValue], SSAValue
         e.cmp("lt", x, e.const(0, x.type)), e.mul(x, a), x
     ),
 }
+
+
+def shift(e: Expr, a: SSAValue, b: SSAValue, *, left: bool) -> SSAValue:
+    """numpy's shifts: by the bit width or more, 0 (-1 for negative signed values
+    shifted right) instead of LLVM's poison."""
+    assert isinstance(a.type, IntegerType)
+    width = a.type.width.data
+    big = e.cmp("ge", b, _c(e, width, b))
+    if not is_unsigned(b.type):
+        big = e.or_(big, e.cmp("lt", b, _c(e, 0, b)))
+    if left:
+        return e.select(big, _c(e, 0, a), e.emit(arith.ShLIOp(a, b)))
+    if is_unsigned(a.type):
+        return e.select(big, _c(e, 0, a), e.emit(arith.ShRUIOp(a, b)))
+    return e.emit(arith.ShRSIOp(a, e.select(big, _c(e, width - 1, b), b)))
 
 
 @register(*_BINARY)
@@ -352,6 +373,7 @@ _UNARY: dict[type[relay.RelayOp], Unary] = {
     relay.AbsOp: lambda e, x, op: e.abs(x),
     relay.SignOp: lambda e, x, op: sign(e, x),
     relay.LogicalNotOp: lambda e, x, op: e.not_(x),
+    relay.BitwiseNotOp: lambda e, x, op: e.xor(x, _c(e, -1, x)),
     relay.ExpOp: lambda e, x, op: e.exp(x),
     relay.LogOp: lambda e, x, op: e.log(x),
     relay.SqrtOp: lambda e, x, op: e.sqrt(x),
@@ -365,6 +387,14 @@ _UNARY: dict[type[relay.RelayOp], Unary] = {
     relay.TanOp: lambda e, x, op: e.math(mathd.TanOp, x),
     relay.TanhOp: lambda e, x, op: e.math(mathd.TanhOp, x),
     relay.ErfOp: lambda e, x, op: e.math(mathd.ErfOp, x),
+    relay.AsinOp: lambda e, x, op: e.math(mathd.AsinOp, x),
+    relay.AcosOp: lambda e, x, op: e.math(mathd.AcosOp, x),
+    relay.AtanOp: lambda e, x, op: e.math(mathd.AtanOp, x),
+    relay.SinhOp: lambda e, x, op: e.math(mathd.SinhOp, x),
+    relay.CoshOp: lambda e, x, op: e.math(mathd.CoshOp, x),
+    relay.AsinhOp: lambda e, x, op: e.math(mathd.AsinhOp, x),
+    relay.AcoshOp: lambda e, x, op: e.math(mathd.AcoshOp, x),
+    relay.AtanhOp: lambda e, x, op: e.math(mathd.AtanhOp, x),
     relay.SigmoidOp: lambda e, x, op: sigmoid(e, x),
     relay.SoftplusOp: lambda e, x, op: softplus(e, x),
     relay.SoftsignOp: lambda e, x, op: e.div(x, e.add(_c(e, 1, x), e.abs(x))),

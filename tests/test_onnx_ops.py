@@ -127,6 +127,14 @@ UNARY_FLOAT = {
     "Tan": {},
     "Tanh": {},
     "Erf": {},
+    "Asin": {},
+    "Acos": {},
+    "Atan": {},
+    "Sinh": {},
+    "Cosh": {},
+    "Asinh": {},
+    "Acosh": {},
+    "Atanh": {},
     "Sigmoid": {},
     "Softplus": {},
     "Softsign": {},
@@ -923,3 +931,143 @@ def test_imported_module_round_trips_through_text():
     for generic in (False, True):
         text = lamina.print_ir(module, generic=generic, resources_limit=None)
         assert lamina.print_ir(lamina.parse(text), generic=generic, resources_limit=None) == text
+
+
+# ------------------------------------------------ decomposed activations
+def test_decomposed_activations():
+    x = np.concatenate([rand(18), SPECIAL]).astype(np.float32).reshape(4, 7)
+    i = rand(3, 5, dtype=np.int32, low=-4, high=4)
+    cases = [
+        Case("IsNaN", [x]),
+        Case("IsInf", [x]),
+        Case("IsInf", [x], {"detect_negative": 0}),
+        Case("IsInf", [x], {"detect_positive": 0}),
+        Case("Celu", [x]),
+        Case("Celu", [x], {"alpha": 2.0}),
+        Case("Mish", [rand(3, 4)]),
+        Case("ThresholdedRelu", [x]),
+        Case("ThresholdedRelu", [x], {"alpha": 0.5}),
+        Case("Shrink", [x]),
+        Case("Shrink", [x], {"lambd": 1.5, "bias": 1.5}),
+        Case("Shrink", [i], {"lambd": 1.5, "bias": 1.0}),
+    ]
+    check(cases, opset=18, rtol=1e-5, atol=1e-6)
+
+
+def test_swish():
+    x = rand(3, 4)
+    check([Case("Swish", [x]), Case("Swish", [x], {"alpha": 0.5})], opset=24)
+
+
+def test_decomposed_normalizations():
+    x = rand(2, 3, 4, 5)
+    cases = [
+        Case("MeanVarianceNormalization", [x]),
+        Case("MeanVarianceNormalization", [x], {"axes": [1, -1]}),
+        Case("LpNormalization", [x]),
+        Case("LpNormalization", [np.abs(x)], {"axis": 1, "p": 1}),
+        Case("LpNormalization", [np.zeros((2, 3), np.float32)], {"axis": 0}),
+    ]
+    check(cases, opset=18, rtol=1e-4, atol=1e-5)
+    rms = [
+        Case("RMSNormalization", [x, rand(5)]),
+        Case("RMSNormalization", [x, rand(4, 5)], {"axis": 2, "epsilon": 1e-3}),
+    ]
+    check(rms, opset=23, rtol=1e-5, atol=1e-5)
+
+
+def test_attention():
+    q4, k4, v4 = rand(2, 4, 3, 8), rand(2, 2, 5, 8), rand(2, 2, 5, 6)
+    q3, k3, v3 = rand(2, 3, 16), rand(2, 5, 8), rand(2, 5, 8)
+    past_k, past_v = rand(2, 2, 2, 8), rand(2, 2, 2, 6)
+    bool_mask = rand(3, 5, dtype=np.bool_)
+    bool_mask[1] = False  # a fully masked row: zeros
+    cases = [
+        Case("Attention", [q4, k4, v4]),
+        Case("Attention", [q4, k4, v4], {"scale": 0.3, "softcap": 2.0}),
+        Case("Attention", [q4, k4, v4, rand(2, 1, 3, 5)], {"qk_matmul_output_mode": 2}, 4),
+        Case("Attention", [q4, k4, v4, bool_mask], {"qk_matmul_output_mode": 3}, 4),
+        Case("Attention", [q4, k4, v4, rand(3, 4)], {"is_causal": 1}),
+        Case("Attention", [q4, k4, v4, None, past_k, past_v], {"is_causal": 1}, 3),
+        Case("Attention", [q4, k4, v4, bool_mask[:, :2], past_k, past_v], {}, 4),
+        Case("Attention", [q3, k3, v3], {"q_num_heads": 4, "kv_num_heads": 2}),
+        Case("Attention", [q3[..., :8], k3, v3], {"q_num_heads": 2, "kv_num_heads": 2, "is_causal": 1}),
+    ]
+    check(cases, opset=23, rtol=1e-5, atol=1e-5)
+    windows = [
+        Case("Attention", [q4, k4, v4], {"left_window_size": 1}),
+        Case("Attention", [q4, k4, v4, rand(3, 5)], {"left_window_size": 1, "right_window_size": 0}),
+        Case("Attention", [q4, k4, v4, None, past_k, past_v], {"is_causal": 1, "left_window_size": 2}, 3),
+    ]
+    check(windows, opset=25, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_bitwise_ops(dtype):
+    a = rand(3, 4, dtype=dtype, low=0 if dtype == np.uint8 else -100, high=100)
+    b = rand(4, dtype=dtype, low=0 if dtype == np.uint8 else -100, high=100)
+    cases = [Case(op, [a, b]) for op in ("BitwiseAnd", "BitwiseOr", "BitwiseXor")]
+    cases.append(Case("BitwiseNot", [a]))
+    check(cases, opset=18)
+
+
+def test_bit_shift():
+    x = rand(3, 4, dtype=np.uint8, low=0, high=255)
+    s = np.array([0, 1, 7, 3], np.uint8)
+    check([Case("BitShift", [x, s], {"direction": d}) for d in ("LEFT", "RIGHT")], opset=11)
+
+
+def test_hardmax_eye_like_depth_space():
+    x = rand(2, 3, 4)
+    x[0, 0, :2] = 5.0  # ties: the first wins
+    cases = [Case("Hardmax", [x]), Case("Hardmax", [x], {"axis": 1})]
+    cases += [Case("EyeLike", [rand(3, 4)]), Case("EyeLike", [rand(4, 3)], {"k": -1, "dtype": 7})]
+    y = rand(2, 8, 3, 2)
+    cases += [
+        Case("DepthToSpace", [y], {"blocksize": 2}),
+        Case("DepthToSpace", [y], {"blocksize": 2, "mode": "CRD"}),
+        Case("SpaceToDepth", [rand(2, 3, 4, 6)], {"blocksize": 2}),
+    ]
+    check(cases, opset=13)
+    z = rand(2, 3, 4, 6)
+    s2d = [Case("SpaceToDepth", [z], {"blocksize": 2, "mode": m}) for m in ("DCR", "CRD")]
+    check(s2d, opset=25)
+    # onnx.reference ignores the pre-13 2-D coercion; compare where it agrees.
+    check([Case("Hardmax", [x[0]]), Case("Hardmax", [x], {"axis": 2})], opset=11)
+
+
+def test_group_normalization_and_cumsum():
+    x = rand(2, 6, 3, 2)
+    gn = [
+        Case("GroupNormalization", [x, rand(6), rand(6)], {"num_groups": 3}),
+        Case("GroupNormalization", [x, rand(6), rand(6)], {"num_groups": 2, "epsilon": 1e-2}),
+    ]
+    check(gn, opset=21, rtol=1e-4, atol=1e-5)
+    check([Case("GroupNormalization", [x, rand(3), rand(3)], {"num_groups": 3})], opset=18,
+          rtol=1e-4, atol=1e-5)
+    c = []
+    for dtype in (np.float32, np.int32, np.int64):
+        v = rand(3, 4, 5, dtype=dtype)
+        for axis in (0, 1, -1):
+            for attrs in ({}, {"exclusive": 1}, {"reverse": 1}, {"exclusive": 1, "reverse": 1}):
+                c.append(Case("CumSum", [v, Const(np.array(axis, np.int32))], attrs))
+    check(c, opset=14, rtol=1e-5, atol=1e-5)
+
+
+def test_losses():
+    x, x3 = rand(4, 5), rand(3, 5, 2, 2)
+    t = np.array([0, 4, 2, 1], np.int64)
+    t3 = RNG.integers(0, 5, (3, 2, 2)).astype(np.int64)
+    t3[0, 0, 0] = 2
+    w = rand(5, low=0.1, high=2)
+    cases = []
+    for op in ("NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"):
+        for red in ("none", "sum", "mean"):
+            cases += [
+                Case(op, [x, t], {"reduction": red}),
+                Case(op, [x, t, w], {"reduction": red}),
+                Case(op, [x3, t3, w], {"reduction": red, "ignore_index": 2}),
+                Case(op, [x3, t3], {"reduction": red, "ignore_index": 2}),
+            ]
+    cases.append(Case("SoftmaxCrossEntropyLoss", [x3, t3], {}, 2))
+    check(cases, opset=13, rtol=1e-5, atol=1e-5)

@@ -299,6 +299,64 @@ func.func @unary(%x: tensor<2x3xf32>, %i: tensor<4xi64>) {
   func.return
 }
 
+// Inverse and hyperbolic trigonometry.
+// CHECK-LABEL: func.func @trig(
+// CHECK-NEXT:    %0 = relay.asin %x : tensor<2x3xf32>
+// CHECK-NEXT:    %1 = relay.acos %x : tensor<2x3xf32>
+// CHECK-NEXT:    %2 = relay.atan %x : tensor<2x3xf32>
+// CHECK-NEXT:    %3 = relay.sinh %x : tensor<2x3xf32>
+// CHECK-NEXT:    %4 = relay.cosh %x : tensor<2x3xf32>
+// CHECK-NEXT:    %5 = relay.asinh %x : tensor<2x3xf32>
+// CHECK-NEXT:    %6 = relay.acosh %x : tensor<2x3xf32>
+// CHECK-NEXT:    %7 = relay.atanh %x : tensor<2x3xf32>
+// CHECK-NEXT:    func.return
+// GENERIC-LABEL: "func.func"() <{sym_name = "trig"
+// GENERIC:       %0 = "relay.asin"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC-NEXT:  %1 = "relay.acos"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC-NEXT:  %2 = "relay.atan"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC-NEXT:  %3 = "relay.sinh"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC-NEXT:  %4 = "relay.cosh"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC-NEXT:  %5 = "relay.asinh"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC-NEXT:  %6 = "relay.acosh"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC-NEXT:  %7 = "relay.atanh"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+func.func @trig(%x: tensor<2x3xf32>) {
+  %0 = relay.asin %x : tensor<2x3xf32>
+  %1 = relay.acos %x : tensor<2x3xf32>
+  %2 = relay.atan %x : tensor<2x3xf32>
+  %3 = relay.sinh %x : tensor<2x3xf32>
+  %4 = relay.cosh %x : tensor<2x3xf32>
+  %5 = relay.asinh %x : tensor<2x3xf32>
+  %6 = relay.acosh %x : tensor<2x3xf32>
+  %7 = relay.atanh %x : tensor<2x3xf32>
+  func.return
+}
+
+// Integer bitwise ops and shifts.
+// CHECK-LABEL: func.func @bitwise(
+// CHECK-NEXT:    %0 = relay.bitwise_and %a, %b : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+// CHECK-NEXT:    %1 = relay.bitwise_or %a, %b : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+// CHECK-NEXT:    %2 = relay.bitwise_xor %a, %b : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+// CHECK-NEXT:    %3 = relay.left_shift %a, %b : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+// CHECK-NEXT:    %4 = relay.right_shift %a, %b : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+// CHECK-NEXT:    %5 = relay.bitwise_not %a : tensor<2x3xui8>
+// CHECK-NEXT:    func.return
+// GENERIC-LABEL: "func.func"() <{sym_name = "bitwise"
+// GENERIC:       %0 = "relay.bitwise_and"(%a, %b) : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+// GENERIC-NEXT:  %1 = "relay.bitwise_or"(%a, %b) : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+// GENERIC-NEXT:  %2 = "relay.bitwise_xor"(%a, %b) : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+// GENERIC-NEXT:  %3 = "relay.left_shift"(%a, %b) : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+// GENERIC-NEXT:  %4 = "relay.right_shift"(%a, %b) : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+// GENERIC-NEXT:  %5 = "relay.bitwise_not"(%a) : (tensor<2x3xui8>) -> tensor<2x3xui8>
+func.func @bitwise(%a: tensor<2x3xui8>, %b: tensor<3xui8>) {
+  %0 = relay.bitwise_and %a, %b : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+  %1 = relay.bitwise_or %a, %b : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+  %2 = relay.bitwise_xor %a, %b : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+  %3 = relay.left_shift %a, %b : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+  %4 = relay.right_shift %a, %b : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+  %5 = relay.bitwise_not %a : tensor<2x3xui8>
+  func.return
+}
+
 // Reductions: no axes is every axis, empty axes none; argmax/argmin give i64.
 // CHECK-LABEL: func.func @reductions(
 // CHECK-NEXT:    %0 = relay.sum %x : (tensor<2x3x4xf32>) -> tensor<f32>
