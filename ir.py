@@ -7,7 +7,7 @@ from functools import cache
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, llvm, math, scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
 from xdsl.ir import Dialect
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -77,3 +77,13 @@ def print_ir(
         printer.print_metadata(lamina_dialects())
     out.write("\n")
     return out.getvalue()
+
+
+def io_names(attrs: ArrayAttr[DictionaryAttr] | None, prefix: str, n: int) -> list[str]:
+    """The `lamina.name` of each of `n` function arguments or results, given their
+    attribute dictionaries; unnamed ones are `<prefix><index>`."""
+    names = []
+    for i in range(n):
+        name = attrs.data[i].data.get("lamina.name") if attrs and i < len(attrs.data) else None
+        names.append(name.data if isinstance(name, StringAttr) else f"{prefix}{i}")
+    return names

@@ -39,6 +39,7 @@ from lamina.dialects import relay, te, tir
 from lamina.dialects.resources import blobs
 from lamina.dialects.te import ReduceKind
 from lamina.errors import LoweringError
+from lamina.ir import io_names
 from lamina.lowering.expr import Expr
 from lamina.lowering.relay_to_te import SymbolNamer
 from lamina.lowering.topi import Kernel
@@ -240,7 +241,7 @@ class GraphLowering:
         fn = self.fn
         ins = [memref_of(t) for t in fn.function_type.inputs]
         outs = [memref_of(t) for t in fn.function_type.outputs]
-        names = _names(fn.arg_attrs, "in", len(ins)) + _names(
+        names = io_names(fn.arg_attrs, "in", len(ins)) + io_names(
             fn.res_attrs, "out", len(outs)
         )
         new = func.FuncOp(
@@ -300,18 +301,6 @@ class GraphLowering:
         self.module.body.block.add_op(KernelLowering(kernel).run())
         self.copies[t] = name
         return name
-
-
-def _names(attrs: ArrayAttr[DictionaryAttr] | None, prefix: str, n: int) -> list[str]:
-    out = []
-    for i in range(n):
-        name = f"{prefix}{i}"
-        if attrs is not None and i < len(attrs.data):
-            a = attrs.data[i].data.get("lamina.name")
-            if a is not None:
-                name = a.data  # type: ignore[union-attr]
-        out.append(name)
-    return out
 
 
 def _tir_constant(op: relay.ConstantOp) -> Operation:

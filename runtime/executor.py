@@ -23,7 +23,6 @@ from xdsl.dialects.builtin import (
     DenseResourceAttr,
     IntegerAttr,
     ModuleOp,
-    StringAttr,
     TensorType,
 )
 from xdsl.passes import ModulePass
@@ -31,6 +30,7 @@ from xdsl.passes import ModulePass
 from lamina.dialects import relay
 from lamina.dialects.resources import blobs
 from lamina.errors import InputError, LaminaError
+from lamina.ir import io_names
 from lamina.runtime.dtypes import numpy_dtype
 
 if TYPE_CHECKING:
@@ -78,14 +78,10 @@ def _specs(fn: func.FuncOp, outputs: bool) -> list[TensorSpec]:
     attrs = fn.res_attrs if outputs else fn.arg_attrs
     prefix = "output" if outputs else "input"
     specs = []
-    for i, t in enumerate(types.data):
+    names = io_names(attrs, prefix, len(types.data))
+    for i, (t, name) in enumerate(zip(types.data, names, strict=True)):
         if not isinstance(t, TensorType):
             raise LaminaError(f"@main's {prefix} #{i} is {t}, not a tensor")
-        name = f"{prefix}{i}"
-        if attrs is not None and i < len(attrs.data):
-            a = attrs.data[i].data.get("lamina.name")
-            if isinstance(a, StringAttr):
-                name = a.data
         specs.append(TensorSpec(name, tuple(t.get_shape()), numpy_dtype(t.get_element_type())))
     return specs
 
