@@ -4,12 +4,14 @@
     mod = lamina.from_onnx("model.onnx")         # graph-level (relay) module
     exe = lamina.compile("model.onnx")           # or compile(mod)
     outs = exe.run(x)                            # numpy in, numpy out
+    exe.export("model.so"); exe = lamina.load("model.so")
 """
 
 from lamina.errors import (
     CompileError,
     FrontendError,
     InputError,
+    InternalError,
     IRError,
     LaminaError,
     LoweringError,
@@ -19,6 +21,7 @@ from lamina.frontends.onnx import from_onnx
 from lamina.ir import context, parse, print_ir
 from lamina.passes.manager import PassContext, run_pipeline
 from lamina.runtime.executor import CompiledModel, compile
+from lamina.runtime.export import load
 
 __version__ = "0.1.0"
 
@@ -28,6 +31,7 @@ __all__ = [
     "FrontendError",
     "IRError",
     "InputError",
+    "InternalError",
     "LaminaError",
     "LoweringError",
     "PassContext",
@@ -35,6 +39,7 @@ __all__ = [
     "compile",
     "context",
     "from_onnx",
+    "load",
     "parse",
     "print_ir",
     "run_pipeline",

@@ -32,3 +32,14 @@ class CompileError(LaminaError):
 
 class InputError(LaminaError, ValueError):
     """Run-time misuse: wrong number, shape or dtype of inputs."""
+
+
+class InternalError(LaminaError):
+    """A bug in lamina: a pass raised an unexpected exception (its `__cause__`).
+
+    `pass_name` names the pass; lamina-opt writes a crash reproducer for it.
+    """
+
+    def __init__(self, message: str, pass_name: str | None = None) -> None:
+        super().__init__(message)
+        self.pass_name = pass_name

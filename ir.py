@@ -6,14 +6,15 @@ import io
 from functools import cache
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, llvm, math, scf
+from xdsl.dialects import arith, builtin, func, llvm, math, scf, vector
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
 from xdsl.ir import Dialect
-from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from lamina.dialects import resources
+from lamina.dialects.dominance import verify_ssa_order
+from lamina.dialects.parser import make_parser
 from lamina.dialects.relay import Relay
 from lamina.dialects.te import TE
 from lamina.dialects.tir import TIR
@@ -35,12 +36,21 @@ def lamina_dialects() -> tuple[Dialect, ...]:
         arith.Arith,
         math.Math,
         scf.Scf,
+        vector.Vector,
         llvm.LLVM,
         *([LLVMExt] if LLVMExt else []),
         Relay,
         TE,
         TIR,
+        *_plugin_dialects(),
     )
+
+
+def _plugin_dialects() -> tuple[Dialect, ...]:
+    """Dialects of installed plugin packages (entry points `lamina.dialects`)."""
+    from lamina.plugins import plugin_dialects
+
+    return plugin_dialects()
 
 
 def context() -> Context:
@@ -56,11 +66,14 @@ def parse(text: str, *, verify: bool = True, name: str = "<string>") -> ModuleOp
     """Parse IR text at any level into a module, raising `IRError` on bad input."""
     resources.blobs.begin_parse()
     try:
-        module = Parser(context(), text, name=name).parse_module()
+        module = make_parser(context(), text, name).parse_module()
         if verify:
             module.verify()
-    except (ParseError, VerifyException) as e:
+            verify_ssa_order(module)
+    except (ParseError, DiagnosticException) as e:
         raise IRError(str(e)) from None
+    except RecursionError:
+        raise IRError(f"{name}: the input is nested too deeply to parse") from None
     return module
 
 

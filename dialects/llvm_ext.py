@@ -194,7 +194,39 @@ def _convert_mangled_intrinsic(
     vals[op.results[0]] = builder.call(fn, args)
 
 
+def _typed_ptr(builder: ir.IRBuilder, ptr: ir.Value, pointee: ir.Type) -> ir.Value:
+    """`ptr` as a pointer to `pointee` (llvmlite's IR builder has typed pointers;
+    a vector access goes through the address of its first element)."""
+    t = ptr.type
+    if isinstance(t, ir.PointerType) and not t.is_opaque and t.pointee != pointee:
+        return builder.bitcast(ptr, pointee.as_pointer())
+    return ptr
+
+
+def _convert_store(op: Operation, builder: ir.IRBuilder, vals: ValueMap) -> None:
+    assert isinstance(op, llvm.StoreOp)
+    value = vals[op.value]
+    instr = builder.store(value, _typed_ptr(builder, vals[op.ptr], value.type))
+    if op.alignment:
+        instr.align = op.alignment.value.data
+
+
+def _convert_masked_store(op: Operation, builder: ir.IRBuilder, vals: ValueMap) -> None:
+    assert isinstance(op, llvm.MaskedStoreOp)
+    value, mask = vals[op.value], vals[op.mask]
+    ptr = _typed_ptr(builder, vals[op.data], value.type)
+    align = ir.Constant(ir.IntType(32), op.alignment.value.data)
+    fnty = ir.FunctionType(ir.VoidType(), [value.type, ptr.type, align.type, mask.type])
+    name = f"llvm.masked.store.{intrinsic_suffix(value.type)}.p0"
+    fn = builder.module.globals.get(name) or ir.Function(builder.module, fnty, name)
+    builder.call(fn, [value, ptr, align, mask])
+
+
 def _ext_converter(op: Operation) -> _Converter | None:
+    if isinstance(op, llvm.StoreOp):
+        return _convert_store
+    if isinstance(op, llvm.MaskedStoreOp):
+        return _convert_masked_store
     if type(op) in _CASTS:
         return _convert_cast
     if type(op) in _MANGLED_INTRINSICS:
@@ -292,6 +324,9 @@ def _convert_module(
     for f in funcs:
         if f.body.blocks:
             _convert_body(f, out)
+    from lamina.lowering.parallel import emit_parallel_glue, parallel_loops
+
+    emit_parallel_glue(out, parallel_loops(module))
     return out
 
 

@@ -1321,6 +1321,34 @@ class Conv3DOp(ConvOp):
     SPATIAL: ClassVar[int] = 3
 
 
+@irdl_op_definition
+class Im2ColOp(RelayOp):
+    """The patches of a 2-D convolution's input as columns: `out[n, (c, kh, kw),
+    oh, ow] = x[n, c, oh * s + kh * d - p, ...]` (zero outside). A convolution is
+    then a 1x1 convolution (a GEMM) of its reshaped weight with this
+    (`alter-op-layout`). Opaque to fusion: it is materialized once."""
+
+    name = "relay.im2col"
+    data = operand_def(TensorType)
+    kernel_size = prop_def(DenseArrayBase)
+    strides = opt_prop_def(DenseArrayBase)
+    padding = opt_prop_def(DenseArrayBase)
+    dilation = opt_prop_def(DenseArrayBase)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        x = _nchw(cls.name, types[0], 2)
+        kernel = _spatial(cls.name, props, "kernel_size", 2, 1)
+        if any(k < 1 for k in kernel):
+            raise VerifyException(f"{cls.name}: kernel_size {list(kernel)} must be positive")
+        win = Window(cls.name, props, 2)
+        out = [win.output_size(cls.name, i, x[2 + i], kernel[i]) for i in range(2)]
+        return tensor([x[0], x[1] * kernel[0] * kernel[1], *out], types[0].get_element_type())
+
+
 class ConvTransposeOp(RelayOp):
     """N-d transposed convolution (weight C x O/groups x kernel...): output size
     `stride * (in - 1) + output_padding + dilation * (kernel - 1) + 1 - padding`
@@ -2152,6 +2180,7 @@ RELAY_OPS: tuple[type[RelayOp], ...] = (
     LogSoftmaxOp,
     Conv1DOp,
     Conv2DOp,
+    Im2ColOp,
     Conv3DOp,
     Conv1DTransposeOp,
     Conv2DTransposeOp,

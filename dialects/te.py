@@ -296,9 +296,16 @@ class ComputeOp(IRDLOperation):
             raxes = parser.parse_comma_separated_list(
                 Parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False)
             )
+            start = parser.pos
             extents = parser.parse_comma_separated_list(
                 Parser.Delimiter.SQUARE, parser.parse_integer
             )
+            if any(not 0 <= e < 1 << 63 for e in extents):
+                parser.raise_error(
+                    f"te.compute: reduce extents must be in [0, 2^63), got {extents}",
+                    start,
+                    parser.pos,
+                )
         attrs = parser.parse_optional_attr_dict_with_keyword()
         parser.parse_punctuation(":")
         type = parser.parse_type()

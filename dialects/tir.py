@@ -28,12 +28,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import auto
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     DenseResourceAttr,
     FlatSymbolRefAttr,
     FunctionType,
     IndexType,
+    IntegerType,
     MemRefType,
     StringAttr,
     SymbolNameConstraint,
@@ -53,6 +55,8 @@ from xdsl.ir import (
 )
 from xdsl.irdl import (
     IRDLOperation,
+    VarConstraint,
+    base,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -155,9 +159,12 @@ class PrimFuncOp(IRDLOperation):
                     f"tir.prim_func @{self.sym_name.data}: argument #{i} has type {t}, "
                     "but kernel arguments must be memrefs"
                 )
-        if self.body.blocks and (
-            tuple(self.body.block.arg_types) != self.function_type.inputs.data
-        ):
+        if len(self.body.blocks) != 1:
+            raise VerifyException(
+                f"tir.prim_func @{self.sym_name.data} must have a body of one block; "
+                "declare an external kernel with func.func instead"
+            )
+        if tuple(self.body.block.arg_types) != self.function_type.inputs.data:
             raise VerifyException(
                 f"tir.prim_func @{self.sym_name.data}: entry block arguments do not "
                 "match the function type"
@@ -543,6 +550,92 @@ class StoreOp(IRDLOperation):
             printer.print_attribute(self.value.type)
 
 
+# arith's comparison mnemonics: integers (signed/unsigned) and floats (ordered/not).
+INT_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+FLOAT_PREDICATES = (
+    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+    "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true",
+)
+
+
+@irdl_op_definition
+class VectorCmpOp(IRDLOperation):
+    """Compare two vectors lane by lane into a vector of i1 (`arith.cmpi`/`cmpf`
+    on vectors, which xDSL's arith types as a scalar i1): what `tir-vectorize`
+    makes of a lane-dependent comparison, e.g. a tail mask."""
+
+    name = "tir.vector_cmp"
+
+    T: ClassVar = VarConstraint("T", base(VectorType))
+    predicate = prop_def(StringAttr)
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(VectorType)
+
+    assembly_format = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)"
+
+    def __init__(self, predicate: str, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
+        lt = SSAValue.get(lhs).type
+        assert isinstance(lt, VectorType)
+        super().__init__(
+            operands=[lhs, rhs],
+            properties={"predicate": StringAttr(predicate)},
+            result_types=[VectorType(i1, lt.get_shape())],
+        )
+
+    def verify_(self) -> None:
+        lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
+        assert isinstance(lt, VectorType) and isinstance(res, VectorType)
+        if lt != rt:
+            raise VerifyException(f"tir.vector_cmp compares {lt} with {rt}: types must match")
+        if res.get_element_type() != i1 or res.get_shape() != lt.get_shape():
+            raise VerifyException(f"tir.vector_cmp of {lt} must give vector<...xi1> of its shape, not {res}")
+        pred = self.predicate.data
+        is_float = not isinstance(lt.get_element_type(), IntegerType | IndexType)
+        allowed = FLOAT_PREDICATES if is_float else INT_PREDICATES
+        if pred not in allowed:
+            raise VerifyException(
+                f"tir.vector_cmp: '{pred}' is not a predicate for {lt}; expected one of "
+                + ", ".join(allowed)
+            )
+
+
+@irdl_op_definition
+class MaskedStoreOp(IRDLOperation):
+    """Write the lanes of a vector whose mask bit is set (what `tir-vectorize`
+    makes of a store under a lane-dependent `tir.if`)."""
+
+    name = "tir.masked_store"
+
+    value = operand_def(VectorType)
+    buffer = operand_def(MemRefType)
+    mask = operand_def(VectorType)
+    indices = var_operand_def(IndexType)
+
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = (
+        "$value `,` $buffer `[` $indices `]` `,` $mask attr-dict `:` type($buffer) `,` "
+        "type($value) `,` type($mask)"
+    )
+
+    def __init__(
+        self,
+        value: SSAValue | Operation,
+        buffer: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation],
+        mask: SSAValue | Operation,
+    ):
+        super().__init__(operands=[value, buffer, mask, indices])
+
+    def verify_(self) -> None:
+        _check_indices(self, self.buffer, self.indices)
+        _access_type(self.buffer, self.value.type)
+        vt, mt = self.value.type, self.mask.type
+        assert isinstance(vt, VectorType) and isinstance(mt, VectorType)
+        if mt.get_element_type() != i1 or mt.get_shape() != vt.get_shape():
+            raise VerifyException(f"mask {mt} must be a vector of i1 as long as {vt}")
+
+
 @irdl_op_definition
 class AllocOp(IRDLOperation):
     """A buffer for the duration of the enclosing function: `global` buffers come
@@ -643,6 +736,8 @@ TIR = Dialect(
         IfOp,
         LoadOp,
         StoreOp,
+        MaskedStoreOp,
+        VectorCmpOp,
         AllocOp,
         ConstantOp,
     ],
@@ -659,8 +754,10 @@ __all__ = [
     "ForOp",
     "IfOp",
     "LoadOp",
+    "MaskedStoreOp",
     "PrimFuncOp",
     "ReturnOp",
     "StoreOp",
+    "VectorCmpOp",
     "YieldOp",
 ]

@@ -40,6 +40,13 @@ from xdsl.utils.exceptions import VerifyException
 from lamina.dialects import relay
 from lamina.dialects.resources import blobs
 from lamina.errors import FrontendError, LaminaError, UnsupportedOpError
+from lamina.frontends.onnx_checks import (
+    check_model,
+    check_size,
+    memory_budget,
+    np_dtype,
+    topological_order,
+)
 from lamina.runtime.dtypes import element_type
 
 Converter = Callable[["NodeContext"], Sequence[SSAValue]]
@@ -201,10 +208,28 @@ def shape(v: SSAValue) -> tuple[int, ...]:
 
 
 # --------------------------------------------------------------------- loading
-def load_model(model: str | os.PathLike[str] | onnx.ModelProto) -> onnx.ModelProto:
-    """Load a model (without external data) and check it."""
+def load_model(model: str | os.PathLike[str] | bytes | onnx.ModelProto) -> onnx.ModelProto:
+    """Load a model and check it (versions, structure, declared sizes against the
+    memory budget) before reading its external data."""
     if isinstance(model, onnx.ModelProto):
+        check_model(model)
         return model
+    if isinstance(model, bytes | bytearray):
+        proto = onnx.ModelProto()
+        try:
+            proto.ParseFromString(bytes(model))
+        except Exception as e:  # protobuf's DecodeError
+            raise FrontendError(
+                f"cannot read the ONNX model from {len(model)} bytes: not a valid ONNX "
+                f"protobuf ({type(e).__name__}: {e})"
+            ) from None
+        check_model(proto)
+        return proto
+    if not isinstance(model, str | os.PathLike):
+        raise FrontendError(
+            f"expected an ONNX model as a path, bytes or onnx.ModelProto, got "
+            f"{type(model).__name__}"
+        )
     path = Path(model)
     if not path.is_file():
         raise FrontendError(f"cannot read ONNX model '{path}': no such file")
@@ -215,6 +240,7 @@ def load_model(model: str | os.PathLike[str] | onnx.ModelProto) -> onnx.ModelPro
             f"cannot read ONNX model '{path}': the file is not a valid ONNX protobuf "
             f"({type(e).__name__}: {e})"
         ) from None
+    check_model(proto)
     _load_external_data(proto, path.parent)
     return proto
 
@@ -233,7 +259,10 @@ def _load_external_data(proto: onnx.ModelProto, base: Path) -> None:
                 f"'{info.get('location')}' outside the model's folder {root} (or "
                 "missing); move the data next to the model"
             )
-    onnx.load_external_data_for_model(proto, str(root))
+    try:
+        onnx.load_external_data_for_model(proto, str(root))
+    except (OSError, ValueError) as e:
+        raise FrontendError(f"cannot read the model's external data: {e}") from None
 
 
 def _opset(proto: onnx.ModelProto) -> int:
@@ -247,9 +276,19 @@ def _tensor_type(vi: onnx.ValueInfoProto, input_shapes: dict[str, Sequence[int]]
     tt = vi.type.tensor_type
     if not vi.type.HasField("tensor_type"):
         raise FrontendError(f"graph input '{vi.name}' is not a tensor")
-    dtype = onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type)
+    dtype = np_dtype(tt.elem_type, f"graph input '{vi.name}'")
     if vi.name in input_shapes:
         dims = [int(d) for d in input_shapes[vi.name]]
+        declared = len(tt.shape.dim) if tt.HasField("shape") else None
+        if declared is not None and declared != len(dims):
+            raise FrontendError(
+                f"input_shapes gives input '{vi.name}' {len(dims)} dimension(s) "
+                f"{dims}, but the model declares it with {declared}"
+            )
+        if any(d < 0 for d in dims):
+            raise FrontendError(
+                f"input_shapes gives input '{vi.name}' a negative dimension: {dims}"
+            )
     else:
         dims = []
         for i, d in enumerate(tt.shape.dim):
@@ -261,16 +300,26 @@ def _tensor_type(vi: onnx.ValueInfoProto, input_shapes: dict[str, Sequence[int]]
                     f"input '{vi.name}' has a symbolic dimension '{sym}' (axis {i}); "
                     f"give its size with input_shapes={{'{vi.name}': [...]}}"
                 )
-    return TensorType(element_type(dtype), dims)
+    check_size(f"graph input '{vi.name}'", dims, dtype.itemsize)
+    try:
+        return TensorType(element_type(dtype), dims)
+    except LaminaError as e:
+        raise FrontendError(f"graph input '{vi.name}': {e}") from None
 
 
 def tensor_to_array(t: onnx.TensorProto) -> np.ndarray:
     """An initializer as a numpy array, sharing memory with raw_data when possible."""
-    dtype = onnx.helper.tensor_dtype_to_np_dtype(t.data_type)
+    dtype = np_dtype(t.data_type, f"initializer '{t.name}'")
     dims = tuple(t.dims)
-    if t.HasField("raw_data") and np.dtype(dtype).kind in "fiub":
-        return np.frombuffer(t.raw_data, dtype=dtype).reshape(dims)
-    return numpy_helper.to_array(t)
+    try:
+        if t.HasField("raw_data") and dtype.kind in "fiub":
+            return np.frombuffer(t.raw_data, dtype=dtype).reshape(dims)
+        return numpy_helper.to_array(t)
+    except (ValueError, TypeError) as e:
+        raise FrontendError(
+            f"initializer '{t.name}' (shape {list(dims)}, {dtype}) has data that does "
+            f"not match its shape: {e}; the file is corrupt"
+        ) from None
 
 
 # --------------------------------------------------------------------- import
@@ -304,6 +353,7 @@ def _fold(
         return None
     if not any(v is not None for v in ins) and node.op_type != "Constant":
         return None  # no inputs: a source op (random, ...), not a computation
+    _check_fold_size(node, [None if v is None else consts[v] for v in ins], opset)
     from onnx.reference import ReferenceEvaluator
 
     feeds = {name: consts[v] for name, v in zip(node.input, ins, strict=False) if v is not None}
@@ -315,6 +365,35 @@ def _fold(
     if any(a.dtype.kind not in "biuf" for a in arrays):
         return None
     return arrays
+
+
+def _check_fold_size(
+    node: onnx.NodeProto, ins: list[np.ndarray | None], opset: int
+) -> None:
+    """Refuse to evaluate a node whose output, computed from constant inputs,
+    would exceed the memory budget (e.g. ConstantOfShape of an absurd shape)."""
+    op = node.op_type
+    try:
+        if op == "ConstantOfShape" and ins and ins[0] is not None:
+            shape = [int(d) for d in ins[0].reshape(-1)]
+        elif op == "Expand" and len(ins) > 1 and ins[0] is not None and ins[1] is not None:
+            target = [int(d) for d in ins[1].reshape(-1)]
+            shape = list(np.broadcast_shapes(ins[0].shape, tuple(max(d, 1) for d in target)))
+        elif op == "Tile" and len(ins) > 1 and ins[0] is not None and ins[1] is not None:
+            reps = [int(d) for d in ins[1].reshape(-1)]
+            if len(reps) != ins[0].ndim:
+                return
+            shape = [a * r for a, r in zip(ins[0].shape, reps, strict=True)]
+        elif op == "Range" and len(ins) > 2 and all(v is not None for v in ins[:3]):
+            start, limit, delta = (float(np.asarray(v).reshape(-1)[0]) for v in ins[:3])  # type: ignore[union-attr]
+            if delta == 0 or not np.isfinite([start, limit, delta]).all():
+                return
+            shape = [max(int(np.ceil((limit - start) / delta)), 0)]
+        else:
+            return
+    except (ValueError, TypeError, OverflowError, IndexError):
+        return  # the converter says what is wrong
+    check_size(f"{_where(node, opset)}: its output", shape, 8)
 
 
 @dataclass
@@ -330,27 +409,27 @@ class _Inferred:
         initializers, which may be shapes, are kept) and with the input shapes
         actually used."""
         g = proto.graph
-        small = [t for t in g.initializer if np.prod(t.dims, dtype=np.int64) <= 64]
-        small_names = {t.name for t in small}
-        inputs = [
-            onnx.helper.make_tensor_value_info(
-                name, _onnx_elem(t), list(t.get_shape())
+        try:  # inference is a check, not a requirement: a model it chokes on passes
+            small = [t for t in g.initializer if np.prod(t.dims, dtype=np.int64) <= 64]
+            small_names = {t.name for t in small}
+            inputs = [
+                onnx.helper.make_tensor_value_info(
+                    name, _onnx_elem(t), list(t.get_shape())
+                )
+                for name, t in in_types.items()
+            ] + [
+                onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+                for t in g.initializer
+                if t.name not in small_names and t.name not in in_types
+            ]
+            graph = onnx.helper.make_graph(
+                list(g.node), g.name or "g", inputs, list(g.output), small, value_info=list(g.value_info)
             )
-            for name, t in in_types.items()
-        ] + [
-            onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
-            for t in g.initializer
-            if t.name not in small_names and t.name not in in_types
-        ]
-        graph = onnx.helper.make_graph(
-            list(g.node), g.name or "g", inputs, list(g.output), small, value_info=list(g.value_info)
-        )
-        model = onnx.helper.make_model(
-            graph, opset_imports=list(proto.opset_import), ir_version=proto.ir_version
-        )
-        try:
+            model = onnx.helper.make_model(
+                graph, opset_imports=list(proto.opset_import), ir_version=proto.ir_version
+            )
             inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
-        except Exception:  # inference is a check, not a requirement
+        except Exception:
             return cls({})
         types: dict[str, tuple[int, tuple[int | None, ...] | None]] = {}
         for vi in [*inferred.graph.value_info, *inferred.graph.output]:
@@ -362,8 +441,29 @@ class _Inferred:
                 dims = tuple(
                     d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim
                 )
-            types[vi.name] = (tt.elem_type, dims)
+            # An element type numpy does not know is as good as unknown.
+            types[vi.name] = (tt.elem_type if _known_elem(tt.elem_type) else 0, dims)
         return cls(types)
+
+    def check_budget(self, nodes: Sequence[onnx.NodeProto], opset: int) -> None:
+        """Refuse any node output whose inferred size exceeds the memory budget."""
+        budget = memory_budget()
+        for node in nodes:
+            for name in node.output:
+                known = self.types.get(name)
+                if not known or known[1] is None or None in known[1]:
+                    continue
+                elem, dims = known
+                try:
+                    itemsize = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem)).itemsize
+                except (KeyError, ValueError, TypeError):
+                    itemsize = 8
+                check_size(
+                    f"{_where(node, opset)}: output '{name}'",
+                    [int(d) for d in dims],  # type: ignore[union-attr]
+                    itemsize,
+                    budget,
+                )
 
     def check(self, ctx: NodeContext, name: str, value: SSAValue) -> None:
         """Raise if the converted value disagrees with what ONNX inferred."""
@@ -387,6 +487,14 @@ class _Inferred:
             raise ctx.error(
                 f"output '{name}' has shape {list(shape)} but ONNX infers {shown}"
             )
+
+
+def _known_elem(elem: int) -> bool:
+    try:
+        onnx.helper.tensor_dtype_to_np_dtype(elem)
+    except (KeyError, ValueError, TypeError):
+        return False
+    return True
 
 
 def _onnx_elem(t: TensorType) -> int:
@@ -418,8 +526,19 @@ def from_onnx(
     shapes = dict(input_shapes or {})
     init_names = {t.name for t in graph.initializer}
     inputs = [vi for vi in graph.input if vi.name not in init_names]
+    unknown = sorted(set(shapes) - {vi.name for vi in inputs})
+    if unknown:
+        raise FrontendError(
+            f"input_shapes names {', '.join(repr(n) for n in unknown)}, which the "
+            f"model has no input of; its inputs are "
+            f"{', '.join(repr(vi.name) for vi in inputs) or 'none'}"
+        )
     in_types = [_tensor_type(vi, shapes) for vi in inputs]
+    nodes = topological_order(
+        graph.node, [*(vi.name for vi in inputs), *init_names]
+    )
     inferred = _Inferred.run(proto, {vi.name: t for vi, t in zip(inputs, in_types, strict=True)})
+    inferred.check_budget(nodes, opset)
     block = Block(arg_types=in_types)
     values: dict[str, SSAValue] = {}
     consts: dict[SSAValue, np.ndarray] = {}
@@ -434,7 +553,7 @@ def from_onnx(
         v = constant(ctx, block, arr, t.name)
         v.name_hint = _hint(t.name)
         values[t.name] = v
-    for node in graph.node:
+    for node in nodes:
         ins: list[SSAValue | None] = []
         for name in node.input:
             if not name:
@@ -461,8 +580,21 @@ def from_onnx(
                 raise
             except (VerifyException, LaminaError) as e:  # name the node
                 raise ctx.error(str(e)) from None
+            except Exception as e:
+                # A node the converter did not expect (attributes or inputs out of
+                # their range): still one error naming the node.
+                raise ctx.error(
+                    f"cannot convert it ({type(e).__name__}: {e}); check the node's "
+                    "attributes and inputs against the ONNX spec"
+                ) from e
         for name, v in zip(node.output, outs, strict=False):
             if name:
+                if isinstance(v.type, TensorType):
+                    check_size(
+                        f"{_where(node, opset)}: output '{name}'",
+                        shape(v),
+                        max(_bits(v.type) // 8, 1),
+                    )
                 inferred.check(ctx, name, v)
                 v.name_hint = _hint(name)
                 values[name] = v
@@ -494,6 +626,12 @@ def from_onnx(
     return module
 
 
+def _bits(t: TensorType) -> int:
+    el = t.get_element_type()
+    width = getattr(el, "bitwidth", None) or getattr(getattr(el, "width", None), "data", 64)
+    return int(width)
+
+
 def _as_inferred(arr: np.ndarray, inferred: _Inferred, name: str) -> np.ndarray:
     """A folded value in the element type ONNX declares for it (the reference
     sometimes computes in a wider type)."""
@@ -507,7 +645,9 @@ def _name_attrs(names: Any) -> ArrayAttr[DictionaryAttr]:
     return ArrayAttr([DictionaryAttr({"lamina.name": StringAttr(n)}) for n in names])
 
 
-def _hint(name: str) -> str | None:
+def _hint(name: str | bytes) -> str | None:
+    if isinstance(name, bytes):  # protobuf hands out invalid UTF-8 names as bytes
+        name = name.decode("utf-8", errors="replace")
     h = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
     return h if h and (h[0].isalpha() or h[0] == "_") and not h[0].isdigit() else None
 

@@ -883,6 +883,11 @@ def _split(ctx: NodeContext) -> Sequence[SSAValue]:
         sizes = None if given is None else [int(v) for v in given]
     if not sizes:
         n = int(ctx.attr("num_outputs", ctx.num_outputs))
+        if n < 1 or (ctx.has_attr("num_outputs") and n != ctx.num_outputs):
+            raise ctx.error(
+                f"num_outputs is {n} but the node has {ctx.num_outputs} output(s); "
+                "they must agree"
+            )
         if ctx.has_attr("num_outputs"):
             chunk = -(-dim // n)
             sizes = [min(chunk, dim - i * chunk) for i in range(n)]

@@ -8,13 +8,15 @@ are the op's operands and whose computes come from the compute library
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
@@ -111,6 +113,16 @@ def build_fused_kernel(group: FusedOp, name: str) -> te.FuncOp:
     return kernel
 
 
+def structural_key(kernel: te.FuncOp) -> str:
+    """The kernel's text with its name left out: equal keys, equal kernels."""
+    name = kernel.sym_name
+    kernel.sym_name = StringAttr("_")
+    out = io.StringIO()
+    Printer(stream=out).print_op(kernel)
+    kernel.sym_name = name
+    return out.getvalue()
+
+
 @dataclass(frozen=True)
 class LowerRelayToTePass(ModulePass):
     """Lower graph ops to TE kernels called from the graph."""
@@ -119,12 +131,17 @@ class LowerRelayToTePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         namer = SymbolNamer(op)
+        seen: dict[str, str] = {}
         for fn in list(op.ops):
             if isinstance(fn, func.FuncOp) and fn.body.blocks:
                 for block in fn.body.blocks:
-                    self._lower_block(op, block, namer)
+                    self._lower_block(op, block, namer, seen)
 
-    def _lower_block(self, module: ModuleOp, block: Block, namer: SymbolNamer) -> None:
+    def _lower_block(
+        self, module: ModuleOp, block: Block, namer: SymbolNamer, seen: dict[str, str]
+    ) -> None:
+        """Lower each op or group of `block`; structurally identical kernels (same
+        text but for their name) are emitted once and called from every site."""
         for op in list(block.ops):
             try:
                 if isinstance(op, FusedOp):
@@ -136,8 +153,10 @@ class LowerRelayToTePass(ModulePass):
                     continue
             except VerifyException as e:
                 raise LoweringError(f"{op.name}: {e}") from None
-            module.body.block.add_op(kernel)
-            call = te.CallOp(
-                kernel.sym_name.data, op.operands, [r.type for r in op.results]
-            )
+            key = structural_key(kernel)
+            name = seen.get(key)
+            if name is None:
+                name = seen[key] = kernel.sym_name.data
+                module.body.block.add_op(kernel)
+            call = te.CallOp(name, op.operands, [r.type for r in op.results])
             Rewriter.replace_op(op, call)

@@ -14,18 +14,20 @@ style (inputs, then outputs): weights are `tir.constant`s, intermediates are glo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     DictionaryAttr,
     FunctionType,
+    IndexType,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -38,10 +40,13 @@ from xdsl.rewriter import InsertPoint
 from lamina.dialects import relay, te, tir
 from lamina.dialects.resources import blobs
 from lamina.dialects.te import ReduceKind
+from lamina.dialects.tir import ForKind
 from lamina.errors import LoweringError
 from lamina.ir import io_names
 from lamina.lowering.expr import Expr
+from lamina.lowering.index import Clamp, Div, Lin, Mod, Opaque, Var
 from lamina.lowering.relay_to_te import SymbolNamer
+from lamina.lowering.schedule import Loop, LoopNest, Schedule, default_for
 from lamina.lowering.topi import Kernel
 from lamina.runtime.dtypes import numpy_dtype
 
@@ -145,15 +150,19 @@ class KernelLowering:
         return self.func
 
     # --- loop nests -----------------------------------------------------
-    def loops(self, block: Block, extents: Sequence[int]) -> tuple[Block, list[SSAValue]]:
-        ivs: list[SSAValue] = []
-        for extent in extents:
-            loop = tir.ForOp(self.index(0), self.index(extent), self.index(1))
+    def loops(
+        self, block: Block, loops: Sequence[Loop], ivs: dict[Var, SSAValue]
+    ) -> Block:
+        """Nest `loops` before `block`'s terminator; binds their variables in `ivs`."""
+        for lp in loops:
+            loop = tir.ForOp(
+                self.index(0), self.index(lp.var.extent), self.index(1), kind=lp.kind
+            )
             block.insert_op_before(loop, block.last_op)  # before the terminator
             block = loop.body.block
             block.add_op(tir.YieldOp())
-            ivs.append(loop.induction_var)
-        return block, ivs
+            ivs[lp.var] = loop.induction_var
+        return block
 
     def _flows_pointwise(self, src: te.ComputeOp, out: te.ComputeOp) -> bool:
         """Whether every read of `src` is at its reader's own index point, in a
@@ -178,45 +187,313 @@ class KernelLowering:
     def materialize(
         self, op: te.ComputeOp, dest: SSAValue, epilogue: te.ComputeOp | None = None
     ) -> None:
-        """Loops computing `op` into `dest`; a reduction's `epilogue` then runs on
-        each finished point, in place."""
+        """Loops computing `op` into `dest` under its schedule; a reduction's
+        `epilogue` then runs on each finished point, in place."""
+        nest = LoopNest.of(op.extents, op.reduce_shape).apply(schedule_of(op))
+        nest.check()
+        vec = nest.loops[-1].var if nest.loops and nest.loops[-1].kind == ForKind.VECTORIZED else None
+        axes = [nest.axes[f"i{d}"] for d in range(op.rank)]
+        raxes = [nest.axes[f"r{d}"] for d in range(len(op.reduce_shape))]
+        ivs: dict[Var, SSAValue] = {}
         outer = self.func.body.block
-        block, ivs = self.loops(outer, op.extents)
-        e = _Inserter(block)
+        spatial = [lp for lp in nest.loops if not lp.reduce]
+        reduce = [lp for lp in nest.loops if lp.reduce]
         if op.reduce is None:
-            value = self.inline(op, ivs, e)
-            e.builder.insert(tir.StoreOp(value, dest, ivs))
+            block = self.loops(outer, nest.loops, ivs)
+            e = self.guarded(block, nest, ivs)
+            scope = Scope(ivs, vec)
+            value = self.inline(op, axes, e, scope)
+            e.builder.insert(tir.StoreOp(value, dest, self.access(axes, dest, e, scope)))
             return
         kind = op.reduce.data
         elem = dest.type.get_element_type()  # type: ignore[union-attr]
-        e.builder.insert(tir.StoreOp(e.const(_reduce_init(kind, elem), elem), dest, ivs))
-        inner, rivs = self.loops(block, op.reduce_shape)
-        r = _Inserter(inner)
-        value = self.inline(op, [*ivs, *rivs], r)
-        acc = r.emit(tir.LoadOp(dest, ivs))
-        r.builder.insert(tir.StoreOp(_combine(r, kind, acc, value), dest, ivs))
-        if epilogue is not None:
-            e.builder.insert(tir.StoreOp(self.inline(epilogue, ivs, e), dest, ivs))
+        init = _reduce_init(kind, elem)
+        if nest.cache_at is None:
+            block = self.loops(outer, spatial, ivs)
+            e = self.guarded(block, nest, ivs)
+            at = self.indices(axes, e, ivs)
+            e.builder.insert(tir.StoreOp(e.const(init, elem), dest, at))
+            inner = self.loops(e.block, reduce, ivs)
+            r = self.guarded(inner, nest, ivs, reduce=True)
+            value = self.inline(op, [*axes, *raxes], r, Scope(ivs, vec))
+            acc = r.emit(tir.LoadOp(dest, self.indices(axes, r, ivs)))
+            r.builder.insert(
+                tir.StoreOp(_combine(r, kind, acc, value), dest, self.indices(axes, r, ivs))
+            )
+            if epilogue is not None:
+                cur = e.emit(tir.LoadOp(dest, at))
+                v = self.inline(epilogue, axes, e, Scope(ivs, vec, {op.result: cur}))
+                e.builder.insert(tir.StoreOp(v, dest, at))
+            return
+        # cache_write: accumulate in registers/stack, write back through the epilogue.
+        at = nest.find(nest.cache_at) + 1
+        block = self.loops(outer, nest.loops[:at], ivs)
+        inside = nest.loops[at:]
+        tile = [lp for lp in inside if not lp.reduce]
+        acc_buf = _Inserter(block).emit(
+            tir.AllocOp(MemRefType(elem, [lp.var.extent for lp in tile] or [1]), tir.AllocScope.LOCAL)
+        )
 
-    def inline(self, op: te.ComputeOp, ivs: Sequence[SSAValue], e: Expr) -> SSAValue:
-        """Emit `op`'s body at `ivs`; reads of inlined computes recurse."""
-        mapping: dict[SSAValue, SSAValue] = dict(zip(op.body.block.args, ivs, strict=True))
+        def acc_index(x: Expr) -> list[SSAValue]:
+            return [ivs[lp.var] for lp in tile] or [x.index(0)]
+
+        b = self.loops(block, tile, ivs)
+        x = _Inserter(b)
+        x.builder.insert(tir.StoreOp(x.const(init, elem), acc_buf, acc_index(x)))
+        b = self.loops(block, inside, ivs)
+        r = self.guarded(b, nest, ivs, reduce=True)
+        value = self.inline(op, [*axes, *raxes], r, Scope(ivs, vec, clamp=True))
+        acc = r.emit(tir.LoadOp(acc_buf, acc_index(r)))
+        r.builder.insert(tir.StoreOp(_combine(r, kind, acc, value), acc_buf, acc_index(r)))
+        b = self.loops(block, tile, ivs)
+        w = self.guarded(b, nest, ivs)
+        v = w.emit(tir.LoadOp(acc_buf, acc_index(w)))
+        if epilogue is not None:
+            v = self.inline(epilogue, axes, w, Scope(ivs, vec, {op.result: v}))
+        w.builder.insert(tir.StoreOp(v, dest, self.access(axes, dest, w, Scope(ivs, vec))))
+
+    def guarded(
+        self, block: Block, nest: LoopNest, ivs: dict[Var, SSAValue], reduce: bool = False
+    ) -> _Inserter:
+        """An inserter inside the `if`s that non-dividing splits need — of the
+        output axes, or with `reduce` of the reduce axes (inside their loops):
+        first the lane-independent conditions, then those on the vector lane
+        (which `tir-vectorize` turns into a mask)."""
+        e = _Inserter(block)
+        vec = nest.loops[-1].var if nest.loops and nest.loops[-1].kind == ForKind.VECTORIZED else None
+        rvars = [lp.var for lp in nest.loops if lp.reduce]
+        needed = [
+            (g, n)
+            for g, n in nest.guards
+            if (g.range()[1] or 0) >= n and any(g.uses(v) for v in rvars) == reduce
+        ]
+        for lane_dependent in (False, True):
+            group = [(g, n) for g, n in needed if (vec is not None and g.uses(vec)) == lane_dependent]
+            if not group:
+                continue
+            conds = [e.cmp("lt", self.value(g, e, ivs), e.index(n)) for g, n in group]
+            branch = tir.IfOp(e.all_of(conds))
+            e.builder.insert(branch)
+            e = _Inserter(branch.then_region.block)
+        return e
+
+    def indices(self, lins: Sequence[Lin], e: Expr, ivs: dict[Var, SSAValue]) -> list[SSAValue]:
+        return [self.value(x, e, ivs) for x in lins]
+
+    def access(
+        self, lins: Sequence[Lin], buffer: SSAValue, e: Expr, scope: Scope
+    ) -> list[SSAValue]:
+        """Indices of a buffer access. When the vector lane enters some index
+        through a division or modulo but the row-major offset is linear in it (a
+        fused or reshaped axis), the access is flattened (TVM's storage flatten):
+        `[0, ..., 0, offset]`, which addresses the same element."""
+        vec = scope.vec
+        if vec is not None and any(not x.linear_in(vec) for x in lins):
+            shape = buffer.type.get_shape()  # type: ignore[union-attr]
+            flat, stride = Lin(), 1
+            for x, n in zip(reversed(lins), reversed(shape), strict=True):
+                flat, stride = flat + x * stride, stride * n
+            if flat.linear_in(vec):
+                lins = [Lin()] * (len(lins) - 1) + [flat]
+        return self.indices(lins, e, scope.ivs)
+
+    def value(self, x: Lin, e: Expr, ivs: dict[Var, SSAValue]) -> SSAValue:
+        """Emit `x` as `arith` index ops."""
+        out: SSAValue | None = None
+        for atom, k in x.terms:
+            term = self.atom(atom, e, ivs)
+            if k != 1:
+                term = e.imul(term, self.index_at(k, e))
+            out = term if out is None else e.iadd(out, term)
+        if out is None:
+            return self.index_at(x.const, e)
+        return out if x.const == 0 else e.iadd(out, self.index_at(x.const, e))
+
+    def index_at(self, value: int, e: Expr) -> SSAValue:
+        return self.index(value)
+
+    def atom(self, a: object, e: Expr, ivs: dict[Var, SSAValue]) -> SSAValue:
+        if isinstance(a, Var):
+            return ivs[a]
+        if isinstance(a, Opaque):
+            return a.value
+        if isinstance(a, Div):
+            xv = self.value(a.x, e, ivs)
+            lo = a.x.range()[0]
+            nonneg = lo is not None and lo >= 0
+            c = self.index(a.c)
+            return e.idiv(xv, c) if nonneg else e.ifloordiv(xv, c)
+        if isinstance(a, Mod):
+            xv = self.value(a.x, e, ivs)
+            lo = a.x.range()[0]
+            if lo is not None and lo >= 0:
+                return e.irem(xv, self.index(a.c))
+            return e.imod(xv, a.c)
+        assert isinstance(a, Clamp)
+        v = self.value(a.x, e, ivs)
+        if a.lo is not None:
+            v = e.imax(v, self.index(a.lo))
+        if a.hi is not None:
+            v = e.imin(v, self.index(a.hi))
+        return v
+
+    def inline(self, op: te.ComputeOp, axes: Sequence[Lin], e: Expr, scope: Scope) -> SSAValue:
+        """Emit `op`'s body at the symbolic point `axes`; reads of inlined computes
+        recurse. Index arithmetic is simplified symbolically (lowering/index.py)."""
+        sym: dict[SSAValue, Lin] = dict(zip(op.body.block.args, axes, strict=True))
+        vals: dict[SSAValue, SSAValue] = {}
+        known: dict[SSAValue, int] = {}  # i1 values decided by ranges
+
+        def get(v: SSAValue) -> SSAValue:
+            if v in vals:
+                return vals[v]
+            if v in sym:
+                vals[v] = self.value(sym[v], e, scope.ivs)
+                return vals[v]
+            return v
+
         for inner in op.body.block.ops:
             if isinstance(inner, te.YieldOp):
-                return mapping[inner.value]
+                return get(inner.value)
             if isinstance(inner, te.ReadOp):
-                idx = [mapping.get(i, i) for i in inner.indices]
+                idx = [sym.get(i) for i in inner.indices]
+                lins = [x if x is not None else Lin.of(Opaque(get(i))) for x, i in zip(idx, inner.indices, strict=True)]
                 src = inner.tensor
-                if src in self.buffers:
-                    mapping[inner.result] = e.emit(tir.LoadOp(self.buffers[src], idx))
+                if src in scope.given:
+                    vals[inner.result] = scope.given[src]
+                elif src in self.buffers:
+                    lins = scope.safe(lins, src)
+                    buf = self.buffers[src]
+                    vals[inner.result] = e.emit(
+                        tir.LoadOp(buf, self.access(lins, buf, e, scope))
+                    )
                 elif isinstance(src.owner, te.ComputeOp):
-                    mapping[inner.result] = self.inline(src.owner, idx, e)
+                    vals[inner.result] = self.inline(src.owner, lins, e, scope)
                 else:
                     raise LoweringError(f"te.read of {src} which has no buffer")
                 continue
-            clone = inner.clone(value_mapper=mapping)
+            folded = _fold_index(inner, sym, known)
+            if folded is not None:
+                if isinstance(folded, Lin):
+                    sym[inner.results[0]] = folded
+                else:
+                    known[inner.results[0]] = folded
+                    vals[inner.results[0]] = e.const(folded, inner.results[0].type)
+                continue
+            if isinstance(inner, arith.SelectOp) and inner.cond in known:
+                pick = inner.lhs if known[inner.cond] else inner.rhs
+                if pick in sym:
+                    sym[inner.result] = sym[pick]
+                else:
+                    vals[inner.result] = get(pick)
+                continue
+            clone = inner.clone(value_mapper={v: get(v) for v in inner.operands})
             e.builder.insert(clone)
+            for old, new in zip(inner.results, clone.results, strict=True):
+                vals[old] = new
+                if isinstance(new.type, IndexType):
+                    sym[old] = Lin.of(Opaque(new))
         raise LoweringError("te.compute body without te.yield")
+
+
+@dataclass
+class Scope:
+    """What an inlined body sees: loop variables, the vector lane loop, values given
+    for some tensors (an epilogue's producer) and whether reads must be clamped
+    (statements that run on the padded points of non-dividing splits)."""
+
+    ivs: dict[Var, SSAValue]
+    vec: Var | None
+    given: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    clamp: bool = False
+
+    def safe(self, lins: list[Lin], tensor: SSAValue) -> list[Lin]:
+        """Read indices that stay inside `tensor`: clamped, except along a vector
+        lane that reads contiguously (buffers keep `BUFFER_SLACK` readable bytes
+        past their end, and such lanes are never stored)."""
+        if not self.clamp:
+            return lins
+        shape = tensor.type.get_shape()  # type: ignore[union-attr]
+        flat = Lin()
+        stride = 1
+        for x, n in zip(reversed(lins), reversed(shape), strict=True):
+            flat = flat + x * stride
+            stride *= n
+        contiguous = (
+            self.vec is not None and flat.linear_in(self.vec) and flat.coeff(self.vec) == 1
+        )
+        return [
+            x if contiguous and self.vec is not None and x.uses(self.vec) else x.clamp(0, n - 1)
+            for x, n in zip(lins, shape, strict=True)
+        ]
+
+
+_CMP = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5, "ult": 6, "ule": 7, "ugt": 8, "uge": 9}
+
+
+def _fold_index(op: Operation, sym: dict[SSAValue, Lin], known: dict[SSAValue, int]) -> Lin | int | None:
+    """`op` over symbolic indices as a symbolic index, or a decided i1, if it can."""
+    if isinstance(op, arith.ConstantOp) and isinstance(op.result.type, IndexType):
+        assert isinstance(op.value, IntegerAttr)
+        return Lin.of(op.value.value.data)
+    ins = [sym.get(v) for v in op.operands]
+    if isinstance(op, arith.AndIOp | arith.OrIOp) and all(v in known for v in op.operands):
+        a, b = (known[v] for v in op.operands)
+        return (a & b) if isinstance(op, arith.AndIOp) else (a | b)
+    if not op.operands or any(x is None for x in ins):
+        return None
+    xs = [x for x in ins if x is not None]
+    if isinstance(op, arith.AddiOp):
+        return xs[0] + xs[1]
+    if isinstance(op, arith.SubiOp):
+        return xs[0] - xs[1]
+    if isinstance(op, arith.MuliOp):
+        if xs[1].is_const:
+            return xs[0] * xs[1].const
+        if xs[0].is_const:
+            return xs[1] * xs[0].const
+        return None
+    lo = xs[0].range()[0]
+    if len(xs) == 2 and xs[1].is_const and xs[1].const > 0:
+        c = xs[1].const
+        if isinstance(op, arith.FloorDivSIOp) or (
+            isinstance(op, arith.DivUIOp | arith.DivSIOp) and lo is not None and lo >= 0
+        ):
+            return xs[0].floordiv(c)
+        if isinstance(op, arith.RemUIOp | arith.RemSIOp) and lo is not None and lo >= 0:
+            return xs[0].mod(c)
+    if isinstance(op, arith.MinSIOp | arith.MaxSIOp):
+        if xs[1].is_const:
+            x, c = xs[0], xs[1].const
+        elif xs[0].is_const:
+            x, c = xs[1], xs[0].const
+        else:
+            return None
+        return x.clamp(None, c) if isinstance(op, arith.MinSIOp) else x.clamp(c, None)
+    if isinstance(op, arith.CmpiOp):
+        d_lo, d_hi = (xs[0] - xs[1]).range()
+        pred = op.predicate.value.data
+        decided = _decide(pred, d_lo, d_hi)
+        return decided
+    return None
+
+
+def _decide(pred: int, lo: int | None, hi: int | None) -> int | None:
+    """Decide `a <pred> b` from the range `lo..hi` of `a - b` (signed predicates)."""
+    if lo is None or hi is None:
+        return None
+    table = {
+        _CMP["eq"]: (lo == hi == 0, lo > 0 or hi < 0),
+        _CMP["ne"]: (lo > 0 or hi < 0, lo == hi == 0),
+        _CMP["slt"]: (hi < 0, lo >= 0),
+        _CMP["sle"]: (hi <= 0, lo > 0),
+        _CMP["sgt"]: (lo > 0, hi <= 0),
+        _CMP["sge"]: (lo >= 0, hi < 0),
+    }
+    if pred not in table:
+        return None
+    true, false = table[pred]
+    return 1 if true else 0 if false else None
 
 
 class _Inserter(Expr):
@@ -225,7 +502,16 @@ class _Inserter(Expr):
     def __init__(self, block: Block):
         last = block.last_op
         assert last is not None
+        self.block = block
         self.builder = Builder(InsertPoint.before(last))
+
+
+def schedule_of(op: te.ComputeOp) -> Schedule:
+    """The `schedule` attribute of a compute, else the default for its class."""
+    attr = op.attributes.get("schedule")
+    if isinstance(attr, StringAttr):
+        return Schedule.parse(attr.data)
+    return default_for(op)
 
 
 class GraphLowering:
@@ -309,7 +595,7 @@ def _tir_constant(op: relay.ConstantOp) -> Operation:
     assert isinstance(t, TensorType)
     if isinstance(value, DenseIntOrFPElementsAttr):
         arr = np.asarray(value.get_values(), dtype=numpy_dtype(t.get_element_type()))
-        arr = np.broadcast_to(arr, t.get_shape()) if arr.size == 1 else arr
+        arr = np.broadcast_to(arr.reshape(()), t.get_shape()) if arr.size == 1 else arr
         key = blobs.add("cst", np.ascontiguousarray(arr.reshape(t.get_shape())))
         value = DenseResourceAttr.from_params(key, t)
     return tir.ConstantOp(value, memref_of(t))

@@ -40,9 +40,10 @@ from typing import TypeVar
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import arith, func, llvm, math
+from xdsl.dialects import arith, func, llvm, math, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     DictionaryAttr,
@@ -75,6 +76,9 @@ from lamina.errors import LoweringError
 #: Alignment (bytes) of every buffer the runtime hands to compiled code, and of
 #: every workspace slot and stack buffer.
 BUFFER_ALIGN = 64
+# Readable bytes every buffer has past its end: a vector lane past a tensor's
+# last element (a tail of a non-dividing split, stored masked) may be loaded.
+BUFFER_SLACK = 256
 
 PTR = llvm.LLVMPointerType()
 _OpT = TypeVar("_OpT", bound=Operation)
@@ -187,13 +191,35 @@ class _ModuleState:
 
 
 # ========================================================================= emitter
+class _Constants:
+    """Scalar llvm constants of one function, each made once at its entry."""
+
+    def __init__(self, at_entry: _EntryBuilder):
+        self.at_entry = at_entry
+        self.values: dict[tuple[object, Attribute], SSAValue] = {}
+
+    def get(self, value: int | float, t: Attribute) -> SSAValue:
+        key = (value, t)
+        if key not in self.values:
+            if isinstance(t, IntegerType):
+                v = int(value) if t != i1 else int(value != 0)
+                attr: Attribute = IntegerAttr(v, t)
+            else:
+                attr = FloatAttr(float(value), t)  # pyright: ignore[reportArgumentType]
+            self.values[key] = self.at_entry.insert(llvm.ConstantOp(attr, t)).result
+        return self.values[key]
+
+
 class _Emitter:
     """Builds llvm ops before an anchor op (the op being lowered)."""
 
-    def __init__(self, anchor: Operation, state: _ModuleState):
+    def __init__(
+        self, anchor: Operation, state: _ModuleState, consts: _Constants | None = None
+    ):
         self.builder = Builder(InsertPoint.before(anchor))
         self.state = state
         self.anchor = anchor
+        self.consts = consts
 
     def emit(self, op: Operation) -> SSAValue:
         """Insert `op` and return its (single) result."""
@@ -208,6 +234,8 @@ class _Emitter:
         """A scalar constant, or a splat if `t` is a vector type."""
         t = convert_type(t)
         elem = _scalar_type(t)
+        if self.consts is not None and not isinstance(t, VectorType):
+            return self.consts.get(value, t)
         if isinstance(t, VectorType):
             attr: Attribute = DenseIntOrFPElementsAttr.from_list(
                 t, [value] * t.element_count()
@@ -235,9 +263,14 @@ class _Emitter:
         return self.emit(op)
 
     def libm(self, name: str, args: Sequence[SSAValue], t: Attribute) -> SSAValue:
-        """Call libm's `name` (f64) / `namef` (f32), lane by lane for vectors;
-        f16 is computed in f32."""
+        """Call libm's `name` (f64) / `namef` (f32); vectors go through glibc's
+        libmvec (`_ZGV<isa>N<w>v_<name>f`, within 4 ulp) in chunks of the host's
+        vector width when it has the function, else lane by lane; f16 is
+        computed in f32."""
         if isinstance(t, VectorType):
+            out = self.mvec(name, args, t)
+            if out is not None:
+                return out
             return self._per_lane(lambda xs, et: self.libm(name, xs, et), args, t)
         if isinstance(t, Float16Type):
             wide = [self.emit(llvm.FPExtOp(a, Float32Type())) for a in args]
@@ -248,6 +281,50 @@ class _Emitter:
         symbol = name + ("f" if isinstance(t, Float32Type) else "")
         self.state.declare(symbol, [t] * len(args), t)
         return self.emit(llvm.CallOp(symbol, *args, return_type=t))
+
+    def mvec(self, name: str, args: Sequence[SSAValue], t: VectorType) -> SSAValue | None:
+        """`name` on a vector through libmvec, or None when it has no variant."""
+        from lamina.lowering.schedule import host
+        from lamina.runtime.jit import has_libmvec
+
+        elem = t.get_element_type()
+        if not isinstance(elem, Float32Type | Float64Type) or not has_libmvec():
+            return None
+        if name not in MVEC_FUNCTIONS or len(args) != 1:
+            return None
+        bits = host().vector_bits
+        width = bits // elem.bitwidth
+        count = t.element_count()
+        if count % width:
+            return None
+        isa = {512: "e", 256: "d", 128: "b"}[bits]
+        symbol = f"_ZGV{isa}N{width}v_{name}{'f' if isinstance(elem, Float32Type) else ''}"
+        chunk = VectorType(elem, [width])
+        self.state.declare(symbol, [chunk], chunk)
+        parts = []
+        for start in range(0, count, width):
+            piece = self.shuffle(args[0], args[0], list(range(start, start + width)), chunk)
+            parts.append(self.emit(llvm.CallOp(symbol, piece, return_type=chunk)))
+        while len(parts) > 1:  # concatenate pairwise
+            merged = []
+            for a, b in zip(parts[::2], parts[1::2], strict=True):
+                n = a.type.element_count()  # type: ignore[union-attr]
+                merged.append(
+                    self.shuffle(a, b, list(range(2 * n)), VectorType(elem, [2 * n]))
+                )
+            parts = merged
+        return parts[0]
+
+    def shuffle(
+        self, a: SSAValue, b: SSAValue, mask: list[int], t: VectorType
+    ) -> SSAValue:
+        return self.emit(
+            llvm.ShuffleVectorOp.create(
+                operands=[a, b],
+                properties={"mask": DenseArrayBase.from_list(i32, mask)},
+                result_types=[t],
+            )
+        )
 
     def _per_lane(
         self,
@@ -324,6 +401,26 @@ def _intrinsic(name: str) -> _Lowering:
     return lower
 
 
+# Functions glibc's libmvec has a vector variant of (glibc >= 2.35).
+MVEC_FUNCTIONS = frozenset(
+    ["acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "cos", "cosh", "erf", "erfc", "exp", "exp10", "exp2", "expm1", "log", "log10", "log1p", "log2", "sin", "sinh", "tan", "tanh"]
+)
+
+
+def _vector_math(cls: type[Operation], name: str) -> _Lowering:
+    """An LLVM intrinsic, except on vectors that libmvec can compute."""
+
+    def lower(op: Operation, e: _Emitter) -> Sequence[SSAValue]:
+        t = _result_type(op)
+        if isinstance(t, VectorType):
+            out = e.mvec(name, op.operands, t)
+            if out is not None:
+                return [out]
+        return [e.intr_op(cls, op.operands, t)]
+
+    return lower
+
+
 def _libm(name: str) -> _Lowering:
     def lower(op: Operation, e: _Emitter) -> Sequence[SSAValue]:
         return [e.libm(name, op.operands, _result_type(op))]
@@ -378,16 +475,16 @@ _LOWERINGS.update(
         arith.FPToSIOp: _cast(llvm_ext.FPToSIOp),
         arith.FPToUIOp: _cast(llvm_ext.FPToUIOp),
         arith.BitcastOp: _cast(llvm.BitcastOp),
-        math.ExpOp: _intr_op(llvm.FExpOp),
-        math.Exp2Op: _intr_op(llvm.FExp2Op),
-        math.LogOp: _intr_op(llvm.FLogOp),
-        math.Log2Op: _intr_op(llvm.FLog2Op),
+        math.ExpOp: _vector_math(llvm.FExpOp, "exp"),
+        math.Exp2Op: _vector_math(llvm.FExp2Op, "exp2"),
+        math.LogOp: _vector_math(llvm.FLogOp, "log"),
+        math.Log2Op: _vector_math(llvm.FLog2Op, "log2"),
         math.SqrtOp: _intr_op(llvm.FSqrtOp),
         math.AbsFOp: _intr_op(llvm.FAbsOp),
         math.FloorOp: _intr_op(llvm.FFloorOp),
         math.CeilOp: _intr_op(llvm.FCeilOp),
-        math.SinOp: _intr_op(llvm.FSinOp),
-        math.CosOp: _intr_op(llvm.FCosOp),
+        math.SinOp: _vector_math(llvm.FSinOp, "sin"),
+        math.CosOp: _vector_math(llvm.FCosOp, "cos"),
         math.PowFOp: _intr_op(llvm.FPowOp),
         math.CopySignOp: _intr_op(llvm.FCopySignOp),
         math.FmaOp: _intr_op(llvm.FMAOp),
@@ -468,6 +565,34 @@ def _lower_cmpf(op: Operation, e: _Emitter) -> Sequence[SSAValue]:
         result_types=[t],
         properties={
             "predicate": IntegerAttr(flag, i64),
+            "fastmathFlags": llvm.FastMathAttr(None),
+        },
+    )
+    return [e.emit(new)]
+
+
+@_lowers(tir.VectorCmpOp)
+def _lower_vector_cmp(op: Operation, e: _Emitter) -> Sequence[SSAValue]:
+    assert isinstance(op, tir.VectorCmpOp)
+    pred = op.predicate.data
+    t = _result_type(op)
+    if pred in tir.INT_PREDICATES and isinstance(
+        op.lhs.type.get_element_type(), IntegerType | IndexType  # type: ignore[union-attr]
+    ):
+        flag = llvm.ICmpPredicateFlag(pred).to_int()
+        new = llvm.ICmpOp.create(
+            operands=[op.lhs, op.rhs],
+            result_types=[t],
+            properties={"predicate": IntegerAttr(flag, i64)},
+        )
+        return [e.emit(new)]
+    if pred in ("false", "true"):
+        return [e.emit(llvm.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [int(pred == "true")] * t.element_count()), t))]  # type: ignore[arg-type,union-attr]
+    new = llvm.FCmpOp.create(
+        operands=[op.lhs, op.rhs],
+        result_types=[t],
+        properties={
+            "predicate": IntegerAttr(llvm.FCmpPredicateFlag(pred).to_int(), i64),
             "fastmathFlags": llvm.FastMathAttr(None),
         },
     )
@@ -577,8 +702,21 @@ def _address(e: _Emitter, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAV
 def _lower_load(op: Operation, e: _Emitter) -> Sequence[SSAValue]:
     assert isinstance(op, tir.LoadOp)
     ptr = _address(e, op.buffer, op.indices)
+    t = _result_type(op)
     align = byte_size(_scalar_type(op.result.type))
-    return [e.emit(llvm.LoadOp(ptr, _result_type(op), alignment=align))]
+    if _is_bool_vector(t):  # bools are bytes in memory; <N x i1> would be bits
+        wide = e.emit(llvm.LoadOp(ptr, _bytes_of(t), alignment=align))
+        return [e.emit(llvm.TruncOp(wide, t))]
+    return [e.emit(llvm.LoadOp(ptr, t, alignment=align))]
+
+
+def _is_bool_vector(t: Attribute) -> bool:
+    return isinstance(t, VectorType) and t.get_element_type() == i1
+
+
+def _bytes_of(t: Attribute) -> VectorType:
+    assert isinstance(t, VectorType)
+    return VectorType(i8, t.get_shape())
 
 
 @_lowers(tir.StoreOp)
@@ -586,8 +724,41 @@ def _lower_store(op: Operation, e: _Emitter) -> Sequence[SSAValue]:
     assert isinstance(op, tir.StoreOp)
     ptr = _address(e, op.buffer, op.indices)
     align = byte_size(_scalar_type(op.value.type))
-    e.put(llvm.StoreOp(op.value, ptr, alignment=align))
+    value = op.value
+    if _is_bool_vector(convert_type(value.type)):
+        value = e.emit(llvm.ZExtOp(value, _bytes_of(convert_type(value.type))))
+    e.put(llvm.StoreOp(value, ptr, alignment=align))
     return []
+
+
+@_lowers(tir.MaskedStoreOp)
+def _lower_masked_store(op: Operation, e: _Emitter) -> Sequence[SSAValue]:
+    assert isinstance(op, tir.MaskedStoreOp)
+    ptr = _address(e, op.buffer, op.indices)
+    align = byte_size(_scalar_type(op.value.type))
+    e.put(llvm.MaskedStoreOp(op.value, ptr, op.mask, alignment=align))
+    return []
+
+
+@_lowers(vector.BroadcastOp)
+def _lower_broadcast(op: Operation, e: _Emitter) -> Sequence[SSAValue]:
+    """A scalar in every lane: insertelement into lane 0, then a zero shuffle."""
+    assert isinstance(op, vector.BroadcastOp)
+    t = _result_type(op)
+    assert isinstance(t, VectorType)
+    zero = e.emit(llvm.ConstantOp(IntegerAttr(0, i32), i32))
+    undef = e.emit(llvm.UndefOp(t))
+    one = e.emit(
+        llvm.InsertElementOp.create(operands=[undef, op.source, zero], result_types=[t])
+    )
+    mask = DenseArrayBase.from_list(i32, [0] * t.element_count())
+    return [
+        e.emit(
+            llvm.ShuffleVectorOp.create(
+                operands=[one, undef], properties={"mask": mask}, result_types=[t]
+            )
+        )
+    ]
 
 
 @_lowers(tir.CallOp)
@@ -615,8 +786,16 @@ def _lower_return(op: Operation, e: _Emitter) -> Sequence[SSAValue]:
 def _lower_scalar_ops(fn: Operation, state: _ModuleState, where: str) -> None:
     """Sweep 2: every op but buffers and control flow becomes llvm ops."""
     kept = (tir.ForOp, tir.IfOp, tir.YieldOp, tir.AllocOp, tir.ConstantOp)
+    entry = fn.regions[0].blocks[0]
+    consts = _Constants(_EntryBuilder(entry))
     for op in list(fn.walk()):
         if op is fn or isinstance(op, kept):
+            continue
+        if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr | FloatAttr):
+            # One llvm constant per value and type, at the top of the function.
+            t = _result_type(op)
+            op.result.replace_all_uses_with(consts.get(op.value.value.data, t))
+            Rewriter.erase_op(op)
             continue
         lowering = _LOWERINGS.get(type(op))
         if lowering is None:
@@ -624,7 +803,7 @@ def _lower_scalar_ops(fn: Operation, state: _ModuleState, where: str) -> None:
                 f"{where}: no lowering to LLVM for '{op.name}'. lower-tir-to-llvm "
                 "handles tir, arith and math ops; lower other dialects to these first."
             )
-        values = lowering(op, _Emitter(op, state))
+        values = lowering(op, _Emitter(op, state, consts))
         for old, new in zip(op.results, values, strict=True):
             old.replace_all_uses_with(new)
         Rewriter.erase_op(op)
@@ -1000,6 +1179,9 @@ def _set_module_attrs(
 
 def lower_module(module: ModuleOp) -> None:
     """Lower all of `module` to `llvm.func`s (see the module docstring)."""
+    from lamina.lowering.parallel import outline_parallel_loops
+
+    outline_parallel_loops(module)
     ops = list(module.ops)
     for op in ops:
         _check_function(op)
@@ -1040,6 +1222,7 @@ class LowerTirToLlvmPass(ModulePass):
 
 __all__ = [
     "BUFFER_ALIGN",
+    "BUFFER_SLACK",
     "LowerTirToLlvmPass",
     "WorkspacePlan",
     "byte_size",

@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from xdsl.builder import Builder
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import IntegerType, TensorType, f64, i64
+from xdsl.dialects.builtin import IntegerType, StringAttr, TensorType, f64, i64
 from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from lamina.dialects import relay, te
 from lamina.dialects.te import ReduceKind
 from lamina.errors import LoweringError
+from lamina.lowering import schedule
 from lamina.lowering.expr import Expr, is_float, is_unsigned
 
 Body = Callable[[Expr, Sequence[SSAValue]], SSAValue]
@@ -52,6 +53,18 @@ class Kernel:
         e.builder.insert(te.YieldOp(value))
         self.builder.insert(op)
         return op.result
+
+
+def scheduled(result: SSAValue, sched: schedule.Schedule) -> None:
+    """Attach `sched` to the `te.compute` that defines `result` (TVM's strategy:
+    an op's compute comes with its schedule)."""
+    owner = result.owner
+    assert isinstance(owner, te.ComputeOp)
+    owner.attributes["schedule"] = StringAttr(str(sched))
+
+
+def _bits(elem: Attribute) -> int:
+    return max(getattr(elem, "bitwidth", 32) or 32, 8)
 
 
 Compute = Callable[
@@ -464,6 +477,8 @@ def dense(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     acc = k.compute(
         out, _matmul_body(a, b, a_index, b_index, 2), ReduceKind.SUM, [kdim]
     )
+    if not tb:  # lanes along n read b contiguously (alter-op-layout makes it so)
+        scheduled(acc, schedule.gemm(tuple(out.get_shape()), 0, (1,), _bits(out.get_element_type())))
     alpha = relay.float_prop(op, "alpha", 1.0)
     beta = relay.float_prop(op, "beta", 1.0)
     bias = ins[2] if len(ins) > 2 else None
@@ -514,9 +529,13 @@ def matmul(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
             return [kk]
         return [*batch_index(e, o, sb[:-2]), kk, o[rank - 1]]
 
-    return k.compute(
+    result = k.compute(
         out, _matmul_body(a, b, a_index, b_index, rank), ReduceKind.SUM, [kdim]
     )
+    if has_m and has_n:
+        elem = out.get_element_type()
+        scheduled(result, schedule.gemm(tuple(out.get_shape()), rank - 2, (rank - 1,), _bits(elem)))
+    return result
 
 
 # ---------------------------------------------------------------- reductions
@@ -701,7 +720,43 @@ def conv(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
         v = e.read_or(x, [b, channel, *pos], 0, checked)
         return e.mul(v, e.read(w, [f, c, *taps]))
 
-    return k.compute(out, body, ReduceKind.SUM, [cin, *wshape[2:]])
+    result = k.compute(out, body, ReduceKind.SUM, [cin, *wshape[2:]])
+    if _is_gemm_conv(op, wshape, groups):
+        shape = tuple(out.get_shape())
+        scheduled(result, schedule.gemm(shape, 1, (2, 3), _bits(out.get_element_type()), 3))
+    return result
+
+
+def _is_gemm_conv(op: relay.ConvOp, wshape: Sequence[int], groups: int) -> bool:
+    """A 2-D 1x1 convolution with unit strides and no padding: a GEMM of the
+    weight (out x in channels) and the input (in channels x pixels)."""
+    win = relay.Window(op.name, op, op.SPATIAL)
+    return (
+        op.SPATIAL == 2
+        and groups == 1
+        and tuple(wshape[2:]) == (1, 1)
+        and tuple(win.strides) == (1, 1)
+        and not any(win.pad_begin + win.pad_end)
+    )
+
+
+@register(relay.Im2ColOp)
+def im2col(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """`out[n, c*KH*KW + kh*KW + kw, oh, ow] = x[n, c, oh*s + kh*d - p, ...]`."""
+    (x,) = ins
+    win = relay.Window(op.name, op, 2)
+    kh, kw = (int(v) for v in op.kernel_size.get_values())  # type: ignore[attr-defined]
+    checked = [False, False, *_padded(win)]
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        b, col, oh, ow = idx
+        c = e.idiv(col, e.index(kh * kw))
+        tap = e.irem(col, e.index(kh * kw))
+        taps = [e.idiv(tap, e.index(kw)), e.irem(tap, e.index(kw))]
+        pos = _window_input(e, [oh, ow], taps, win)
+        return e.read_or(x, [b, c, *pos], 0, checked)
+
+    return k.compute(_type(op), body)
 
 
 @register(relay.Conv1DTransposeOp, relay.Conv2DTransposeOp, relay.Conv3DTransposeOp)
@@ -1372,4 +1427,8 @@ def flops(op: relay.RelayOp) -> int:
         assert isinstance(a, TensorType)
         kdim = a.get_shape()[0 if relay.flag_prop(op, "transpose_a") else -1]
         return 2 * n * kdim
+    if isinstance(op, relay.ConvOp):
+        w = op.operands[1].type
+        assert isinstance(w, TensorType)
+        return 2 * n * math.prod(w.get_shape()[1:])
     return n

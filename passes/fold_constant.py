@@ -202,7 +202,10 @@ def make_constant(array: np.ndarray, t: TensorType, name: str = "folded") -> rel
     data = np.ascontiguousarray(np.asarray(array).astype(dtype, copy=False))
     shape = tuple(t.get_shape())
     if data.shape != shape:
-        data = np.ascontiguousarray(np.broadcast_to(data, shape))
+        if data.size == int(np.prod(shape, dtype=np.int64)):
+            data = data.reshape(shape)  # e.g. one element for a rank-0 type
+        else:
+            data = np.ascontiguousarray(np.broadcast_to(data, shape))
     flat = data.reshape(-1)
     is_float = isinstance(t.get_element_type(), AnyFloat)
     convert = float if is_float else int

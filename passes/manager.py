@@ -47,7 +47,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
-from lamina.errors import IRError, LaminaError
+from lamina.errors import InternalError, IRError, LaminaError
 
 # --------------------------------------------------------------------------- config
 ConfigValue: TypeAlias = int | float | bool | str
@@ -135,6 +135,21 @@ register_config(
     int,
     256,
     "the most ops fuse-ops puts in one group (TVM's relay.FuseOps.max_depth)",
+)
+register_config(
+    "byoc.targets",
+    str,
+    "",
+    "BYOC targets, comma-separated, that merge-composite, annotate-target and "
+    "the other BYOC passes offload to when not given `targets=`; "
+    "lamina.compile(targets=[...]) sets it",
+)
+register_config(
+    "byoc.num-threads",
+    int,
+    0,
+    "threads a BYOC target's library may use in the compiled model (0: the "
+    "library's own setting); lamina.compile(num_threads=...) sets it",
 )
 register_config(
     "pattern.max-iterations",
@@ -234,6 +249,25 @@ def record_statistic(name: str, value: int = 1) -> None:
     info = _CURRENT_PASS.get()
     if info is not None and value:
         info.statistics[name] = info.statistics.get(name, 0) + value
+
+
+def max_iterations() -> int:
+    """The cap on the rounds of any fixpoint loop in a pass (the running context's
+    `pattern.max-iterations`)."""
+    return int(PassContext.current().get_config("pattern.max-iterations"))
+
+
+def not_converged(what: str, cap: int, detail: str = "") -> LaminaError:
+    """The error of a fixpoint loop still changing the IR after `cap` rounds,
+    naming the pass that runs it."""
+    info = _CURRENT_PASS.get()
+    where = f" in pass '{info.name}'" if info is not None else ""
+    more = f"; {detail}" if detail else ""
+    return LaminaError(
+        f"{what}{where} did not converge after {cap} iterations{more}; this is a "
+        "bug in a rewrite (one undoes another); raise pattern.max-iterations if the "
+        "rewrite is just long"
+    )
 
 
 # --------------------------------------------------------------------- instruments
@@ -536,16 +570,49 @@ GRAPH_PIPELINE: tuple[str, ...] = (
     "simplify-inference",
     "canonicalize",
     "simplify-expr",
+    # BYOC, only when targets are configured (`byoc.targets`, which
+    # lamina.compile(targets=...) sets): targets see the graph's own ops, before
+    # lamina's layout choices; external-codegen compiles the outlined functions.
+    # See BYOC_PASSES.
+    "merge-composite",
+    "annotate-target",
+    "merge-compiler-regions",
+    "partition-graph",
+    "external-codegen",
+    "alter-op-layout",
     "fold-constant",
     "cse",
     "dce",
     "fuse-ops",
 )
 
+#: The BYOC passes of GRAPH_PIPELINE: left out unless the context configures
+#: targets (`byoc.targets`).
+BYOC_PASSES: frozenset[str] = frozenset(
+    (
+        "merge-composite",
+        "annotate-target",
+        "merge-compiler-regions",
+        "partition-graph",
+        "external-codegen",
+    )
+)
+
+
+def _graph_passes(ctx: PassContext | None = None) -> list[str]:
+    """GRAPH_PIPELINE's registered passes, BYOC ones only if targets are set."""
+    ctx = ctx if ctx is not None else PassContext.current()
+    byoc = bool(ctx.config.get("byoc.targets"))
+    return [n for n in _registered(GRAPH_PIPELINE) if byoc or n not in BYOC_PASSES]
+
+
 #: relay -> te -> tir -> llvm.
 LOWERING_PIPELINE: tuple[str, ...] = (
     "lower-relay-to-te",
     "lower-te-to-tir",
+    "tir-unroll",
+    "tir-vectorize",
+    "cse",  # O2+: the unrolled index arithmetic, once (less for LLVM to chew)
     "lower-tir-to-llvm",
 )
 
@@ -569,7 +636,7 @@ def standard_pipeline(
         if isinstance(opt_level, PassContext)
         else PassContext(opt_level=opt_level)
     )
-    names = _registered(GRAPH_PIPELINE) + (
+    names = _graph_passes(ctx) + (
         list(LOWERING_PIPELINE) if lower else []
     )
     return [n for n in names if ctx.pass_enabled(n)]
@@ -600,7 +667,7 @@ class OptimizePipeline(PipelinePass):
     name = "optimize"
 
     def names(self) -> list[str]:
-        return _registered(GRAPH_PIPELINE)
+        return _graph_passes()
 
 
 @dataclass(frozen=True)
@@ -620,7 +687,7 @@ class DefaultPipeline(PipelinePass):
     name = "default"
 
     def names(self) -> list[str]:
-        return _registered(GRAPH_PIPELINE) + list(LOWERING_PIPELINE)
+        return _graph_passes() + list(LOWERING_PIPELINE)
 
 
 PIPELINE_PASSES: tuple[type[PipelinePass], ...] = (
@@ -672,12 +739,12 @@ def run_pipeline(
     context) and return the module. Passes the context does not enable are
     skipped; instruments see every pass that runs."""
     ctx = ctx if ctx is not None else PassContext.current()
-    passes = resolve_pipeline(pipeline)
     if mlir_ctx is None:
         from lamina.ir import context
 
         mlir_ctx = context()
     with ctx._active():
+        passes = resolve_pipeline(pipeline)  # named pipelines expand under ctx
         for index, p in enumerate(passes):
             if not ctx.pass_enabled(p):
                 continue
@@ -689,6 +756,14 @@ def run_pipeline(
             token = _CURRENT_PASS.set(info)
             try:
                 p.apply(mlir_ctx, module)
+            except (LaminaError, DiagnosticException):
+                raise
+            except Exception as e:  # a bug: still a LaminaError, naming the pass
+                raise InternalError(
+                    f"internal error in pass '{info.name}': {type(e).__name__}: {e}; "
+                    "this is a bug in lamina, please report it",
+                    info.name,
+                ) from e
             finally:
                 _CURRENT_PASS.reset(token)
             for inst in ctx.instruments:
@@ -715,6 +790,8 @@ __all__ = [
     "config_options",
     "count_ops",
     "current_pass",
+    "max_iterations",
+    "not_converged",
     "pass_opt_level",
     "record_statistic",
     "register_config",

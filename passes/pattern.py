@@ -395,7 +395,8 @@ def constant_data(op: Operation) -> np.ndarray | None:
             assert isinstance(t, TensorType)
             data = np.array(value.get_values(), dtype=numpy_dtype(t.get_element_type()))
             shape = tuple(t.get_shape())
-            return np.broadcast_to(data, shape) if data.size == 1 else data.reshape(shape)
+            # A splat (one value, any shape, rank 0 included) or the full data.
+            return np.broadcast_to(data.reshape(()), shape) if data.size == 1 else data.reshape(shape)
         if isinstance(value, DenseResourceAttr):
             t = value.type
             assert isinstance(t, TensorType)

@@ -25,6 +25,24 @@ def _lower_tir_to_llvm() -> type[ModulePass]:
     return LowerTirToLlvmPass
 
 
+def _tir_unroll() -> type[ModulePass]:
+    from lamina.passes.tir_unroll import TirUnrollPass
+
+    return TirUnrollPass
+
+
+def _tir_vectorize() -> type[ModulePass]:
+    from lamina.passes.tir_vectorize import TirVectorizePass
+
+    return TirVectorizePass
+
+
+def _alter_op_layout() -> type[ModulePass]:
+    from lamina.passes.alter_op_layout import AlterOpLayoutPass
+
+    return AlterOpLayoutPass
+
+
 def _fold_constant() -> type[ModulePass]:
     from lamina.passes.fold_constant import FoldConstantPass
 
@@ -55,6 +73,15 @@ def _canonicalize() -> type[ModulePass]:
     return CanonicalizePass
 
 
+def _byoc(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    def load() -> type[ModulePass]:
+        import importlib
+
+        return getattr(importlib.import_module(f"lamina.passes.{module}"), cls)
+
+    return load
+
+
 def _manager(cls: str) -> Callable[[], type[ModulePass]]:
     def load() -> type[ModulePass]:
         from lamina.passes import manager
@@ -78,7 +105,10 @@ LAMINA_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "lower-relay-to-te": _lower_relay_to_te,
     "lower-te-to-tir": _lower_te_to_tir,
     "lower-tir-to-llvm": _lower_tir_to_llvm,
+    "tir-unroll": _tir_unroll,
+    "tir-vectorize": _tir_vectorize,
     "fold-constant": _fold_constant,
+    "alter-op-layout": _alter_op_layout,
     "fuse-ops": _fuse_ops,
     "simplify-expr": _simplify_expr,
     # xDSL's canonicalize plus relay's canonical forms (passes/canonicalize.py).
@@ -89,6 +119,14 @@ LAMINA_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     ),
     "dce": _xdsl("xdsl.transforms.dead_code_elimination", "DeadCodeElimination"),
     "simplify-inference": _simplify_inference,
+    # BYOC (bring your own codegen): see lamina.backends.
+    "merge-composite": _byoc("merge_composite", "MergeCompositePass"),
+    "annotate-target": _byoc("annotate_target", "AnnotateTargetPass"),
+    "merge-compiler-regions": _byoc(
+        "merge_compiler_regions", "MergeCompilerRegionsPass"
+    ),
+    "partition-graph": _byoc("partition_graph", "PartitionGraphPass"),
+    "external-codegen": _byoc("external_codegen", "ExternalCodegenPass"),
     # Named pipelines, usable as passes (`-p default`); see passes/manager.py.
     "optimize": _manager("OptimizePipeline"),
     "lower": _manager("LowerPipeline"),
@@ -97,4 +135,8 @@ LAMINA_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
 
 
 def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    return dict(LAMINA_PASSES)
+    """lamina's passes, plus those of installed plugins (entry points
+    `lamina.passes`; lamina's own names win)."""
+    from lamina.plugins import plugin_passes
+
+    return {**plugin_passes(), **LAMINA_PASSES}  # (a fresh dict: callers may edit it)

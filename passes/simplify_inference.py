@@ -41,7 +41,7 @@ from xdsl.rewriter import Rewriter
 
 from lamina.dialects import relay
 from lamina.passes.fold_constant import make_constant
-from lamina.passes.manager import record_statistic
+from lamina.passes.manager import max_iterations, not_converged, record_statistic
 from lamina.passes.pattern import constant_data
 
 
@@ -320,8 +320,12 @@ def simplify_inference(root: Operation) -> int:
                 expand_batch_norm(op)
                 record_statistic("simplify-inference.batch-norm")
                 total += 1
-    changed = True
+    cap = max_iterations()
+    changed, rounds = True, 0
     while changed:
+        if rounds > cap:  # `cap` rounds changed the IR, and so did one more
+            raise not_converged("scale folding", cap)
+        rounds += 1
         changed = False
         for block in _blocks(root):
             for op in list(block.ops):

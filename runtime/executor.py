@@ -29,8 +29,9 @@ from xdsl.passes import ModulePass
 
 from lamina.dialects import relay
 from lamina.dialects.resources import blobs
-from lamina.errors import InputError, LaminaError
+from lamina.errors import CompileError, InputError, LaminaError
 from lamina.ir import io_names
+from lamina.limits import check_size
 from lamina.runtime.dtypes import numpy_dtype
 
 if TYPE_CHECKING:
@@ -53,21 +54,20 @@ class TensorSpec:
 
 
 def aligned_empty(shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
-    """An uninitialized C-contiguous array whose data is 64-byte aligned."""
+    """An uninitialized C-contiguous array whose data is 64-byte aligned and
+    followed by `BUFFER_SLACK` readable bytes (vector tails may load them)."""
+    from lamina.lowering.tir_to_llvm import BUFFER_SLACK
+
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    raw = np.empty(nbytes + _ALIGN, dtype=np.uint8)
+    raw = np.empty(nbytes + _ALIGN + BUFFER_SLACK, dtype=np.uint8)
     offset = (-raw.ctypes.data) % _ALIGN
     return raw[offset : offset + nbytes].view(dtype).reshape(shape)
 
 
 def aligned(arr: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """`arr` as a C-contiguous, 64-byte aligned array of `dtype` (copied if needed)."""
-    if (
-        arr.dtype == dtype
-        and arr.flags.c_contiguous
-        and arr.ctypes.data % _ALIGN == 0
-    ):
-        return arr
+    """A copy of `arr` as a C-contiguous, 64-byte aligned array of `dtype`, with
+    the readable slack after it that compiled code may rely on (see
+    `aligned_empty`)."""
     out = aligned_empty(arr.shape, dtype)
     np.copyto(out, arr, casting="no" if arr.dtype == dtype else "unsafe")
     return out
@@ -98,8 +98,16 @@ def lowering_pipeline() -> list[ModulePass]:
     from lamina.lowering.relay_to_te import LowerRelayToTePass
     from lamina.lowering.te_to_tir import LowerTeToTirPass
     from lamina.lowering.tir_to_llvm import LowerTirToLlvmPass
+    from lamina.passes.tir_unroll import TirUnrollPass
+    from lamina.passes.tir_vectorize import TirVectorizePass
 
-    return [LowerRelayToTePass(), LowerTeToTirPass(), LowerTirToLlvmPass()]
+    return [
+        LowerRelayToTePass(),
+        LowerTeToTirPass(),
+        TirUnrollPass(),
+        TirVectorizePass(),
+        LowerTirToLlvmPass(),
+    ]
 
 
 def resource_types(module: ModuleOp) -> dict[str, TensorType]:
@@ -146,11 +154,7 @@ def compile(
     from lamina.passes.manager import PassContext, run_pipeline
     from lamina.runtime.jit import jit_compile
 
-    if targets:
-        raise LaminaError(
-            f"BYOC targets {list(targets)} are not available yet; compile without "
-            "targets"
-        )
+    target_names = _byoc_targets(targets)
     if isinstance(model, ModuleOp):
         module = model.clone()
     else:
@@ -159,16 +163,59 @@ def compile(
         module = from_onnx(model, input_shapes)
     graph = _main(module)
     inputs, outputs = _specs(graph, False), _specs(graph, True)
+    for spec in (*inputs, *outputs):  # before lowering allocates anything
+        check_size(f"@main's tensor '{spec.name}'", spec.shape, spec.dtype.itemsize)
     types = resource_types(module)
     pctx = pass_context if pass_context is not None else PassContext(opt_level=opt_level)
+    pctx = _with_byoc_targets(pctx, target_names, num_threads)
     run_pipeline(module, "default", pctx, mlir_ctx=context())
     keys = module.attributes.get("lamina.params")
     key_list = [k.data for k in keys.data] if isinstance(keys, ArrayAttr) else []
     params = param_arrays(key_list, types)
     ws = module.attributes.get("lamina.workspace_size")
     workspace = ws.value.data if isinstance(ws, IntegerAttr) else 0
+    check_size("the compiled model's workspace", [workspace], 1, error=CompileError)
+    if target_names:  # BYOC: load the external code, configure the targets
+        from lamina.backends import load_external
+
+        load_external(module, target_names, num_threads)
     native = jit_compile(module, opt_level=opt_level)
-    return CompiledModel(native, inputs, outputs, params, workspace)
+    exe = CompiledModel(native, inputs, outputs, params, workspace, num_threads)
+    exe._lowered, exe._opt_level = module, opt_level  # for export()
+    return exe
+
+
+# ---------------------------------------------------------------- BYOC (issue 6)
+def _byoc_targets(targets: Sequence[str] | str) -> list[str]:
+    """Checked BYOC target names (unknown ones are a LaminaError naming the known)."""
+    if not targets:
+        return []
+    from lamina.backends import parse_targets
+
+    return parse_targets(targets)
+
+
+def _with_byoc_targets(
+    pctx: PassContext, names: list[str], num_threads: int | None
+) -> PassContext:
+    """`pctx` with the `byoc.targets` (and `byoc.num-threads`) config set, which
+    the BYOC passes of the default pipeline (merge-composite ... external-codegen)
+    and the targets' codegens read."""
+    if not names:
+        return pctx
+    from lamina.passes.manager import PassContext
+
+    return PassContext(
+        opt_level=pctx.opt_level,
+        required_passes=pctx.required_passes,
+        disabled_passes=pctx.disabled_passes,
+        instruments=pctx.instruments,
+        config={
+            **pctx.config,
+            "byoc.targets": ",".join(names),
+            "byoc.num-threads": num_threads or default_threads(),
+        },
+    )
 
 
 class CompiledModel:
@@ -181,6 +228,7 @@ class CompiledModel:
         outputs: list[TensorSpec],
         params: list[np.ndarray],
         workspace_size: int,
+        num_threads: int | None = None,
     ):
         self._native = native
         self.inputs = inputs
@@ -190,8 +238,16 @@ class CompiledModel:
             *[p.ctypes.data for p in params]
         )
         self.workspace_size = workspace_size
+        #: The sum of every intermediate's size, which the arena (`workspace_size`,
+        #: planned by liveness) shares out.
+        self.intermediate_bytes: int = getattr(native, "intermediate_bytes", workspace_size)
         self._entry = _ENTRY(native.address("main"))
         self._local = threading.local()
+        self.num_threads = num_threads or default_threads()
+        # What export() needs: the lowered module, or the library it was loaded from.
+        self._lowered: ModuleOp | None = None
+        self._opt_level = 3
+        self._library_path: str | os.PathLike[str] | None = None
 
     @property
     def input_names(self) -> list[str]:
@@ -228,6 +284,7 @@ class CompiledModel:
         if missing:
             raise InputError("missing input(s): " + ", ".join(missing))
         bound = []
+        staging = self._staging()
         for spec in self.inputs:
             arr = np.asarray(given[spec.name])
             if arr.shape != spec.shape:
@@ -238,12 +295,23 @@ class CompiledModel:
                 raise InputError(
                     f"input '{spec.name}': expected dtype {spec.dtype}, got {arr.dtype}"
                 )
-            bound.append(aligned(arr, spec.dtype))
+            # Into this thread's padded input buffer (aligned, with BUFFER_SLACK).
+            buf = staging[spec.name]
+            np.copyto(buf, arr, casting="no")
+            bound.append(buf)
         return bound
+
+    def _staging(self) -> dict[str, np.ndarray]:
+        bufs = getattr(self._local, "inputs", None)
+        if bufs is None:
+            bufs = {s.name: aligned_empty(s.shape, s.dtype) for s in self.inputs}
+            self._local.inputs = bufs
+        return bufs
 
     def run(self, *args: Any, **kwargs: Any) -> list[np.ndarray]:
         """Run on inputs given positionally or by name; returns the outputs."""
         ins = self._bind(args, kwargs)
+        set_num_threads(self.num_threads)
         outs = [aligned_empty(s.shape, s.dtype) for s in self.outputs]
         table = (ctypes.c_void_p * max(len(ins) + len(outs), 1))(
             *[a.ctypes.data for a in (*ins, *outs)]
@@ -259,7 +327,30 @@ class CompiledModel:
 
     __call__ = run
 
+    def export(self, path: str | os.PathLike[str]) -> None:
+        """Write the model as one shared library; `lamina.load(path)` reloads it."""
+        from lamina.runtime.export import export
+
+        export(self, path)
+
 
 def default_threads() -> int:
+    """`LAMINA_NUM_THREADS`, else the number of CPUs."""
     env = os.environ.get("LAMINA_NUM_THREADS")
-    return int(env) if env and env.isdigit() else (os.cpu_count() or 1)
+    return int(env) if env and env.isdigit() and int(env) > 0 else (os.cpu_count() or 1)
+
+
+_gomp: ctypes.CDLL | None = None
+
+
+def set_num_threads(n: int) -> None:
+    """The team size of parallel loops run from the calling thread (libgomp's
+    per-thread `omp_set_num_threads`)."""
+    global _gomp
+    if _gomp is None:
+        from lamina.runtime.jit import runtime_libraries
+
+        gomp = next(lib for lib in runtime_libraries() if "gomp" in lib)
+        _gomp = ctypes.CDLL(gomp)
+        _gomp.omp_set_num_threads.argtypes = [ctypes.c_int]
+    _gomp.omp_set_num_threads(max(1, int(n)))

@@ -9,8 +9,12 @@ process, lazily; compilation holds a lock (LLVM's global context is shared).
 from __future__ import annotations
 
 import ctypes.util
+import hashlib
+import os
+import tempfile
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO
 
 import llvmlite.binding as llvm
@@ -26,18 +30,49 @@ _lock = threading.RLock()
 _initialized = False
 
 
+# Shared libraries native code may call into: libm (tanhf, erff, ...; LLVM also emits
+# expf and friends) and libgomp (`GOMP_parallel` runs parallel loops on its persistent
+# thread pool). The JIT loads them into the process; exported libraries link them.
+RUNTIME_LIBRARIES = ("m", "gomp")
+
+
+def runtime_libraries() -> list[str]:
+    """Paths (or sonames) of the runtime libraries, for loading or linking
+    (libmvec too, when the system has it: vector math calls it)."""
+    out = [_MVEC] if _MVEC is not None else []
+    for name in RUNTIME_LIBRARIES:
+        found = ctypes.util.find_library(name)
+        if found is None:
+            raise CompileError(
+                f"the runtime library lib{name} was not found; install it (on Debian: "
+                f"`apt install {'libgomp1' if name == 'gomp' else 'libc6'}`)"
+            )
+        out.append(found)
+    return out
+
+
+_MVEC = ctypes.util.find_library("mvec")
+
+
+def has_libmvec() -> bool:
+    """Whether glibc's vector math library (libmvec) is there to call."""
+    return _MVEC is not None
+
+
 def _initialize() -> None:
-    """Initialize LLVM's native target and make libm visible to JIT-ed code."""
+    """Initialize LLVM's native target and load the runtime libraries."""
     global _initialized
     with _lock:
         if _initialized:
             return
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
-        libm = ctypes.util.find_library("m")
-        if libm is not None:
-            # Kernels call tanhf, erff, ... (and LLVM may emit expf, ...).
-            llvm.load_library_permanently(libm)
+        # libgomp reads its wait policy when it loads. Idle pool threads sleep
+        # instead of spinning unless the user chose otherwise: spinning threads
+        # steal the cores that other processes (or a second model) need.
+        os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+        for lib in runtime_libraries():
+            llvm.load_library_permanently(lib)
         _initialized = True
 
 
@@ -121,7 +156,8 @@ class NativeModule:
     """JIT-compiled code; keeps its execution engine (and so the code) alive.
 
     `params`, `workspace_size` and `intermediate_bytes` are the entry ABI's module
-    attributes set by `lower-tir-to-llvm` (empty/0 when there is no `@main`).
+    attributes set by `lower-tir-to-llvm` (empty/0 when there is no `@main`);
+    `optimized_ir` is empty when the code came from the disk cache.
     """
 
     engine: llvm.ExecutionEngine
@@ -139,18 +175,80 @@ class NativeModule:
         return addr
 
 
+def cache_dir() -> Path | None:
+    """Where compiled objects are cached (`LAMINA_CACHE_DIR`, else
+    `~/.cache/lamina`); None when `LAMINA_CACHE=0` turns the cache off."""
+    if os.environ.get("LAMINA_CACHE", "1") == "0":
+        return None
+    root = os.environ.get("LAMINA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "lamina"
+    )
+    return Path(root)
+
+
+def _cache_key(text: str, tm: llvm.TargetMachine, opt_level: int) -> str:
+    """The structural hash of a module: its LLVM IR, the target and the versions."""
+    import llvmlite
+
+    h = hashlib.sha256()
+    for part in (text, tm.triple, llvm.get_host_cpu_name(), tm.target_data and str(tm.target_data),
+                 llvm.get_host_cpu_features().flatten(), str(opt_level), llvmlite.__version__, "1"):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _cache_get(key: str) -> bytes | None:
+    folder = cache_dir()
+    if folder is None:
+        return None
+    try:
+        return (folder / f"{key}.o").read_bytes()
+    except OSError:
+        return None
+
+
+def _cache_put(key: str, data: bytes) -> None:
+    """Store object code atomically; a cache that cannot be written is skipped."""
+    folder = cache_dir()
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{key}.")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, folder / f"{key}.o")
+    except OSError:
+        pass
+
+
 def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
-    """Compile a lowered module for the host and load it with MCJIT."""
+    """Compile a lowered module for the host and load it with MCJIT. Object code
+    is cached on disk by the module's structural hash (see `cache_dir`), so an
+    unchanged model skips LLVM's optimizer and code generator."""
     with _lock:
-        mod, tm = _compile(module, opt_level, jit=True)
+        if not 0 <= opt_level <= 3:
+            raise CompileError(f"opt_level must be 0, 1, 2 or 3, got {opt_level}")
+        tm = host_target_machine(opt_level, jit=True)
+        text = str(_translate(module, tm))
+        key = _cache_key(text, tm, opt_level)
+        cached = _cache_get(key)
+        mod = _parse(text)
+        if cached is None:
+            _optimize(mod, tm, opt_level)
         try:
             engine = llvm.create_mcjit_compiler(mod, tm)
+            engine.set_object_cache(
+                lambda _m, data: _cache_put(key, data) if cached is None else None,
+                lambda _m: cached,
+            )
             engine.finalize_object()
         except RuntimeError as e:
             raise CompileError(f"JIT compilation failed: {e}") from e
         return NativeModule(
             engine,
-            str(mod),
+            str(mod) if cached is None else "",  # a cache hit skipped the optimizer
             _params(module),
             _int_attr(module, "lamina.workspace_size"),
             _int_attr(module, "lamina.intermediate_bytes"),
@@ -178,8 +276,10 @@ class LlvmTarget(LLVMTarget):
 __all__ = [
     "LlvmTarget",
     "NativeModule",
+    "cache_dir",
     "compile_object",
     "host_target_machine",
     "jit_compile",
     "llvm_ir",
+    "runtime_libraries",
 ]

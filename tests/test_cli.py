@@ -6,6 +6,7 @@ import numpy as np
 import onnx
 import pytest
 
+from lamina.errors import LaminaError
 from lamina.tools import cli
 from lamina.tools.demo import mlp_model
 
@@ -67,7 +68,7 @@ def test_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(cli.os, "replace", fail)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(LaminaError, match="disk full"):
         cli.write_atomic(target, "new contents")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]

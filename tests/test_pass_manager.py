@@ -393,13 +393,18 @@ def test_record_statistic_outside_a_pass_is_a_noop():
 
 # ------------------------------------------------------------------ pipelines
 def test_standard_pipeline_contents():
-    lower = ["lower-relay-to-te", "lower-te-to-tir", "lower-tir-to-llvm"]
+    lower = ["lower-relay-to-te", "lower-te-to-tir", "tir-unroll", "tir-vectorize"]
+    lower_o2 = [*lower, "cse", "lower-tir-to-llvm"]
+    lower = [*lower, "lower-tir-to-llvm"]
     o2 = ["simplify-inference", "canonicalize", "fold-constant", "cse", "dce"]
-    o3 = ["simplify-inference", "canonicalize", "simplify-expr", "fold-constant", "cse", "dce"]
+    o3 = [
+        "simplify-inference", "canonicalize", "simplify-expr", "alter-op-layout",
+        "fold-constant", "cse", "dce",
+    ]
     assert standard_pipeline(0) == lower
     assert standard_pipeline(1) == ["simplify-inference", "fold-constant", *lower]
-    assert standard_pipeline(2) == [*o2, "fuse-ops", *lower]
-    assert standard_pipeline(3) == [*o3, "fuse-ops", *lower]
+    assert standard_pipeline(2) == [*o2, "fuse-ops", *lower_o2]
+    assert standard_pipeline(3) == [*o3, "fuse-ops", *lower_o2]
     assert standard_pipeline(2, lower=False) == [*o2, "fuse-ops"]
     assert standard_pipeline(3, lower=False) == [*o3, "fuse-ops"]
     assert standard_pipeline(1, lower=False) == ["simplify-inference", "fold-constant"]
@@ -407,7 +412,9 @@ def test_standard_pipeline_contents():
         opt_level=3,
         disabled_passes=["cse", "fuse-ops", "simplify-expr", "simplify-inference"],
     )
-    assert standard_pipeline(ctx, lower=False) == ["canonicalize", "fold-constant", "dce"]
+    assert standard_pipeline(ctx, lower=False) == [
+        "canonicalize", "alter-op-layout", "fold-constant", "dce"
+    ]
     with PassContext(opt_level=0, required_passes=["dce"]):
         assert standard_pipeline(lower=False) == ["dce"]
 
@@ -421,7 +428,10 @@ def test_graph_pipeline_order_follows_tvm():
 
 def test_named_pipelines_expand():
     # expansion lists every registered pass; the context filters when running
-    o2 = ["simplify-inference", "canonicalize", "simplify-expr", "fold-constant", "cse", "dce"]
+    o2 = [
+        "simplify-inference", "canonicalize", "simplify-expr", "alter-op-layout",
+        "fold-constant", "cse", "dce",
+    ]
     names = [p.name for p in manager.resolve_pipeline("default")]
     assert names == [*o2, "fuse-ops", *manager.LOWERING_PIPELINE]
     assert [p.name for p in manager.resolve_pipeline("lower")] == list(

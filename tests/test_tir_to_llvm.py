@@ -175,10 +175,10 @@ tir.prim_func @matmul(%a: memref<5x7xf32>, %b: memref<7x3xf32>, %c: memref<5x3xf
 
 def test_matmul_with_local_accumulator() -> None:
     lowered = lower(MATMUL)
-    fn = next(iter(lowered.ops))
-    assert isinstance(fn, llvm.FuncOp)
-    # the alloca is hoisted into the entry block
-    assert any(isinstance(op, llvm.AllocaOp) for op in fn.body.blocks[0].ops)
+    # The parallel loop is outlined into @matmul_par0, which takes the local
+    # accumulator along (one per thread), hoisted into its entry block.
+    body = next(op for op in lowered.ops if isinstance(op, llvm.FuncOp) and op.sym_name.data == "matmul_par0")
+    assert any(isinstance(op, llvm.AllocaOp) for op in body.body.blocks[0].ops)
     k = Kernels(MATMUL)
     rng = np.random.default_rng(1)
     a = aligned(rng.standard_normal((5, 7), dtype=np.float32))

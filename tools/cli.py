@@ -1,62 +1,94 @@
-"""`lamina`: compile, run and inspect whole models from the command line.
+"""`lamina`: compile, run, benchmark and draw whole models from the command line.
 
-    lamina demo
+    lamina compile MODEL.onnx -o OUT.so [--opt-level N] [--target NAME ...]
+                   [--threads N] [--print-ir-after PASS|all] [--time-passes]
     lamina compile MODEL.onnx --emit relay|te|tir|llvm [-o FILE]
-    lamina run MODEL.onnx [--input NAME=FILE.npy ...] [--output OUT.npz]
+    lamina run MODEL.onnx|OUT.so [--input NAME=FILE.npy ...] [--output OUT.npz]
+    lamina bench MODEL [--compare onnxruntime] [--threads 1,2] [--runs N] [--profile]
+    lamina viz MODEL.onnx|FILE.mlir -o FILE.dot|FILE.svg|FILE.png [--pipeline P]
+    lamina demo
 
-User errors print one line and exit 1; usage errors exit 2; `--debug` shows the
-traceback. Output files are written atomically.
+User errors print one line (`lamina: error: ...`) and exit 1; usage errors exit 2;
+`--debug` shows the traceback. Output files are written atomically.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
 import sys
-import tempfile
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from lamina.errors import LaminaError
+from lamina.fileio import check_writable, write_atomic
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from xdsl.dialects.builtin import ModuleOp
+
+    from lamina.passes.manager import PassContext, PassInstrument
+    from lamina.runtime.executor import CompiledModel
 
 LEVELS = ("relay", "te", "tir", "llvm")
+ELF_MAGIC = b"\x7fELF"
+
+__all__ = ["LEVELS", "emit", "main", "parser", "write_atomic"]
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes | str) -> None:
-    """Write `data` to `path` through a temporary file in the same folder, so a
-    failure never leaves a half-written file."""
-    target = Path(path)
-    if target.parent and not target.parent.exists():
-        raise LaminaError(f"cannot write '{target}': folder '{target.parent}' does not exist")
-    raw = data.encode() if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
+# ------------------------------------------------------------------ model files
+def _kind(path: Path) -> str:
+    """'library', 'mlir' or 'onnx': what the file at `path` holds."""
+    if path.suffix == ".mlir":
+        return "mlir"
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        with path.open("rb") as f:
+            head = f.read(4)
+    except OSError:
+        head = b""
+    return "library" if head == ELF_MAGIC or path.suffix == ".so" else "onnx"
 
 
-def emit(model: str, level: str, input_shapes: dict[str, list[int]] | None) -> str:
-    """The model's IR after lowering to `level`, as text."""
+def _describe(kind: str) -> str:
+    return {"library": "library", "mlir": "IR file", "onnx": "ONNX model"}[kind]
+
+
+def model_file(path: str, allowed: Sequence[str]) -> tuple[Path, str]:
+    """`path` and its kind, after checking that it is a readable file of an
+    `allowed` kind; else a LaminaError that says what to give instead."""
+    p = Path(path)
+    kind = _kind(p)
+    what = _describe(kind)
+    if not p.exists():
+        raise LaminaError(f"cannot read {what} '{p}': no such file")
+    if p.is_dir():
+        raise LaminaError(
+            f"cannot read {what} '{p}': it is a directory; give the model file"
+        )
+    if not os.access(p, os.R_OK):
+        raise LaminaError(f"cannot read {what} '{p}': permission denied")
+    if kind not in allowed:
+        names = " or ".join(
+            {"onnx": "an ONNX model", "mlir": "a .mlir file", "library": "a .so"}[k]
+            for k in allowed
+        )
+        raise LaminaError(f"cannot use {what} '{p}' here: give {names}")
+    return p, kind
+
+
+def load_module(path: Path, kind: str, shapes: dict[str, list[int]] | None) -> ModuleOp:
+    """The graph-level module of an ONNX model or a .mlir file."""
     import lamina
-    from lamina.runtime.executor import lowering_pipeline
 
-    module = lamina.from_onnx(model, input_shapes)
-    ctx = lamina.context()
-    steps = {"relay": 0, "te": 1, "tir": 2, "llvm": 3}[level]
-    for p in lowering_pipeline()[:steps]:
-        p.apply(ctx, module)
-    if level == "llvm":
-        from lamina.runtime.jit import llvm_ir
-
-        return llvm_ir(module)
-    return lamina.print_ir(module)
+    if kind == "mlir":
+        return lamina.parse(path.read_text(), name=str(path))
+    return lamina.from_onnx(str(path), shapes)
 
 
 def _shapes(items: Sequence[str]) -> dict[str, list[int]] | None:
@@ -72,39 +104,161 @@ def _shapes(items: Sequence[str]) -> dict[str, list[int]] | None:
     return out or None
 
 
-def cmd_compile(args: argparse.Namespace) -> int:
-    if args.emit is None:
-        raise LaminaError(
-            "shared-library export is not available yet; use --emit "
-            f"{'|'.join(LEVELS)} to write the IR of a level"
-        )
-    text = emit(args.model, args.emit, _shapes(args.input_shape))
-    if args.output:
-        write_atomic(args.output, text)
-        print(f"wrote {args.emit} IR to {args.output}")
+def _pass_context(args: argparse.Namespace, extra: Sequence[PassInstrument] = ()) -> PassContext:
+    from lamina.passes.manager import PassContext, PrintIRInstrument
+
+    instruments: list[PassInstrument] = list(extra)
+    if getattr(args, "print_ir_after", None):
+        instruments.append(PrintIRInstrument(after=args.print_ir_after))
+    if getattr(args, "print_ir_before", None):
+        instruments.append(PrintIRInstrument(before=args.print_ir_before))
+    return PassContext(opt_level=args.opt_level, instruments=instruments)
+
+
+def compile_model(
+    path: Path,
+    kind: str,
+    args: argparse.Namespace,
+    instruments: Sequence[PassInstrument] = (),
+    num_threads: int | None = None,
+) -> CompiledModel:
+    """Load a library, or compile an ONNX model / .mlir file with the command's
+    options (`--opt-level`, `--target`, `--threads`, `--input-shape`)."""
+    import lamina
+
+    threads = num_threads if num_threads is not None else getattr(args, "threads", None)
+    if kind == "library":
+        exe = lamina.load(path)
     else:
-        sys.stdout.write(text)
+        module = load_module(path, kind, _shapes(getattr(args, "input_shape", [])))
+        progress = None
+        if not instruments and sys.stderr.isatty():  # a bar for long compiles
+            from lamina.passes.manager import standard_pipeline
+            from lamina.tools.report import CompileProgress, console
+
+            total = len(standard_pipeline(args.opt_level))
+            progress = CompileProgress(console(sys.stderr), total)
+            instruments = [progress]
+        with progress.shown() if progress else contextlib.nullcontext():
+            exe = lamina.compile(
+                module,
+                opt_level=args.opt_level,
+                targets=tuple(getattr(args, "target", None) or ()),
+                num_threads=threads,
+                pass_context=_pass_context(args, instruments),
+            )
+    if threads is not None:
+        exe.num_threads = threads  # the team size of parallel loops, per run
+    return exe
+
+
+# -------------------------------------------------------------------- compile
+def emit(module: ModuleOp, level: str, ctx: PassContext) -> str:
+    """The module's IR after the graph optimizations of `ctx` and lowering to
+    `level`, as text."""
+    from lamina.ir import print_ir
+    from lamina.passes.manager import LOWERING_PIPELINE, run_pipeline
+
+    # Each level ends where the lowering to the next one starts (TIR passes
+    # between lower-te-to-tir and lower-tir-to-llvm belong to the tir level).
+    stop = {"relay": "lower-relay-to-te", "te": "lower-te-to-tir", "tir": "lower-tir-to-llvm"}
+    lowering = list(LOWERING_PIPELINE)
+    if level in stop:
+        lowering = lowering[: lowering.index(stop[level])]
+    with ctx:  # named pipelines expand under the current context
+        run_pipeline(module, ["optimize", *lowering], ctx)
+    if level == "llvm":
+        from lamina.runtime.jit import llvm_ir
+
+        return llvm_ir(module)
+    return print_ir(module)
+
+
+def _size(path: Path) -> str:
+    n = path.stat().st_size
+    return f"{n / 1024:.1f} KiB" if n < 1 << 20 else f"{n / (1 << 20):.1f} MiB"
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    """`lamina compile`: a shared library (-o OUT.so), or the IR of a level (--emit)."""
+    from lamina.passes.manager import TimingInstrument, standard_pipeline
+    from lamina.tools.report import CompileProgress, console, timing_table
+
+    path, kind = model_file(args.model, ("onnx", "mlir"))
+    if args.emit is None and not args.output:
+        raise LaminaError(
+            "no output: give -o OUT.so to write a shared library, or --emit "
+            f"{'|'.join(LEVELS)} to print the IR of a level"
+        )
+    if args.output:
+        check_writable(args.output)
+    err = console(sys.stderr)
+    timing = TimingInstrument()
+    extra: list[tuple[str, float]] = []
+    if args.emit is not None:
+        if args.target:
+            raise LaminaError(
+                "--emit does not run BYOC partitioning yet; drop --target, or use "
+                "lamina-opt with the partitioning passes"
+            )
+        module = load_module(path, kind, _shapes(args.input_shape))
+        ctx = _pass_context(args, [timing] if args.time_passes else [])
+        text = emit(module, args.emit, ctx)
+        if args.output:
+            write_atomic(args.output, text)
+            print(f"wrote {args.emit} IR to {args.output}")
+        else:
+            sys.stdout.write(text)
+    else:
+        t0 = time.perf_counter()
+        from lamina.passes.manager import PassContext
+
+        total = len(standard_pipeline(PassContext(opt_level=args.opt_level)))
+        progress = CompileProgress(err, total)
+        with progress.shown():
+            exe = compile_model(path, kind, args, [progress, timing])
+            t1 = time.perf_counter()
+            extra.append(("LLVM code generation (JIT)", t1 - progress.last_end))
+            progress.step("export (object code + link)")
+            exe.export(args.output)
+            extra.append(("export (LLVM object code, link)", time.perf_counter() - t1))
+        out = Path(args.output)
+        print(
+            f"compiled {path.name} in {time.perf_counter() - t0:.2f} s -> {out} "
+            f"({_size(out)})"
+        )
+        print("  inputs:  " + ", ".join(s.describe() for s in exe.inputs))
+        print("  outputs: " + ", ".join(s.describe() for s in exe.outputs))
+    if args.time_passes:
+        err.print(timing_table(timing, extra))
     return 0
 
 
+# ------------------------------------------------------------------------ run
 def _load_inputs(items: Sequence[str]) -> dict[str, np.ndarray]:
     out = {}
     for item in items:
-        name, sep, path = item.partition("=")
-        if not sep:
+        name, sep, file = item.partition("=")
+        if not sep or not name:
             raise LaminaError(f"bad --input '{item}': expected NAME=FILE.npy")
+        if Path(file).is_dir():
+            raise LaminaError(f"cannot read input '{name}': '{file}' is a directory")
         try:
-            out[name] = np.load(path, allow_pickle=False)
+            out[name] = np.load(file, allow_pickle=False)
         except (OSError, ValueError) as e:
-            raise LaminaError(f"cannot read input '{name}' from '{path}': {e}") from None
+            raise LaminaError(f"cannot read input '{name}' from '{file}': {e}") from None
+        if not isinstance(out[name], np.ndarray):
+            raise LaminaError(
+                f"cannot read input '{name}' from '{file}': it holds several arrays; "
+                "save one with numpy.save"
+            )
     return out
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    import lamina
-
-    exe = lamina.compile(args.model, input_shapes=_shapes(args.input_shape))
-    given = _load_inputs(args.input)
+def model_inputs(exe: CompiledModel, items: Sequence[str], quiet: bool = False) -> dict[str, np.ndarray]:
+    """The `--input NAME=FILE.npy` arrays, converted to the model's dtypes when
+    that is safe; random arrays (seed 0) when none are given."""
+    given = _load_inputs(items)
     if not given:
         rng = np.random.default_rng(0)
         for spec in exe.inputs:
@@ -112,8 +266,28 @@ def cmd_run(args: argparse.Namespace) -> int:
                 given[spec.name] = rng.standard_normal(spec.shape).astype(spec.dtype)
             else:
                 given[spec.name] = rng.integers(0, 10, spec.shape).astype(spec.dtype)
-        print("no --input given: using random inputs " + ", ".join(s.describe() for s in exe.inputs))
-    outs = exe.run(**given)
+        if not quiet:
+            print(
+                "no --input given: using random inputs "
+                + ", ".join(s.describe() for s in exe.inputs)
+            )
+        return given
+    for spec in exe.inputs:
+        arr = given.get(spec.name)
+        if arr is not None and arr.dtype != spec.dtype and np.can_cast(arr.dtype, spec.dtype, "same_kind"):
+            given[spec.name] = arr.astype(spec.dtype)
+            if not quiet:
+                print(f"input '{spec.name}': converted {arr.dtype} to {spec.dtype}")
+    return given
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """`lamina run`: run a model or library on .npy inputs (random if none)."""
+    path, kind = model_file(args.model, ("onnx", "mlir", "library"))
+    if args.output:
+        check_writable(args.output)
+    exe = compile_model(path, kind, args)
+    outs = exe.run(**model_inputs(exe, args.input))
     for spec, value in zip(exe.outputs, outs, strict=True):
         flat = value.reshape(-1)
         preview = np.array2string(flat[:8], precision=4, separator=", ")
@@ -126,38 +300,333 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------- bench
+def _threads(text: str) -> list[int]:
+    """`--threads 1,2` as a list of positive integers (else a usage error)."""
+    try:
+        out = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        out = []
+    if not out or any(t < 1 for t in out):
+        raise argparse.ArgumentTypeError(
+            f"expected thread counts like 1 or 1,2 (positive integers), got '{text}'"
+        )
+    return out
+
+
+def _positive(text: str) -> int:
+    """A positive integer argument (else a usage error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return value
+
+
+def _opt_level(text: str) -> int:
+    """An opt level 0-3 (else a usage error)."""
+    if text not in ("0", "1", "2", "3"):
+        raise argparse.ArgumentTypeError(f"expected 0, 1, 2 or 3, got '{text}'")
+    return int(text)
+
+
+def fmt_ms(ms: float) -> str:
+    """A duration given in ms, in µs below 1 ms."""
+    return f"{1e3 * ms:.1f} µs" if ms < 1 else f"{ms:.2f} ms"
+
+
+def measure(fn: Callable[[], Any], runs: int | None, warmup: int) -> np.ndarray:
+    """Latencies in ms of `runs` calls of `fn` after `warmup` calls; with no
+    `runs`, as many as fit in about 2 s (at least 10, at most 200)."""
+    t0 = time.perf_counter()
+    for _ in range(max(warmup, 1)):
+        fn()
+    if runs is None:
+        once = (time.perf_counter() - t0) / max(warmup, 1)
+        runs = int(min(200, max(10, 2.0 / max(once, 1e-6))))
+    times = np.empty(runs)
+    for i in range(runs):
+        t = time.perf_counter()
+        fn()
+        times[i] = time.perf_counter() - t
+    return 1e3 * times
+
+
+def _ort_session(path: Path, threads: int) -> Any:
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        raise LaminaError(
+            "--compare onnxruntime needs onnxruntime; install it with "
+            "`pip install onnxruntime`"
+        ) from None
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    except Exception as e:
+        raise LaminaError(f"onnxruntime cannot load '{path}': {e}") from None
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """`lamina bench`: latency and throughput per thread count, against
+    onnxruntime measured in the same run with `--compare onnxruntime`."""
+    from rich.table import Table
+
+    from lamina.tools.report import console
+
+    path, kind = model_file(args.model, ("onnx", "mlir", "library"))
+    if args.compare and kind != "onnx":
+        raise LaminaError(
+            f"--compare {args.compare} needs the ONNX model, not a {_describe(kind)}"
+        )
+    out = console()
+    threads = args.threads or [1]
+    table = Table(title=f"lamina bench {path.name}", title_justify="left")
+    for col in ("engine", "threads", "median", "p10", "p90", "inferences/s"):
+        table.add_column(col, justify="left" if col == "engine" else "right")
+    if args.compare:
+        table.add_column("vs onnxruntime", justify="right")
+    t0 = time.perf_counter()
+    exe = compile_model(path, kind, args, num_threads=threads[0])
+    verb = "loaded" if kind == "library" else "compiled"
+    inputs = model_inputs(exe, args.input, quiet=True)
+    out.print(
+        f"{verb} {path.name} in {time.perf_counter() - t0:.2f} s; inputs: "
+        + ", ".join(s.describe() for s in exe.inputs)
+        + (" (random)" if not args.input else "")
+    )
+    notes: list[str] = []
+    for t in threads:
+        exe.num_threads = t
+        ins = inputs
+        lam = measure(lambda ins=ins: exe.run(**ins), args.runs, args.warmup)
+        notes.append(f"{t} thread(s): {len(lam)} timed runs after {args.warmup} warm-up")
+        rows = [("lamina", lam)]
+        if args.compare:
+            sess = _ort_session(path, t)
+            feeds = dict(ins)
+            if t == threads[0]:
+                ref, ours = sess.run(None, feeds), exe.run(**ins)
+                diff = max(
+                    float(np.max(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64))))
+                    if np.asarray(a).size
+                    else 0.0
+                    for a, b in zip(ours, ref, strict=True)
+                )
+                notes.insert(0, f"max |lamina - onnxruntime| over the outputs: {diff:.3g}")
+            rows.append(
+                ("onnxruntime", measure(lambda s=sess, f=feeds: s.run(None, f), args.runs, args.warmup))
+            )
+        ort_median = float(np.median(rows[-1][1])) if args.compare else None
+        for engine, ms in rows:
+            median = float(np.median(ms))
+            cells = [
+                engine,
+                str(t),
+                fmt_ms(median),
+                fmt_ms(float(np.percentile(ms, 10))),
+                fmt_ms(float(np.percentile(ms, 90))),
+                f"{1e3 / median:.1f}",
+            ]
+            if ort_median is not None:
+                cells.append(f"{median / ort_median:.2f}x")
+            table.add_row(*cells)
+    out.print(table)
+    for note in notes:
+        out.print("  " + note)
+    if args.compare:
+        out.print("  vs onnxruntime: median latency / onnxruntime's (below 1 is faster)")
+    if args.profile:
+        _print_profile(args, path, kind, threads[0], inputs, out)
+    return 0
+
+
+def _print_profile(
+    args: argparse.Namespace,
+    path: Path,
+    kind: str,
+    threads: int,
+    inputs: dict[str, np.ndarray],
+    out: Console,
+) -> None:
+    """Per-kernel times (`bench --profile`), from a build with ticks between
+    kernel calls (see `lamina.tools.profile`)."""
+    from rich.table import Table
+
+    from lamina.tools.profile import profile, top
+
+    if kind == "library":
+        raise LaminaError("--profile needs the ONNX model or .mlir file, not a library")
+    module = load_module(path, kind, _shapes(args.input_shape))
+
+    def build(ctx: PassContext) -> CompiledModel:
+        import lamina
+
+        exe = lamina.compile(
+            module,
+            opt_level=args.opt_level,
+            targets=tuple(args.target or ()),
+            num_threads=threads,
+            pass_context=ctx,
+        )
+        exe.num_threads = threads
+        return exe
+
+    kernels = profile(build, args.opt_level, inputs, args.runs or 10)
+    table = Table(
+        title=f"Kernels ({threads} thread(s), median per inference)", title_justify="left"
+    )
+    for col in ("kernel", "calls", "time", "share"):
+        table.add_column(col, justify="left" if col == "kernel" else "right")
+    shown = top(kernels, args.top)
+    for k in shown:
+        table.add_row(k.name, str(k.calls), fmt_ms(k.median_ms), f"{100 * k.share:.1f}%")
+    if len(kernels) > len(shown):
+        rest = kernels[len(shown):]
+        table.add_row(
+            f"({len(rest)} more)",
+            str(sum(k.calls for k in rest)),
+            fmt_ms(sum(k.median_ms for k in rest)),
+            f"{100 * sum(k.share for k in rest):.1f}%",
+        )
+    out.print(table)
+
+
+# ------------------------------------------------------------------------ viz
+def cmd_viz(args: argparse.Namespace) -> int:
+    """`lamina viz`: draw the graph after a pipeline as DOT, SVG or PNG."""
+    from lamina.passes.manager import PassContext, run_pipeline
+    from lamina.passes.registry import all_passes as known_passes
+    from lamina.tools import viz
+
+    path, kind = model_file(args.model, ("onnx", "mlir"))
+    target = check_writable(args.output)
+    fmt = target.suffix.lstrip(".").lower()
+    if fmt not in viz.FORMATS:
+        raise LaminaError(
+            f"cannot write '{target}': unknown format '.{fmt}'; use .dot, .svg or .png"
+        )
+    if fmt != "dot":
+        import shutil
+
+        if shutil.which("dot") is None:
+            raise LaminaError(
+                f"cannot write '{target}': {fmt.upper()} needs Graphviz's `dot`, which "
+                f"was not found; {viz.INSTALL_HINT}"
+            )
+    module = load_module(path, kind, _shapes(args.input_shape))
+    pipeline = "" if args.pipeline in ("", "none") else args.pipeline
+    if pipeline:
+        config = {"byoc.targets": ",".join(args.target)} if args.target else {}
+        # external-codegen turns partitions into calls of generated code: stop
+        # before it, so they are drawn with their ops.
+        ctx = PassContext(
+            opt_level=args.opt_level,
+            disabled_passes=[p for p in ("external-codegen",) if p in known_passes()],
+            config=config,
+        )
+        with ctx:  # named pipelines expand under the current context
+            run_pipeline(module, pipeline, ctx)
+    title = f"{path.name} after {pipeline or 'import'} (-O{args.opt_level})"
+    dot = viz.to_dot(module, title)
+    viz.render(dot, target)
+    nodes, groups = viz.count(dot)
+    print(f"wrote {target} ({nodes} ops, {groups} clusters)")
+    return 0
+
+
+# ----------------------------------------------------------------------- demo
 def cmd_demo(args: argparse.Namespace) -> int:
+    """`lamina demo`: the built-in example (or, with --save-model, its model)."""
     from lamina.tools.demo import main
 
-    return main()
+    if args.save_model:
+        from lamina.tools.models import resnet_mini
+
+        write_atomic(args.save_model, resnet_mini().SerializeToString())
+        print(f"wrote the demo's ONNX model to {args.save_model}")
+        return 0
+    return main(threads=args.threads)
 
 
+# ---------------------------------------------------------------------- parser
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="lamina", description="lamina: compile and run models")
-    p.add_argument("--debug", action="store_true", help="show tracebacks of errors")
-    sub = p.add_subparsers(dest="command", required=True)
+    """The `lamina` argument parser."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS,
+        help="show the traceback of errors",
+    )
+    build = argparse.ArgumentParser(add_help=False)
+    build.add_argument("-O", "--opt-level", type=_opt_level, default=3, metavar="N",
+                       help="optimization level 0-3 (default 3)")
+    build.add_argument("--target", nargs="+", action="extend", metavar="NAME",
+                       help="BYOC targets to offload to (e.g. blas)")
+    build.add_argument("--input-shape", action="append", default=[], metavar="NAME=D1,D2",
+                       help="fix a symbolic input shape")
 
-    c = sub.add_parser("compile", help="compile a model, or print its IR at a level")
-    c.add_argument("model", help="an ONNX model")
-    c.add_argument("-o", "--output", help="output file")
-    c.add_argument("--emit", choices=LEVELS, help="write the IR at this level")
-    c.add_argument("--input-shape", action="append", default=[], metavar="NAME=D1,D2")
+    p = argparse.ArgumentParser(
+        prog="lamina", description="lamina: compile, run, benchmark and draw models"
+    )
+    p.add_argument("--debug", action="store_true", help="show the traceback of errors")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    c = sub.add_parser("compile", parents=[common, build],
+                       help="compile a model to a shared library, or print its IR")
+    c.add_argument("model", help="an ONNX model or a graph-level .mlir file")
+    c.add_argument("-o", "--output", help="the .so to write (or the IR file with --emit)")
+    c.add_argument("--emit", choices=LEVELS, help="write the IR at this level instead")
+    c.add_argument("--threads", type=_positive, metavar="N", help="threads for parallel loops")
+    c.add_argument("--print-ir-after", metavar="PASS|all", help="print the IR after passes (to stderr)")
+    c.add_argument("--print-ir-before", metavar="PASS|all", help="print the IR before passes")
+    c.add_argument("--time-passes", action="store_true", help="print a pass-timing table")
     c.set_defaults(fn=cmd_compile)
 
-    r = sub.add_parser("run", help="run a model on .npy inputs")
-    r.add_argument("model", help="an ONNX model")
+    r = sub.add_parser("run", parents=[common, build], help="run a model on .npy inputs")
+    r.add_argument("model", help="an ONNX model, a .mlir file or a library from compile")
     r.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy")
-    r.add_argument("--input-shape", action="append", default=[], metavar="NAME=D1,D2")
     r.add_argument("--output", help="write the outputs to this .npz file")
+    r.add_argument("--threads", type=_positive, metavar="N", help="threads for parallel loops")
     r.set_defaults(fn=cmd_run)
 
-    d = sub.add_parser("demo", help="compile and check the built-in example")
+    b = sub.add_parser("bench", parents=[common, build], help="measure latency and throughput")
+    b.add_argument("model", help="an ONNX model, a .mlir file or a library")
+    b.add_argument("--compare", choices=("onnxruntime",), help="measure onnxruntime too")
+    b.add_argument("--threads", type=_threads, metavar="1,2", help="thread counts (default 1)")
+    b.add_argument("--runs", type=_positive, metavar="N", help="timed runs (default: ~2 s worth)")
+    b.add_argument("--warmup", type=_positive, default=3, metavar="N", help="untimed runs first")
+    b.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy")
+    b.add_argument("--profile", action="store_true", help="add per-kernel times")
+    b.add_argument("--top", type=int, default=15, metavar="N", help="kernels to list (0: all)")
+    b.set_defaults(fn=cmd_bench)
+
+    v = sub.add_parser("viz", parents=[common], help="draw the graph after a pipeline")
+    v.add_argument("model", help="an ONNX model or a graph-level .mlir file")
+    v.add_argument("-o", "--output", required=True, help="FILE.dot, FILE.svg or FILE.png")
+    v.add_argument("--pipeline", default="optimize",
+                   help="passes to run first (default: optimize; 'none' for the import)")
+    v.add_argument("-O", "--opt-level", type=_opt_level, default=3, metavar="N")
+    v.add_argument("--target", nargs="+", action="extend", metavar="NAME",
+                   help="BYOC targets whose partitions to draw (e.g. blas)")
+    v.add_argument("--input-shape", action="append", default=[], metavar="NAME=D1,D2")
+    v.set_defaults(fn=cmd_viz)
+
+    d = sub.add_parser("demo", parents=[common], help="compile, check and time the built-in CNN")
+    d.add_argument("--threads", type=_positive, metavar="N", help="threads for parallel loops")
+    d.add_argument("--save-model", metavar="FILE.onnx",
+                   help="only write the demo's ONNX model (to try the other commands on)")
     d.set_defaults(fn=cmd_demo)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)  # exits 2 on usage errors
+    """Run the command; returns the exit code (usage errors exit 2 from argparse)."""
+    args = parser().parse_args(argv)
     fn: Callable[[argparse.Namespace], int] = args.fn
     try:
         return fn(args)
@@ -165,6 +634,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             raise
         print(f"lamina: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("lamina: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:
+        if args.debug:
+            raise
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        print(
+            f"lamina: internal error: {type(e).__name__}: {first} (this is a bug in "
+            "lamina; rerun with --debug for the traceback and report it)",
+            file=sys.stderr,
+        )
         return 1
 
 

@@ -1,10 +1,17 @@
-"""The built-in example: compile an ONNX MLP (784-512-512-10), check it, time it."""
+"""`lamina demo`: compile a built-in ResNet-style CNN with a pass-by-pass progress
+display, check it against onnxruntime (or onnx.reference), time it, export it as a
+shared library and reload it.
+
+`mlp_model` (an ONNX MLP) is the small model of the tests.
+"""
 
 from __future__ import annotations
 
 import itertools
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -39,34 +46,68 @@ def mlp_model(sizes: tuple[int, ...] = (784, 512, 512, 10), seed: int = 0) -> on
     return model
 
 
-def reference(model: onnx.ModelProto, x: np.ndarray) -> np.ndarray:
-    from onnx.reference import ReferenceEvaluator
+def reference(model: onnx.ModelProto, x: np.ndarray) -> tuple[np.ndarray, str]:
+    """The model's output on `x` from onnxruntime, else onnx.reference, and which."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        from onnx.reference import ReferenceEvaluator
 
-    return ReferenceEvaluator(model).run(None, {"input": x})[0]
+        return ReferenceEvaluator(model).run(None, {"input": x})[0], "onnx.reference"
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return sess.run(None, {"input": x})[0], "onnxruntime"
 
 
-def main() -> int:
+def main(threads: int | None = None) -> int:
+    """Run the demo; 0 when lamina's output matches the reference."""
     import lamina
+    from lamina.passes.manager import PassContext, standard_pipeline
+    from lamina.tools.cli import measure
+    from lamina.tools.models import resnet_mini
+    from lamina.tools.report import CompileProgress, console
 
-    model = mlp_model()
-    x = np.random.default_rng(1).standard_normal((1, 784)).astype(np.float32)
-    print("lamina demo: ONNX MLP 784-512-512-10 (Gemm, Relu, Softmax)")
+    out = console()
+    model = resnet_mini()
+    weights = sum(int(np.prod(t.dims)) for t in model.graph.initializer)
+    out.print(
+        "[bold]lamina demo[/]: ResNet-style CNN (ResNet-18's layout at half width), "
+        f"ONNX, 3x128x128 -> 1000 classes, {weights / 1e6:.1f} M weights"
+    )
+    x = np.random.default_rng(1).standard_normal((1, 3, 128, 128)).astype(np.float32)
+    progress = CompileProgress(out, len(standard_pipeline(3)), log=True)
     t0 = time.perf_counter()
-    exe = lamina.compile(model)
-    print(f"  compiled in {time.perf_counter() - t0:.2f} s")
+    with progress.shown():
+        exe = lamina.compile(
+            model, num_threads=threads, pass_context=PassContext(3, instruments=[progress])
+        )
+    done = time.perf_counter()
+    out.print(
+        f"  [green]✓[/] {'LLVM code generation':<22} {1e3 * (done - progress.last_end):8.1f} ms"
+    )
+    out.print(f"  compiled in {done - t0:.2f} s; arena {exe.workspace_size / 1024:.0f} KiB")
     (y,) = exe.run(x)
-    ref = reference(model, x)
-    err = float(np.max(np.abs(y - ref) / (np.abs(ref) + 1e-12)))
-    ok = np.allclose(y, ref, rtol=1e-4, atol=1e-6)
-    print(f"  max relative error vs onnx.reference: {err:.2e} -> {'OK' if ok else 'MISMATCH'}")
-    times = []
-    for _ in range(50):
-        t = time.perf_counter()
-        exe.run(x)
-        times.append(time.perf_counter() - t)
-    print(f"  latency: median {1e3 * float(np.median(times)):.3f} ms over {len(times)} runs")
-    print(f"  top class: {int(np.argmax(y))} (p={float(np.max(y)):.3f})")
-    return 0 if ok else 1
+    ref, name = reference(model, x)
+    err = float(np.max(np.abs(y - ref)) / (np.max(np.abs(ref)) + 1e-12))
+    ok = bool(np.allclose(y, ref, rtol=1e-3, atol=1e-4 * float(np.max(np.abs(ref)))))
+    verdict = "[green]OK[/]" if ok else "[red]MISMATCH[/]"
+    out.print(f"  max error vs {name} (relative to the largest logit): {err:.2e} -> {verdict}")
+    ms = measure(lambda: exe.run(x), None, 3)
+    out.print(
+        f"  latency: median {np.median(ms):.2f} ms (p10 {np.percentile(ms, 10):.2f}, "
+        f"p90 {np.percentile(ms, 90):.2f}) over {len(ms)} runs"
+    )
+    with tempfile.TemporaryDirectory(prefix="lamina-demo-") as tmp:
+        lib = Path(tmp) / "resnet_mini.so"
+        t1 = time.perf_counter()
+        exe.export(lib)
+        size = lib.stat().st_size / (1 << 20)
+        same = np.array_equal(lamina.load(lib).run(x)[0], y)
+        out.print(
+            f"  exported a {size:.1f} MiB shared library in {time.perf_counter() - t1:.2f} s; "
+            f"reloaded with lamina.load: {'identical outputs' if same else '[red]outputs differ[/]'}"
+        )
+    out.print(f"  top class: {int(np.argmax(y))} (logit {float(np.max(y)):.3f})")
+    return 0 if ok and same else 1
 
 
 if __name__ == "__main__":

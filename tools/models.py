@@ -1,5 +1,7 @@
 """ONNX model generators for tests and benchmarks (random weights, opset 17).
 
+- `resnet(blocks, widths, ...)`: a ResNet of BasicBlocks; `resnet_mini()` is the
+  demo's (ResNet-18's layout at half width on 128x128 images).
 - `resnet18(batch=1, num_classes=1000, seed=0, image_size=224)`: torchvision's
   ResNet-18 (conv7x7/2 + BN + ReLU + maxpool3x3/2, four stages of two BasicBlocks
   with 64/128/256/512 channels and 1x1 conv + BN downsamples, global average pool,
@@ -44,13 +46,22 @@ class _Builder:
         return model
 
 
-# ----------------------------------------------------------------- ResNet-18
-def resnet18(
-    batch: int = 1, num_classes: int = 1000, seed: int = 0, image_size: int = 224
+# ----------------------------------------------------------------- ResNets
+def resnet(
+    blocks: tuple[int, ...] = (2, 2, 2, 2),
+    widths: tuple[int, ...] = (64, 128, 256, 512),
+    batch: int = 1,
+    num_classes: int = 1000,
+    seed: int = 0,
+    image_size: int = 224,
+    name: str = "resnet",
 ) -> onnx.ModelProto:
-    """torchvision's ResNet-18 as ONNX with random weights (He-initialized convs)
-    and random batch-norm statistics; input `input` of shape
-    `batch x 3 x image_size x image_size`, output `logits`."""
+    """A torchvision-style ResNet of BasicBlocks as ONNX with random weights
+    (He-initialized convs) and random batch-norm statistics: `blocks[i]` blocks of
+    `widths[i]` channels in stage i (stages after the first downsample by 2); input
+    `input` of shape `batch x 3 x image_size x image_size`, output `logits`."""
+    if len(blocks) != len(widths) or not blocks:
+        raise ValueError("blocks and widths must have the same, non-zero length")
     b = _Builder(seed)
     rng = b.rng
 
@@ -78,31 +89,56 @@ def resnet18(
         )
         return b.node("Relu", [y], f"{name}.relu") if relu else y
 
-    x = conv_bn("input", "conv1", 3, 64, 7, 2, relu=True)
+    x = conv_bn("input", "conv1", 3, widths[0], 7, 2, relu=True)
     x = b.node("MaxPool", [x], "maxpool", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
-    cin = 64
-    for stage, cout in enumerate((64, 128, 256, 512), start=1):
-        for block in range(2):
+    cin = widths[0]
+    for stage, (count, cout) in enumerate(zip(blocks, widths, strict=True), start=1):
+        for block in range(count):
             stride = 2 if stage > 1 and block == 0 else 1
-            name = f"layer{stage}.{block}"
-            y = conv_bn(x, f"{name}.conv1", cin, cout, 3, stride, relu=True)
-            y = conv_bn(y, f"{name}.conv2", cout, cout, 3, 1, relu=False)
+            layer = f"layer{stage}.{block}"
+            y = conv_bn(x, f"{layer}.conv1", cin, cout, 3, stride, relu=True)
+            y = conv_bn(y, f"{layer}.conv2", cout, cout, 3, 1, relu=False)
             shortcut = x
             if stride != 1 or cin != cout:
-                shortcut = conv_bn(x, f"{name}.downsample", cin, cout, 1, stride, relu=False)
-            y = b.node("Add", [y, shortcut], f"{name}.add")
-            x = b.node("Relu", [y], f"{name}.relu")
+                shortcut = conv_bn(x, f"{layer}.downsample", cin, cout, 1, stride, relu=False)
+            y = b.node("Add", [y, shortcut], f"{layer}.add")
+            x = b.node("Relu", [y], f"{layer}.relu")
             cin = cout
     x = b.node("GlobalAveragePool", [x], "avgpool")
     x = b.node("Flatten", [x], "flatten", axis=1)
-    w = rng.standard_normal((num_classes, 512)) / np.sqrt(512)
+    w = rng.standard_normal((num_classes, cin)) / np.sqrt(cin)
     b.init("fc.weight", w.astype(np.float32))
     b.init("fc.bias", (0.01 * rng.standard_normal(num_classes)).astype(np.float32))
     b.node("Gemm", [x, "fc.weight", "fc.bias"], "logits", transB=1)
     return b.model(
-        "resnet18",
+        name,
         [helper.make_tensor_value_info("input", TensorProto.FLOAT, [batch, 3, image_size, image_size])],
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [batch, num_classes])],
+    )
+
+
+def resnet18(
+    batch: int = 1, num_classes: int = 1000, seed: int = 0, image_size: int = 224
+) -> onnx.ModelProto:
+    """torchvision's ResNet-18 as ONNX with random weights (He-initialized convs)
+    and random batch-norm statistics; input `input` of shape
+    `batch x 3 x image_size x image_size`, output `logits`."""
+    return resnet(
+        (2, 2, 2, 2),
+        (64, 128, 256, 512),
+        batch=batch,
+        num_classes=num_classes,
+        seed=seed,
+        image_size=image_size,
+        name="resnet18",
+    )
+
+
+def resnet_mini(seed: int = 0) -> onnx.ModelProto:
+    """The demo's CNN: ResNet-18's layout (four stages of two BasicBlocks) at half
+    width (32-256 channels) on 3x128x128 images, 1000 classes (~3 M weights)."""
+    return resnet(
+        (2, 2, 2, 2), (32, 64, 128, 256), seed=seed, image_size=128, name="resnet_mini"
     )
 
 
@@ -186,4 +222,4 @@ def transformer_block(
     )
 
 
-__all__ = ["resnet18", "transformer_block"]
+__all__ = ["resnet", "resnet18", "resnet_mini", "transformer_block"]

@@ -12,24 +12,48 @@ xdsl-opt flag there are mlir-opt's and TVM's pass-manager options:
 The IR is verified before the first pass and after each one (`--verify-each`, on
 unless `--verify-each=false` or `--disable-verify`); a failure names the pass that
 broke the IR. `--opt-level` defaults to 3, so a pass listed with `-p` always runs.
+
+Every error is one line on stderr and exit code 1 (no traceback). An internal error
+(a bug: an exception that is not a diagnostic) writes a crash reproducer, like
+mlir-opt's: the input IR under a `// lamina-opt reproducer: -p PIPELINE ...` header,
+in `--reproducer-dir` (default: the system's temporary folder); `lamina-opt
+--run-reproducer FILE` replays it. `-o FILE` is written atomically, so a failure
+leaves no partial output.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import os
+import shlex
 import sys
+import tempfile
 from collections.abc import Sequence
 from difflib import get_close_matches
+from pathlib import Path
+from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import ArgSpecParseError
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from lamina.dialects import resources
-from lamina.errors import LaminaError
+from lamina.dialects.dominance import verify_ssa_order
+from lamina.dialects.parser import make_parser
+from lamina.errors import InternalError, LaminaError
+from lamina.fileio import write_atomic
 from lamina.passes import manager
+
+#: The first line of a crash reproducer; the rest of the line is the arguments.
+REPRODUCER_HEADER = "// lamina-opt reproducer:"
 
 
 def _bool_flag(text: str) -> bool:
@@ -55,10 +79,38 @@ class _PrintBetweenPasses(manager.PassInstrument):
             print("\n\n\n")
 
 
+class _CurrentPass(manager.PassInstrument):
+    """Remembers the pass that started last, to name it in a crash report."""
+
+    def __init__(self) -> None:
+        self.name: str | None = None
+
+    def run_before_pass(self, module: ModuleOp, info: manager.PassInfo) -> None:
+        self.name = info.name
+
+
+class _BufferedOutput(io.StringIO):
+    """`-o FILE`: collect the output; it is written (atomically) only on success."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text = ""
+
+    def close(self) -> None:
+        if not self.closed:
+            self.text = self.getvalue()
+        super().close()
+
+
 class LaminaOptMain(xDSLOptMain):
     """mlir-opt for lamina: every xDSL flag, plus lamina's IR and pipelines."""
 
     version_format = "lamina-opt (xDSL {xdsl_version})"
+    #: The text of the chunk being processed (the reproducer's input).
+    chunk_text: str = ""
+    #: What was being done when an internal error hit: parsing, a pass, printing.
+    stage: str = "starting"
+    output: _BufferedOutput | None = None
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
@@ -86,9 +138,47 @@ class LaminaOptMain(xDSLOptMain):
 
         self.available_targets["llvm"] = lambda: LlvmTarget
 
+    def register_all_frontends(self) -> None:
+        super().register_all_frontends()
+
+        def parse_mlir(stream: IO[bytes]) -> ModuleOp:
+            raw = stream.read()
+            self.chunk_text = raw.decode("utf-8", errors="replace")
+            return make_parser(self.ctx, raw, self.get_input_name()).parse_module(
+                not self.args.no_implicit_module
+            )
+
+        self.available_frontends["mlir"] = parse_mlir
+
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        path = self.args.input_file
+        if path is not None and not Path(path).is_file():
+            why = "it is a folder" if Path(path).is_dir() else "no such file"
+            raise LaminaError(f"cannot read '{path}': {why}")
+        try:
+            return super().get_input_stream()
+        except OSError as e:
+            raise LaminaError(f"cannot read '{path}': {e.strerror or e}") from None
+
+    def prepare_output(self) -> IO[str]:
+        if self.args.output_file is None:
+            return sys.stdout
+        self.output = _BufferedOutput()
+        return self.output
+
     def parse_chunk(self, chunk, file_extension, offset=0):  # type: ignore[no-untyped-def]
         resources.blobs.begin_parse()
+        self.stage = "parsing"
+        if file_extension not in self.available_frontends:
+            raise LaminaError(
+                f"cannot read '{self.get_input_name()}': unknown file extension "
+                f"'.{file_extension}' (expected .mlir)"
+            )
         return super().parse_chunk(chunk, file_extension, offset)
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        self.stage = "printing the output"
+        return super().output_resulting_program(prog)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
@@ -97,6 +187,19 @@ class LaminaOptMain(xDSLOptMain):
             action="store_true",
             help="print every dense_resource blob in full (by default blobs larger "
             f"than {resources.DEFAULT_ELIDE_LIMIT} bytes are elided)",
+        )
+        crash = arg_parser.add_argument_group("crash reproducers")
+        crash.add_argument(
+            "--reproducer-dir",
+            metavar="DIR",
+            help="where an internal error writes its reproducer (default: the "
+            "system's temporary folder)",
+        )
+        crash.add_argument(
+            "--run-reproducer",
+            metavar="FILE",
+            help="replay a crash reproducer: its input IR with the arguments of its "
+            "`// lamina-opt reproducer:` header",
         )
         group = arg_parser.add_argument_group("lamina pass manager")
         group.add_argument(
@@ -197,6 +300,8 @@ class LaminaOptMain(xDSLOptMain):
             instruments.append(self.timing)
         if args.pass_statistics:
             instruments.append(self.statistics)
+        self.current_pass = _CurrentPass()
+        instruments.append(self.current_pass)
         config: dict[str, manager.ConfigValue] = {}
         for item in args.pass_config or ():
             key, sep, value = item.partition("=")
@@ -216,30 +321,167 @@ class LaminaOptMain(xDSLOptMain):
         )
 
     def apply_passes(self, prog: ModuleOp) -> None:
+        self.stage = "verifying the input"
         if not self.args.disable_verify:
-            prog.verify()
-        manager.run_pipeline(
-            prog, list(self.pipeline.passes), self.pass_context, mlir_ctx=self.ctx
-        )
+            try:
+                prog.verify()
+                verify_ssa_order(prog)
+            except VerifyException as e:
+                if self.args.verify_diagnostics:
+                    raise
+                raise VerifyException(_name_failing_op(prog, str(e))) from None
+        self.current_pass.name = None
+        try:
+            manager.run_pipeline(
+                prog, list(self.pipeline.passes), self.pass_context, mlir_ctx=self.ctx
+            )
+        finally:
+            name = self.current_pass.name
+            self.stage = f"pass '{name}'" if name else "the pass pipeline"
 
     def run(self) -> None:
         super().run()
+        if self.output is not None:
+            write_atomic(self.args.output_file, self.output.text)
         if self.args.time_passes:
             sys.stderr.write(self.timing.table())
         if self.args.pass_statistics:
             sys.stderr.write(self.statistics.report())
 
+    def reproducer_args(self) -> list[str]:
+        """The arguments that replay the failing run (pipeline and pass options)."""
+        a = self.args
+        out = ["-p", a.passes] if a.passes else []
+        if a.opt_level != manager.MAX_OPT_LEVEL:
+            out += ["--opt-level", str(a.opt_level)]
+        for flag, values in (
+            ("--required-passes", a.required_passes),
+            ("--disabled-passes", a.disabled_passes),
+            ("--pass-config", a.pass_config),
+        ):
+            for v in values or ():
+                out += [flag, v]
+        if a.target != "mlir":
+            out += ["-t", a.target]
+        if a.disable_verify:
+            out.append("--disable-verify")
+        if a.allow_unregistered_dialect:
+            out.append("--allow-unregistered-dialect")
+        return out
+
+    def write_reproducer(self) -> Path:
+        """Write the input being processed and the arguments as a reproducer."""
+        folder = Path(self.args.reproducer_dir or tempfile.gettempdir())
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(
+            prefix="lamina-opt-reproducer-", suffix=".mlir", dir=folder
+        )
+        os.close(fd)
+        header = f"{REPRODUCER_HEADER} {shlex.join(self.reproducer_args())}".rstrip()
+        write_atomic(name, f"{header}\n// input: {self.get_input_name()}\n"
+                     f"{self.chunk_text}")
+        return Path(name)
+
+
+def _name_failing_op(module: ModuleOp, message: str) -> str:
+    """`message` prefixed with the name of the op that fails to verify, unless it
+    names it already (xDSL's generic checks do not)."""
+    for op in module.walk():
+        try:
+            op.verify_()
+        except VerifyException:
+            return message if op.name in message else f"'{op.name}' op: {message}"
+        except Exception:
+            continue
+    return message
+
+
+def _one_line(e: BaseException) -> str:
+    """An error as one line: `file:line:col: message` for a parse error."""
+    if isinstance(e, ParseError):
+        loc = e.span.get_location()
+        text = f"{loc.file}:{loc.line}:{loc.col}: {e.msg}"
+    else:
+        text = str(e)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    # A verifier's message is followed by the IR it points into; keep the message.
+    return "; ".join(ln for ln in lines if not set(ln) <= set("^ ~-")) if lines else (
+        type(e).__name__
+    )
+
+
+def _reproducer_argv(argv: list[str]) -> list[str]:
+    """`--run-reproducer FILE` and the other arguments -> arguments that replay it."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--run-reproducer")
+    known, rest = pre.parse_known_args(argv)
+    if known.run_reproducer is None:
+        return argv
+    path = Path(known.run_reproducer)
+    try:
+        first = path.read_text().splitlines()[0] if path.is_file() else ""
+    except (OSError, UnicodeDecodeError, IndexError) as e:
+        raise LaminaError(f"cannot read reproducer '{path}': {e}") from None
+    if not path.is_file():
+        raise LaminaError(f"cannot read reproducer '{path}': no such file")
+    if not first.startswith(REPRODUCER_HEADER):
+        raise LaminaError(
+            f"'{path}' is not a lamina-opt reproducer: its first line should start "
+            f"with '{REPRODUCER_HEADER}'"
+        )
+    try:
+        replay = shlex.split(first[len(REPRODUCER_HEADER) :])
+    except ValueError as e:
+        raise LaminaError(f"reproducer '{path}': bad header: {e}") from None
+    return [str(path), *replay, *rest]
+
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run lamina-opt; every failure is one line on stderr and exit code 1."""
+    tool: LaminaOptMain | None = None
     try:
-        tool = LaminaOptMain(description="lamina modular optimizer driver", args=argv)
+        args = _reproducer_argv(list(sys.argv[1:] if argv is None else argv))
+        tool = LaminaOptMain(description="lamina modular optimizer driver", args=args)
         limit = None if tool.args.print_resources else resources.DEFAULT_ELIDE_LIMIT
         with resources.printing_resources(limit):
             tool.run()
-    except LaminaError as e:
-        print(f"lamina-opt: error: {e}", file=sys.stderr)
+    except InternalError as e:  # a pass crashed: report it with a reproducer
+        if tool is None:
+            print(f"lamina-opt: error: {_one_line(e)}", file=sys.stderr)
+            return 1
+        return _internal_error(tool, f"pass '{e.pass_name}'", e.__cause__ or e)
+    except (LaminaError, ParseError, DiagnosticException) as e:
+        print(f"lamina-opt: error: {_one_line(e)}", file=sys.stderr)
         return 1
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except RecursionError:
+        print(
+            "lamina-opt: error: the input is nested too deeply to process",
+            file=sys.stderr,
+        )
+        return 1
+    except Exception as e:  # an internal error: a bug, reported with a reproducer
+        if tool is None:
+            print(f"lamina-opt: internal error: {type(e).__name__}: {_one_line(e)}",
+                  file=sys.stderr)
+            return 1
+        return _internal_error(tool, tool.stage, e)
     return 0
+
+
+def _internal_error(tool: LaminaOptMain, stage: str, e: BaseException) -> int:
+    """Report a bug met in `stage` in one line, with a crash reproducer."""
+    try:
+        where = f"; reproducer: {tool.write_reproducer()}"
+    except (OSError, LaminaError) as w:
+        where = f"; could not write a reproducer: {w}"
+    print(
+        f"lamina-opt: internal error in {stage}: {type(e).__name__}: {_one_line(e)}"
+        f"{where} (replay with lamina-opt --run-reproducer FILE; please report it)",
+        file=sys.stderr,
+    )
+    return 1
 
 
 if __name__ == "__main__":

@@ -168,7 +168,7 @@ func.func @main(%x: tensor<2x3xf32>, %a: tensor<4xi32>) -> (tensor<2x3xf32>, ten
 // CHECK-LABEL: te.func @matmul {
 // CHECK-NEXT:    [[IN0:%[0-9A-Za-z_]+]] = te.placeholder "in0" : tensor<2x3xf32>
 // CHECK-NEXT:    [[IN1:%[0-9A-Za-z_]+]] = te.placeholder "in1" : tensor<3x4xf32>
-// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]]) reduce sum ([[I2:%[0-9A-Za-z_]+]]) [3] : tensor<2x4xf32> {
+// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]]) reduce sum ([[I2:%[0-9A-Za-z_]+]]) [3]{{( attributes \{schedule = ".*"\})?}} : tensor<2x4xf32> {
 // CHECK-NEXT:      [[R0:%[0-9A-Za-z_]+]] = te.read [[IN0]]{{\[}}[[I0]], [[I2]]] : tensor<2x3xf32>
 // CHECK-NEXT:      [[R1:%[0-9A-Za-z_]+]] = te.read [[IN1]]{{\[}}[[I2]], [[I1]]] : tensor<3x4xf32>
 // CHECK-NEXT:      [[V0:%[0-9A-Za-z_]+]] = arith.mulf [[R0]], [[R1]] : f32
@@ -194,7 +194,7 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
 // CHECK-LABEL: te.func @matmul {
 // CHECK-NEXT:    [[IN0:%[0-9A-Za-z_]+]] = te.placeholder "in0" : tensor<2x1x3x4xf32>
 // CHECK-NEXT:    [[IN1:%[0-9A-Za-z_]+]] = te.placeholder "in1" : tensor<5x4x6xf32>
-// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]], [[I2:%[0-9A-Za-z_]+]], [[I3:%[0-9A-Za-z_]+]]) reduce sum ([[I4:%[0-9A-Za-z_]+]]) [4] : tensor<2x5x3x6xf32> {
+// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]], [[I2:%[0-9A-Za-z_]+]], [[I3:%[0-9A-Za-z_]+]]) reduce sum ([[I4:%[0-9A-Za-z_]+]]) [4] attributes {schedule = "{{.*}}"} : tensor<2x5x3x6xf32> {
 // CHECK-NEXT:      [[C0:%[0-9A-Za-z_]+]] = arith.constant 0 : index
 // CHECK-NEXT:      [[R0:%[0-9A-Za-z_]+]] = te.read [[IN0]]{{\[}}[[I0]], [[C0]], [[I2]], [[I4]]] : tensor<2x1x3x4xf32>
 // CHECK-NEXT:      [[R1:%[0-9A-Za-z_]+]] = te.read [[IN1]]{{\[}}[[I1]], [[I4]], [[I3]]] : tensor<5x4x6xf32>
@@ -270,7 +270,7 @@ func.func @main(%v: tensor<4xf32>, %m: tensor<4x6xf32>, %n: tensor<3x4xf32>) -> 
 // CHECK-NEXT:    [[IN0:%[0-9A-Za-z_]+]] = te.placeholder "in0" : tensor<2x3xf32>
 // CHECK-NEXT:    [[IN1:%[0-9A-Za-z_]+]] = te.placeholder "in1" : tensor<4x3xf32>
 // CHECK-NEXT:    [[IN2:%[0-9A-Za-z_]+]] = te.placeholder "in2" : tensor<4xf32>
-// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]]) reduce sum ([[I2:%[0-9A-Za-z_]+]]) [3] : tensor<2x4xf32> {
+// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]]) reduce sum ([[I2:%[0-9A-Za-z_]+]]) [3]{{( attributes \{schedule = ".*"\})?}} : tensor<2x4xf32> {
 // CHECK-NEXT:      [[R0:%[0-9A-Za-z_]+]] = te.read [[IN0]]{{\[}}[[I0]], [[I2]]] : tensor<2x3xf32>
 // CHECK-NEXT:      [[R1:%[0-9A-Za-z_]+]] = te.read [[IN1]]{{\[}}[[I1]], [[I2]]] : tensor<4x3xf32>
 // CHECK-NEXT:      [[V0:%[0-9A-Za-z_]+]] = arith.mulf [[R0]], [[R1]] : f32
@@ -301,7 +301,7 @@ func.func @main(%x: tensor<2x3xf32>, %w: tensor<4x3xf32>, %b: tensor<4xf32>) -> 
 // CHECK-NEXT:    [[IN0:%[0-9A-Za-z_]+]] = te.placeholder "in0" : tensor<3x2xf32>
 // CHECK-NEXT:    [[IN1:%[0-9A-Za-z_]+]] = te.placeholder "in1" : tensor<3x4xf32>
 // CHECK-NEXT:    [[IN2:%[0-9A-Za-z_]+]] = te.placeholder "in2" : tensor<2x4xf32>
-// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]]) reduce sum ([[I2:%[0-9A-Za-z_]+]]) [3] : tensor<2x4xf32> {
+// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]]) reduce sum ([[I2:%[0-9A-Za-z_]+]]) [3]{{( attributes \{schedule = ".*"\})?}} : tensor<2x4xf32> {
 // CHECK-NEXT:      [[R0:%[0-9A-Za-z_]+]] = te.read [[IN0]]{{\[}}[[I2]], [[I0]]] : tensor<3x2xf32>
 // CHECK-NEXT:      [[R1:%[0-9A-Za-z_]+]] = te.read [[IN1]]{{\[}}[[I2]], [[I1]]] : tensor<3x4xf32>
 // CHECK-NEXT:      [[V0:%[0-9A-Za-z_]+]] = arith.mulf [[R0]], [[R1]] : f32
@@ -336,7 +336,7 @@ func.func @main(%x: tensor<3x2xf32>, %k: tensor<3x4xf32>, %c: tensor<2x4xf32>) -
 // CHECK-NEXT:    [[IN0:%[0-9A-Za-z_]+]] = te.placeholder "in0" : tensor<2x3xf32>
 // CHECK-NEXT:    [[IN1:%[0-9A-Za-z_]+]] = te.placeholder "in1" : tensor<3x4xf32>
 // CHECK-NEXT:    [[IN2:%[0-9A-Za-z_]+]] = te.placeholder "in2" : tensor<4xf32>
-// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]]) reduce sum ([[I2:%[0-9A-Za-z_]+]]) [3] : tensor<2x4xf32> {
+// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]]) reduce sum ([[I2:%[0-9A-Za-z_]+]]) [3]{{( attributes \{schedule = ".*"\})?}} : tensor<2x4xf32> {
 // CHECK-NEXT:      [[R0:%[0-9A-Za-z_]+]] = te.read [[IN0]]{{\[}}[[I0]], [[I2]]] : tensor<2x3xf32>
 // CHECK-NEXT:      [[R1:%[0-9A-Za-z_]+]] = te.read [[IN1]]{{\[}}[[I2]], [[I1]]] : tensor<3x4xf32>
 // CHECK-NEXT:      [[V0:%[0-9A-Za-z_]+]] = arith.mulf [[R0]], [[R1]] : f32
@@ -482,11 +482,13 @@ func.func @main(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
 
 // -----
 
-// Two uses of one op kind get unique kernel names; non-graph functions are kept.
+// Two uses of one op kind: structurally identical kernels are emitted once (under
+// a name that does not clash with @relu, a non-graph function that is kept) and
+// called twice.
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME:  [[ARG0:%[0-9A-Za-z_]+]]: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:    [[CALL0:%[0-9A-Za-z_]+]] = te.call @relu_1([[ARG0]]) : (tensor<4xf32>) -> tensor<4xf32>
-// CHECK-NEXT:    [[CALL1:%[0-9A-Za-z_]+]] = te.call @relu_2([[CALL0]]) : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    [[CALL1:%[0-9A-Za-z_]+]] = te.call @relu_1([[CALL0]]) : (tensor<4xf32>) -> tensor<4xf32>
 // CHECK-NEXT:    func.return [[CALL1]] : tensor<4xf32>
 // CHECK-NEXT:  }
 // CHECK-LABEL: te.func @relu {
@@ -503,16 +505,7 @@ func.func @main(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
 // CHECK-NEXT:    }
 // CHECK-NEXT:    te.output [[T0]] : tensor<4xf32>
 // CHECK-NEXT:  }
-// CHECK-LABEL: te.func @relu_2 {
-// CHECK-NEXT:    [[IN0:%[0-9A-Za-z_]+]] = te.placeholder "in0" : tensor<4xf32>
-// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]]) : tensor<4xf32> {
-// CHECK-NEXT:      [[R0:%[0-9A-Za-z_]+]] = te.read [[IN0]]{{\[}}[[I0]]] : tensor<4xf32>
-// CHECK-NEXT:      [[C0:%[0-9A-Za-z_]+]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:      [[V0:%[0-9A-Za-z_]+]] = arith.maximumf [[R0]], [[C0]] : f32
-// CHECK-NEXT:      te.yield [[V0]] : f32
-// CHECK-NEXT:    }
-// CHECK-NEXT:    te.output [[T0]] : tensor<4xf32>
-// CHECK-NEXT:  }
+// CHECK-NOT:   te.func @relu_2
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = relay.relu %x : tensor<4xf32>
   %1 = relay.relu %0 : tensor<4xf32>

@@ -29,21 +29,22 @@ tir.prim_func @ops(%x: memref<4xi32>, %f: memref<4xf32>, %v: memref<16xf32>) {
 }
 
 // CHECK-LABEL: llvm.func @ops(
+// Scalar constants are made once, at the top of the function.
+// CHECK:         %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[M1:.*]] = llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT:    %[[P1:.*]] = llvm.mlir.constant(1 : i32) : i32
 // floordivsi: sdiv, minus one when inexact and the signs of remainder and divisor differ
 // CHECK:         %[[Q:.*]] = llvm.sdiv %[[A:.*]], %[[B:.*]] : i32
 // CHECK-NEXT:    %[[R:.*]] = llvm.srem %[[A]], %[[B]] : i32
-// CHECK-NEXT:    %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[INEXACT:.*]] = llvm.icmp "ne" %[[R]], %[[Z]] : i32
 // CHECK-NEXT:    %[[X:.*]] = llvm.xor %[[R]], %[[B]] : i32
-// CHECK-NEXT:    %[[Z2:.*]] = llvm.mlir.constant(0 : i32) : i32
-// CHECK-NEXT:    %[[NEG:.*]] = llvm.icmp "slt" %[[X]], %[[Z2]] : i32
+// CHECK-NEXT:    %[[NEG:.*]] = llvm.icmp "slt" %[[X]], %[[Z]] : i32
 // CHECK-NEXT:    %[[ADJ:.*]] = llvm.and %[[INEXACT]], %[[NEG]] : i1
-// CHECK-NEXT:    %[[M1:.*]] = llvm.mlir.constant(-1 : i32) : i32
 // CHECK-NEXT:    %[[QM1:.*]] = llvm.add %[[Q]], %[[M1]] : i32
 // CHECK-NEXT:    %[[FLOOR:.*]] = llvm.select %[[ADJ]], %[[QM1]], %[[Q]] : i1, i32
 // ceildivsi: plus one when inexact and the signs agree
 // CHECK:         llvm.icmp "sge"
-// CHECK:         %[[P1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK:         llvm.add %{{.*}}, %[[P1]] : i32
 // CHECK:         %[[CEIL:.*]] = llvm.select
 // CHECK-NEXT:    %[[GT:.*]] = llvm.icmp "sgt" %[[FLOOR]], %[[CEIL]] : i32
 // CHECK-NEXT:    %{{.*}} = llvm.select %[[GT]], %[[FLOOR]], %[[CEIL]] : i1, i32

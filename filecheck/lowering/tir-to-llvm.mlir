@@ -7,7 +7,7 @@ tir.prim_func @relu(%x: memref<4x8xf32>, %y: memref<4x8xf32>) {
   %c4 = arith.constant 4 : index
   %c8 = arith.constant 8 : index
   %z = arith.constant 0.0 : f32
-  tir.for parallel %i = %c0 to %c4 step %c1 {
+  tir.for unrolled %i = %c0 to %c4 step %c1 {
     tir.for %j = %c0 to %c8 step %c1 {
       %v = tir.load %x[%i, %j] : memref<4x8xf32>
       %p = arith.cmpf ogt, %v, %z : f32
@@ -31,15 +31,14 @@ tir.prim_func @relu(%x: memref<4x8xf32>, %y: memref<4x8xf32>) {
 // CHECK-NEXT:      llvm.br ^[[IHEAD:.*]](%[[C0]] : i64)
 // CHECK-NEXT:    ^[[IHEAD]](%[[I:.*]]: i64):
 // CHECK-NEXT:      %[[IC:.*]] = llvm.icmp "slt" %[[I]], %[[C4]] : i64
-// CHECK-NEXT:      llvm.cond_br %[[IC]], ^[[IBODY:.*]], ^[[IEXIT:.*]] {lamina.for_kind = "parallel"}
+// CHECK-NEXT:      llvm.cond_br %[[IC]], ^[[IBODY:.*]], ^[[IEXIT:.*]] {lamina.for_kind = "unrolled"}
 // CHECK-NEXT:    ^[[IBODY]]:
 // CHECK-NEXT:      llvm.br ^[[JHEAD:.*]](%[[C0]] : i64)
 // CHECK-NEXT:    ^[[JHEAD]](%[[J:.*]]: i64):
 // CHECK-NEXT:      %[[JC:.*]] = llvm.icmp "slt" %[[J]], %[[C8]] : i64
 // CHECK-NEXT:      llvm.cond_br %[[JC]], ^[[JBODY:.*]], ^[[JEXIT:.*]]
 // CHECK-NEXT:    ^[[JBODY]]:
-// CHECK-NEXT:      %[[S:.*]] = llvm.mlir.constant(8) : i64
-// CHECK-NEXT:      %[[ROW:.*]] = llvm.mul %[[I]], %[[S]] : i64
+// CHECK-NEXT:      %[[ROW:.*]] = llvm.mul %[[I]], %[[C8]] : i64
 // CHECK-NEXT:      %[[LIN:.*]] = llvm.add %[[ROW]], %[[J]] : i64
 // CHECK-NEXT:      %[[PX:.*]] = llvm.getelementptr inbounds %x[%[[LIN]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:      %[[V:.*]] = llvm.load %[[PX]] {alignment = 4 : i64} : !llvm.ptr -> f32

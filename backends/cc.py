@@ -1,0 +1,163 @@
+"""Compile C source into a shared library with the system C compiler, cached.
+
+`compile_shared(source, link=[...])` returns the path of a `.so` built from
+`source` with `cc -O3 -march=native -fPIC -shared` (`$CC` overrides the
+compiler, `$LAMINA_CACHE_DIR` the cache directory: by default
+`$XDG_CACHE_HOME/lamina/byoc` or `~/.cache/lamina/byoc`). Libraries are named
+after a hash of the source, flags and compiler, so a model compiled twice
+reuses them and concurrent builds never see a half-written file.
+
+Also: helpers to write C for static shapes (`CWriter`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects.builtin import Float32Type, Float64Type, TensorType
+from xdsl.ir import Attribute
+
+from lamina.errors import CompileError
+
+CFLAGS = ("-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno")
+
+
+def compiler() -> str:
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if not cc:
+        raise CompileError(
+            "no C compiler found (cc, gcc or clang; or set $CC): the BYOC targets "
+            "'c' and 'blas' compile their glue code with it"
+        )
+    return cc
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("LAMINA_CACHE_DIR")
+    if env:
+        base = Path(env)
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        base = (Path(xdg) if xdg else Path.home() / ".cache") / "lamina"
+    path = base / "byoc"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        path = Path(tempfile.gettempdir()) / f"lamina-byoc-{os.getuid()}"
+        path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def compile_shared(
+    source: str, *, link: Sequence[str] = (), flags: Sequence[str] = (), name: str = "lib"
+) -> str:
+    """The path of a shared library built from `source` (cached by content).
+    `link`: library paths to link against (their directory goes to the rpath)."""
+    cc = compiler()
+    args = [*CFLAGS, *flags]
+    for lib in link:
+        d = os.path.dirname(lib) or "."
+        args += [lib, f"-Wl,-rpath,{d}"]
+    key = hashlib.sha256("\0".join([cc, *args, source]).encode()).hexdigest()[:20]
+    out = cache_dir() / f"{name}_{key}.so"
+    if out.exists():
+        return str(out)
+    fd, tmp_src = tempfile.mkstemp(suffix=".c", dir=out.parent)
+    with os.fdopen(fd, "w") as f:
+        f.write(source)
+    tmp_out = f"{tmp_src[:-2]}.so"
+    cmd = [cc, tmp_src, "-o", tmp_out, *args, "-lm"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if proc.returncode != 0:
+            raise CompileError(
+                f"the C compiler failed on generated code ({' '.join(cmd)}):\n"
+                + proc.stderr[-4000:]
+            )
+        os.replace(tmp_out, out)
+        # keep the source next to the library, for debugging
+        os.replace(tmp_src, out.with_suffix(".c"))
+    finally:
+        for p in (tmp_src, tmp_out):
+            if os.path.exists(p):
+                os.unlink(p)
+    return str(out)
+
+
+def c_type(t: Attribute) -> str:
+    """The C element type of a tensor (or element) type."""
+    elem = t.get_element_type() if isinstance(t, TensorType) else t
+    if isinstance(elem, Float32Type):
+        return "float"
+    if isinstance(elem, Float64Type):
+        return "double"
+    raise CompileError(f"no C type for {elem}")
+
+
+def shape(t: Attribute) -> tuple[int, ...]:
+    assert isinstance(t, TensorType)
+    return tuple(t.get_shape())
+
+
+def numel(t: Attribute) -> int:
+    return int(np.prod(shape(t), dtype=np.int64))
+
+
+def c_float(value: float, ctype: str) -> str:
+    if np.isnan(value):
+        return "(0.0/0.0)"
+    if np.isinf(value):
+        return "(1.0/0.0)" if value > 0 else "(-1.0/0.0)"
+    text = repr(float(value))
+    return f"{text}f" if ctype == "float" else text
+
+
+class CWriter:
+    """Builds one C function `void sym(void *a0, ...)` over static shapes:
+    `scratch(n, ctype)` gives a per-thread buffer allocated once (shapes are
+    static), `line()` appends code."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.globals: list[str] = []
+        self.n_scratch = 0
+        self.indent = 1
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.indent + text)
+
+    def scratch(self, count: int, ctype: str) -> str:
+        """A name for a per-thread buffer of `count` elements (64-byte aligned)."""
+        name = f"scratch{self.n_scratch}"
+        self.n_scratch += 1
+        nbytes = max(count, 1) * (4 if ctype == "float" else 8)
+        nbytes = (nbytes + 63) // 64 * 64
+        self.globals.append(f"static __thread {ctype} *{name};")
+        self.line(f"if (!{name}) {name} = ({ctype} *)aligned_alloc(64, {nbytes});")
+        return name
+
+    def function(self, symbol: str, n_args: int, prelude: str = "") -> str:
+        params = ", ".join(f"void *restrict a{i}" for i in range(n_args)) or "void"
+        return "\n".join(
+            [
+                "#include <math.h>",
+                "#include <stdlib.h>",
+                "#include <string.h>",
+                prelude,
+                *self.globals,
+                f"void {symbol}({params}) {{",
+                *self.lines,
+                "}",
+                "",
+            ]
+        )
+
+
+__all__ = ["CWriter", "c_float", "c_type", "compile_shared", "compiler", "numel", "shape"]

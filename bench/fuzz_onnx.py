@@ -1,0 +1,361 @@
+"""ONNX model fuzzing: mutated models must only ever fail as a `LaminaError`.
+
+    python bench/fuzz_onnx.py --mutations 5000 --seed 0 [--compile 0.2] [--out DIR]
+
+Seeds are onnx's backend node test models (built in memory by
+`onnx.backend.test.loader`) that lamina imports. Each mutation changes the model's
+structure - an attribute set to a boundary value, a list attribute shortened or
+lengthened, an input dimension or element type changed, a node input dropped,
+renamed or swapped, an initializer's dimensions or data changed, the opset changed
+- or flips bytes of its serialized form. Each mutant is imported with
+`lamina.from_onnx` (and, with probability `--compile`, compiled and run on zeros).
+Each is checked in a forked child (unless `--no-isolate`), so a native crash is
+reported too. Anything raised other than a `LaminaError` (an `InternalError`
+included), a crash, or a mutant taking longer than `--timeout` seconds, is a failure, deduplicated by
+exception and raising line, and saved as a reproducer `.onnx` in `--out`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import signal
+import sys
+import time
+import traceback
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto
+
+INTS = [0, 1, -1, 2, 3, 7, -2, 1 << 31, -(1 << 31), 1 << 40, 100]
+FLOATS = [0.0, -1.0, 1e30, float("nan"), float("inf"), -0.5, 2.0]
+ELEM_TYPES = [
+    TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT32, TensorProto.BOOL,
+    TensorProto.DOUBLE, TensorProto.UINT8, TensorProto.FLOAT16, TensorProto.STRING,
+    TensorProto.BFLOAT16, 0, 99,
+]
+
+
+class _Timeout(Exception):
+    pass
+
+
+def seeds(limit: int | None = None) -> list[onnx.ModelProto]:
+    """onnx's node test models that lamina imports, in a fixed order (every
+    `len / limit`-th one with `limit`)."""
+    from onnx.backend.test.loader import load_model_tests
+
+    import lamina
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = load_model_tests(kind="node")
+    out = []
+    ordered = sorted(cases, key=lambda c: c.name)
+    if limit:
+        ordered = ordered[:: max(len(ordered) // limit, 1)]
+    for case in ordered:
+        model = case.model
+        if model is None or any(n.op_type in ("Loop", "If", "Scan") for n in model.graph.node):
+            continue
+        try:
+            lamina.from_onnx(model)
+        except Exception:
+            continue
+        out.append(model)
+    return out
+
+
+# ------------------------------------------------------------------- mutations
+def _node(m: onnx.ModelProto, rng: random.Random) -> onnx.NodeProto | None:
+    return rng.choice(m.graph.node) if m.graph.node else None
+
+
+def _attr_int(m: onnx.ModelProto, rng: random.Random) -> None:
+    n = _node(m, rng)
+    attrs = [a for a in n.attribute if a.type in (onnx.AttributeProto.INT, onnx.AttributeProto.INTS)] if n else []
+    if not attrs:
+        if n is not None:  # add an attribute the node may not expect
+            n.attribute.append(onnx.helper.make_attribute(rng.choice(["axis", "keepdims", "perm", "group"]), rng.choice(INTS)))
+        return
+    a = rng.choice(attrs)
+    if a.type == onnx.AttributeProto.INT:
+        a.i = max(min(rng.choice(INTS), (1 << 63) - 1), -(1 << 63))
+    elif a.ints and rng.random() < 0.5:
+        a.ints[rng.randrange(len(a.ints))] = rng.choice(INTS)
+    elif a.ints and rng.random() < 0.5:
+        del a.ints[rng.randrange(len(a.ints))]
+    else:
+        a.ints.append(rng.choice(INTS))
+
+
+def _attr_float(m: onnx.ModelProto, rng: random.Random) -> None:
+    n = _node(m, rng)
+    attrs = [a for a in n.attribute if a.type == onnx.AttributeProto.FLOAT] if n else []
+    if attrs:
+        rng.choice(attrs).f = rng.choice(FLOATS)
+    elif n is not None:
+        _attr_int(m, rng)
+
+
+def _attr_string(m: onnx.ModelProto, rng: random.Random) -> None:
+    n = _node(m, rng)
+    attrs = [a for a in n.attribute if a.type == onnx.AttributeProto.STRING] if n else []
+    if attrs:
+        rng.choice(attrs).s = rng.choice([b"", b"nope", b"NOTSET", b"\xff"])
+    elif n is not None:
+        _attr_int(m, rng)
+
+
+def _dim(m: onnx.ModelProto, rng: random.Random) -> None:
+    values = list(m.graph.input) + list(m.graph.output)
+    if not values:
+        return
+    vi = rng.choice(values)
+    dims = vi.type.tensor_type.shape.dim
+    if dims and rng.random() < 0.8:
+        d = dims[rng.randrange(len(dims))]
+        if rng.random() < 0.2:
+            d.dim_param = "N"
+        else:
+            d.dim_value = rng.choice([0, 1, 2, 5, 1 << 20, 1 << 40])
+    elif dims and rng.random() < 0.5:
+        del dims[rng.randrange(len(dims))]
+    else:
+        vi.type.tensor_type.shape.dim.add().dim_value = rng.choice([1, 3])
+
+
+def _elem_type(m: onnx.ModelProto, rng: random.Random) -> None:
+    values = list(m.graph.input) + list(m.graph.output)
+    if values:
+        rng.choice(values).type.tensor_type.elem_type = rng.choice(ELEM_TYPES)
+
+
+def _node_input(m: onnx.ModelProto, rng: random.Random) -> None:
+    n = _node(m, rng)
+    if n is None or not n.input:
+        return
+    i = rng.randrange(len(n.input))
+    choice = rng.random()
+    if choice < 0.3:
+        del n.input[i]
+    elif choice < 0.5:
+        n.input[i] = ""
+    elif choice < 0.7:
+        n.input[i] = "undefined_value"
+    elif len(n.input) > 1:
+        j = rng.randrange(len(n.input))
+        n.input[i], n.input[j] = n.input[j], n.input[i]
+    else:
+        n.input.append(n.input[0])
+
+
+def _node_output(m: onnx.ModelProto, rng: random.Random) -> None:
+    n = _node(m, rng)
+    if n is None:
+        return
+    if rng.random() < 0.5 and n.output:
+        n.output[rng.randrange(len(n.output))] = rng.choice(["", "extra", n.input[0] if n.input else "x"])
+    else:
+        n.output.append("extra_out")
+
+
+def _op_type(m: onnx.ModelProto, rng: random.Random, pool: list[str]) -> None:
+    n = _node(m, rng)
+    if n is not None:
+        n.op_type = rng.choice(pool)
+
+
+def _initializer(m: onnx.ModelProto, rng: random.Random) -> None:
+    inits = list(m.graph.initializer)
+    if not inits:
+        _dim(m, rng)
+        return
+    t = rng.choice(inits)
+    choice = rng.random()
+    if choice < 0.3 and t.dims:
+        t.dims[rng.randrange(len(t.dims))] = rng.choice([0, 1, 3, 1 << 40])
+    elif choice < 0.5:
+        t.data_type = rng.choice(ELEM_TYPES)
+    elif choice < 0.7 and t.raw_data:
+        t.raw_data = t.raw_data[: len(t.raw_data) // 2]
+    elif choice < 0.85:
+        m.graph.initializer.remove(t)
+    else:
+        t.dims.append(2)
+
+
+def _opset(m: onnx.ModelProto, rng: random.Random) -> None:
+    for o in m.opset_import:
+        if o.domain in ("", "ai.onnx"):
+            o.version = rng.choice([1, 6, 7, 9, 11, 13, 18, 21, 0, 99])
+
+
+def _graph_io(m: onnx.ModelProto, rng: random.Random) -> None:
+    g = m.graph
+    if rng.random() < 0.5 and g.input:
+        del g.input[rng.randrange(len(g.input))]
+    elif g.output:
+        g.output[rng.randrange(len(g.output))].name = rng.choice(["", "nowhere", g.input[0].name if g.input else "x"])
+
+
+def _bytes(m: onnx.ModelProto, rng: random.Random) -> bytes:
+    raw = bytearray(m.SerializeToString())
+    for _ in range(rng.randint(1, 4)):
+        if raw:
+            raw[rng.randrange(len(raw))] = rng.randrange(256)
+    if rng.random() < 0.3:
+        raw = raw[: rng.randrange(len(raw) + 1)]
+    return bytes(raw)
+
+
+MUTATORS: list[Callable[..., object]] = [
+    _attr_int, _attr_int, _attr_float, _attr_string, _dim, _dim, _elem_type,
+    _node_input, _node_output, _op_type, _initializer, _initializer, _opset, _graph_io,
+]
+
+
+def mutate(model: onnx.ModelProto, rng: random.Random, ops: list[str]) -> onnx.ModelProto | bytes:
+    """One or two structural mutations of a copy of `model`, or its mutated bytes."""
+    if rng.random() < 0.15:
+        return _bytes(model, rng)
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    for _ in range(rng.choice([1, 1, 2])):
+        fn = rng.choice(MUTATORS)
+        if fn is _op_type:
+            fn(m, rng, ops)
+        else:
+            fn(m, rng)
+    return m
+
+
+# ------------------------------------------------------------------- checking
+def check(model: onnx.ModelProto | bytes, compile_it: bool, timeout: float) -> str | None:
+    """None if importing (and compiling) `model` succeeds or fails with a
+    `LaminaError`; otherwise the escape's description."""
+    import lamina
+    from lamina.errors import InternalError
+
+    def on_alarm(signum: int, frame: object) -> None:
+        raise _Timeout(f"no answer within {timeout} s")
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if compile_it:
+                exe = lamina.compile(model)
+                exe.run(*[np.zeros(s.shape, s.dtype) for s in exe.inputs])
+            else:
+                lamina.from_onnx(model)
+    except InternalError as e:
+        return "".join(traceback.format_exception(e.__cause__ or e))
+    except lamina.LaminaError:
+        return None
+    except _Timeout as e:
+        return f"Timeout: {e}"
+    except BaseException as e:
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        return "".join(traceback.format_exception(e))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    return None
+
+
+def check_isolated(model: onnx.ModelProto | bytes, compile_it: bool, timeout: float) -> str | None:
+    """`check` in a forked child, so that a crash of native code (onnx's C++ shape
+    inference, the JIT) is reported instead of killing the fuzzer."""
+    import os
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report through the pipe, never return
+        os.close(read)
+        try:
+            report = check(model, compile_it, timeout) or ""
+        except BaseException as e:
+            report = f"{type(e).__name__}: {e}"
+        with os.fdopen(write, "w") as f:
+            f.write(report)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as f:
+        report = f.read()
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        return f"Crash: killed by signal {os.WTERMSIG(status)}\n  File \"native code\""
+    return report or None
+
+
+def signature(report: str) -> str:
+    lines = [ln for ln in report.strip().splitlines() if ln.strip()]
+    frames = [ln.strip() for ln in lines if ln.strip().startswith("File ")]
+    exc = lines[-1].split(":")[0] if lines else "?"
+    return f"{exc} @ {frames[-1] if frames else ''}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--mutations", type=int, default=5000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--compile", type=float, default=0.0, help="share of mutants compiled and run")
+    p.add_argument("--timeout", type=float, default=20.0, help="seconds per mutant")
+    p.add_argument("--out", type=Path, default=Path("fuzz-onnx-failures"))
+    p.add_argument("--no-isolate", action="store_true", help="check in this process (faster; a native crash ends the run)")
+    args = p.parse_args(argv)
+    rng = random.Random(args.seed)
+    start = time.monotonic()
+    corpus = seeds()
+    ops = [*sorted({n.op_type for m in corpus for n in m.graph.node}), "NoSuchOp"]
+    print(f"{len(corpus)} seed models ({time.monotonic() - start:.0f} s)", file=sys.stderr)
+    found = run(corpus, ops, rng, args)
+    total = sum(found.values())
+    print(
+        f"fuzz_onnx: {args.mutations} mutations in {time.monotonic() - start:.0f} s "
+        f"(seed {args.seed}): {total} failures, {len(found)} distinct"
+    )
+    for n, (sig, count) in enumerate(found.items()):
+        print(f"  {count:5d} x {sig}\n        reproducer: {args.out / f'failure-{n:03d}.onnx'}")
+    return 1 if total else 0
+
+
+def run(
+    corpus: list[onnx.ModelProto], ops: list[str], rng: random.Random, args: argparse.Namespace
+) -> dict[str, int]:
+    """Mutate and check `args.mutations` times; failure signatures and counts."""
+    found: dict[str, int] = {}
+    args.out.mkdir(parents=True, exist_ok=True)
+    for i in range(args.mutations):
+        mutant = mutate(rng.choice(corpus), rng, ops)
+        # Left behind if the process dies (onnx's C++ shape inference can crash).
+        (args.out / "last-input.onnx").write_bytes(
+            mutant if isinstance(mutant, bytes) else mutant.SerializeToString()
+        )
+        compile_it = rng.random() < args.compile
+        if args.no_isolate:
+            report = check(mutant, compile_it, args.timeout)
+        else:
+            report = check_isolated(mutant, compile_it, args.timeout)
+        if report is not None:
+            sig = signature(report)
+            found[sig] = found.get(sig, 0) + 1
+            if found[sig] == 1:
+                n = len(found) - 1
+                raw = mutant if isinstance(mutant, bytes) else mutant.SerializeToString()
+                (args.out / f"failure-{n:03d}.onnx").write_bytes(raw)
+                (args.out / f"failure-{n:03d}.txt").write_text(f"{sig}\n\n{report}")
+        if (i + 1) % 500 == 0:
+            print(f"  {i + 1}/{args.mutations}, {sum(found.values())} failures, {len(found)} distinct", file=sys.stderr)
+    return found
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,248 @@
+"""lamina against onnxruntime and numpy, measured in one run, on 1 and 2 threads.
+
+    .venv/bin/python bench/perf.py                          # every model, 1 and 2 threads
+    .venv/bin/python bench/perf.py --models matmul512,conv3x3 --threads 1 --repeat 50
+    .venv/bin/python bench/perf.py --json perf.json --profile
+
+For each model and thread count it reports lamina's median latency (after a
+warm-up run), GFLOP/s (multiply-adds count two), onnxruntime's median latency
+(CPU provider, all graph optimizations, `intra_op_num_threads` = threads) and the
+ratio lamina / onnxruntime, numpy's latency (a direct numpy program for the
+matmuls, the MLP and the conv; onnx's numpy `ReferenceEvaluator` for the other
+models, timed once), lamina's compile time (ONNX to native code, first compile in
+the process), and its workspace arena against the sum of all intermediates.
+`--profile` adds lamina's slowest kernels. Outputs are checked against
+onnxruntime before anything is timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+import lamina
+from lamina.tools.demo import mlp_model
+from lamina.tools.models import resnet18, resnet_mini, transformer_block
+
+
+# ------------------------------------------------------------------ models
+def _model(nodes: list, inputs: list, outputs: list, inits: list) -> onnx.ModelProto:  # type: ignore[type-arg]
+    graph = helper.make_graph(nodes, "bench", inputs, outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+def _vi(name: str, shape: list[int]) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def matmul(n: int) -> onnx.ModelProto:
+    node = helper.make_node("MatMul", ["a", "b"], ["c"])
+    return _model([node], [_vi("a", [n, n]), _vi("b", [n, n])], [_vi("c", [n, n])], [])
+
+
+def conv3x3(c: int = 64, hw: int = 56) -> onnx.ModelProto:
+    rng = np.random.default_rng(0)
+    w = (rng.standard_normal((c, c, 3, 3)) / np.sqrt(9 * c)).astype(np.float32)
+    node = helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])
+    return _model(
+        [node], [_vi("x", [1, c, hw, hw])], [_vi("y", [1, c, hw, hw])],
+        [numpy_helper.from_array(w, "w")],
+    )
+
+
+def _light_resnet50() -> onnx.ModelProto:
+    path = os.path.join(os.path.dirname(onnx.__file__), "backend/test/data/light/light_resnet50.onnx")
+    return onnx.load(path)
+
+
+MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
+    "mlp": mlp_model,
+    "small_cnn": resnet_mini,
+    "resnet18": resnet18,
+    "transformer": transformer_block,
+    "matmul512": lambda: matmul(512),
+    "matmul1024": lambda: matmul(1024),
+    "conv3x3": conv3x3,
+    "resnet50_light": _light_resnet50,
+}
+
+
+# ------------------------------------------------------------------ numpy
+def _numpy_program(name: str, model: onnx.ModelProto) -> Callable[[dict[str, np.ndarray]], object] | None:
+    """A direct numpy program for the simple models, else None."""
+    weights = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    if name.startswith("matmul"):
+        return lambda f: f["a"] @ f["b"]
+    if name == "mlp":
+        layers = [(weights[f"fc{i}.weight"].T.copy(), weights[f"fc{i}.bias"]) for i in range(3)]
+
+        def mlp(f: dict[str, np.ndarray]) -> np.ndarray:
+            x = f["input"]
+            for i, (w, b) in enumerate(layers):
+                x = x @ w + b
+                if i < len(layers) - 1:
+                    x = np.maximum(x, 0)
+            e = np.exp(x - x.max(axis=-1, keepdims=True))
+            return e / e.sum(axis=-1, keepdims=True)
+
+        return mlp
+    if name == "conv3x3":
+        w = weights["w"]
+        wmat = w.reshape(w.shape[0], -1)
+
+        def conv(f: dict[str, np.ndarray]) -> np.ndarray:
+            x = np.pad(f["x"][0], ((0, 0), (1, 1), (1, 1)))
+            win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(1, 2))
+            cols = win.transpose(0, 3, 4, 1, 2).reshape(wmat.shape[1], -1)
+            return (wmat @ cols).reshape(1, w.shape[0], *f["x"].shape[2:])
+
+        return conv
+    return None
+
+
+# ------------------------------------------------------------------ measuring
+def _median(fn: Callable[[], object], repeat: int) -> float:
+    fn()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def _feeds(model: onnx.ModelProto) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    init = {i.name for i in model.graph.initializer}
+    out = {}
+    for i in model.graph.input:
+        if i.name in init:
+            continue
+        dims = [d.dim_value or 1 for d in i.type.tensor_type.shape.dim]
+        out[i.name] = rng.standard_normal(dims).astype(np.float32)
+    return out
+
+
+def model_flops(model: onnx.ModelProto) -> int:
+    """Flops of one inference, from lamina's graph (see `topi.flops`)."""
+    from lamina.dialects import relay
+    from lamina.lowering.topi import flops
+
+    module = lamina.from_onnx(model)
+    return sum(flops(op) for op in module.walk() if isinstance(op, relay.RelayOp) and not isinstance(op, relay.ConstantOp))
+
+
+@dataclass
+class Row:
+    model: str
+    threads: int
+    lamina_ms: float
+    gflops: float
+    ort_ms: float
+    ratio: float
+    numpy_ms: float | None
+    compile_s: float
+    arena_mb: float
+    intermediates_mb: float
+    max_rel_err: float
+
+
+def measure(name: str, threads: int, repeat: int, profile: bool) -> Row:
+    import onnxruntime as ort
+
+    model = MODELS[name]()
+    feeds = _feeds(model)
+    t0 = time.perf_counter()
+    exe = lamina.compile(model, num_threads=threads)
+    compile_s = time.perf_counter() - t0
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    ref = sess.run(None, feeds)[0]
+    out = exe.run(**feeds)[0]
+    err = float(np.abs(out - ref).max() / max(np.abs(ref).max(), 1e-30))
+    if err > 1e-3:
+        raise SystemExit(f"{name}: lamina differs from onnxruntime (max rel. error {err:.2e})")
+    lam = _median(lambda: exe.run(**feeds), repeat)
+    ortt = _median(lambda: sess.run(None, feeds), repeat)
+    program = _numpy_program(name, model)
+    if program is not None:
+        npt: float | None = _median(lambda: program(feeds), repeat)
+    elif threads == 1 and name not in ("resnet18", "resnet50_light"):
+        from onnx.reference import ReferenceEvaluator
+
+        evaluator = ReferenceEvaluator(model)
+        npt = _median(lambda: evaluator.run(None, feeds), 1)
+    else:
+        npt = None
+    if profile and threads == 1:
+        _profile(model)
+    return Row(
+        name, threads, lam * 1e3, model_flops(model) / lam / 1e9, ortt * 1e3,
+        lam / ortt, None if npt is None else npt * 1e3, compile_s,
+        exe.workspace_size / 2**20, exe.intermediate_bytes / 2**20, err,
+    )
+
+
+def _profile(model: onnx.ModelProto) -> None:
+    from lamina.ir import context
+    from lamina.passes.manager import PassContext, run_pipeline
+    from lamina.runtime.profile import profile_kernels
+
+    module = lamina.from_onnx(model)
+    ctx = PassContext(opt_level=3, disabled_passes=["lower-tir-to-llvm"])
+    run_pipeline(module, "default", ctx, mlir_ctx=context())
+    times = sorted(profile_kernels(module), key=lambda k: -k.ms)
+    total = sum(k.ms for k in times)
+    print(f"  kernels: {len(times)} calls, {total:.2f} ms in all; slowest:")
+    for k in times[:8]:
+        print(f"    {k.ms:8.3f} ms  {k.name}  -> {list(k.shapes[-1])}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--models", default=",".join(MODELS), help="comma-separated: " + ", ".join(MODELS))
+    p.add_argument("--threads", default="1,2", help="comma-separated thread counts")
+    p.add_argument("--repeat", type=int, default=20)
+    p.add_argument("--json", help="also write the rows to this file")
+    p.add_argument("--profile", action="store_true", help="lamina's slowest kernels")
+    args = p.parse_args(argv)
+    rows = []
+    header = (
+        f"| {'model':<15}| thr | lamina ms | GFLOP/s | ORT ms | lamina/ORT | numpy ms "
+        "| compile s | arena MB (of) |"
+    )
+    print(header)
+    print("|" + "|".join("-" * (len(c)) for c in header.split("|")[1:-1]) + "|")
+    for name in args.models.split(","):
+        for threads in (int(t) for t in args.threads.split(",")):
+            r = measure(name, threads, args.repeat, args.profile)
+            rows.append(r)
+            numpy_ms = "-" if r.numpy_ms is None else f"{r.numpy_ms:.2f}"
+            print(
+                f"| {r.model:<15}| {r.threads:>3} | {r.lamina_ms:>9.3f} | {r.gflops:>7.1f} | "
+                f"{r.ort_ms:>6.3f} | {r.ratio:>10.2f} | {numpy_ms:>8} | {r.compile_s:>9.2f} | "
+                f"{r.arena_mb:.1f} ({r.intermediates_mb:.1f}) |",
+                flush=True,
+            )
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump([asdict(r) for r in rows], f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,124 @@
+// tir-vectorize: each `tir.for vectorized` loop becomes straight-line vector code,
+// or is demoted to serial when its body has something it cannot vectorize.
+// Lane-dependent comparisons become tir.vector_cmp (vector<Nxi1> masks).
+// RUN: lamina-opt %s --split-input-file -p tir-vectorize | filecheck %s
+
+// Contiguous accesses along the lane become vector loads and stores at lane 0;
+// the lane-independent scale is broadcast.
+// CHECK-LABEL: tir.prim_func @contiguous(
+// CHECK:         tir.for serial %i = %c0 to %c2 step %c1 {
+// CHECK-NEXT:      [[L0:%[0-9A-Za-z_]+]] = arith.constant 0 : index
+// CHECK-NEXT:      [[V:%[0-9A-Za-z_]+]] = tir.load %x{{\[}}%i, [[L0]]] : memref<2x8xf32>, vector<8xf32>
+// CHECK-NEXT:      [[S:%[0-9A-Za-z_]+]] = vector.broadcast %s : f32 to vector<8xf32>
+// CHECK-NEXT:      [[M:%[0-9A-Za-z_]+]] = arith.mulf [[V]], [[S]] : vector<8xf32>
+// CHECK-NEXT:      tir.store [[M]], %y{{\[}}%i, [[L0]]] : memref<2x8xf32>, vector<8xf32>
+// CHECK-NEXT:    }
+// CHECK-NOT:     tir.for
+tir.prim_func @contiguous(%x: memref<2x8xf32>, %y: memref<2x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %s = arith.constant 2.0 : f32
+  tir.for serial %i = %c0 to %c2 step %c1 {
+    tir.for vectorized %j = %c0 to %c8 step %c1 {
+      %v = tir.load %x[%i, %j] : memref<2x8xf32>
+      %m = arith.mulf %v, %s : f32
+      tir.store %m, %y[%i, %j] : memref<2x8xf32>
+    }
+  }
+  tir.return
+}
+
+
+// -----
+
+// A guard comparing `base + lane` with the extent becomes a lane mask: the
+// store under it is a tir.masked_store, the load is a plain vector load.
+// CHECK-LABEL: tir.prim_func @tail(
+// CHECK:         tir.for serial %o = %c0 to %c3 step %c1 {
+// CHECK-NEXT:      [[L0:%[0-9A-Za-z_]+]] = arith.constant 0 : index
+// CHECK-NEXT:      %b = arith.muli %o, %c4 : index
+// CHECK-NEXT:      [[J:%[0-9A-Za-z_]+]] = arith.addi %b, [[L0]] : index
+// CHECK-NEXT:      [[RAMP:%[0-9A-Za-z_]+]] = arith.constant dense<[0, 1, 2, 3]> : vector<4xindex>
+// CHECK-NEXT:      [[JB:%[0-9A-Za-z_]+]] = vector.broadcast [[J]] : index to vector<4xindex>
+// CHECK-NEXT:      [[JV:%[0-9A-Za-z_]+]] = arith.addi [[JB]], [[RAMP]] : vector<4xindex>
+// CHECK-NEXT:      [[NB:%[0-9A-Za-z_]+]] = vector.broadcast %c10 : index to vector<4xindex>
+// CHECK-NEXT:      [[MASK:%[0-9A-Za-z_]+]] = tir.vector_cmp "slt", [[JV]], [[NB]] : vector<4xindex> -> vector<4xi1>
+// CHECK-NEXT:      [[X:%[0-9A-Za-z_]+]] = tir.load %x{{\[}}[[J]]] : memref<10xf32>, vector<4xf32>
+// CHECK-NEXT:      tir.masked_store [[X]], %y{{\[}}[[J]]], [[MASK]] : memref<10xf32>, vector<4xf32>, vector<4xi1>
+// CHECK-NEXT:    }
+// CHECK-NOT:     tir.if
+tir.prim_func @tail(%x: memref<10xf32>, %y: memref<10xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c10 = arith.constant 10 : index
+  tir.for serial %o = %c0 to %c3 step %c1 {
+    tir.for vectorized %l = %c0 to %c4 step %c1 {
+      %b = arith.muli %o, %c4 : index
+      %j = arith.addi %b, %l : index
+      %p = arith.cmpi slt, %j, %c10 : index
+      tir.if %p {
+        %v = tir.load %x[%j] : memref<10xf32>
+        tir.store %v, %y[%j] : memref<10xf32>
+      }
+    }
+  }
+  tir.return
+}
+
+
+// -----
+
+// A transposed (gather) load: the loop is left to LLVM, demoted to serial.
+// CHECK-LABEL: tir.prim_func @gather(
+// CHECK:         tir.for serial %i = %c0 to %c4 step %c1 {
+// CHECK-NEXT:      tir.for serial %j = %c0 to %c4 step %c1 {
+// CHECK-NEXT:        %v = tir.load %x[%j, %i] : memref<4x4xf32>
+// CHECK-NEXT:        tir.store %v, %y[%i, %j] : memref<4x4xf32>
+// CHECK-NOT:     vector
+tir.prim_func @gather(%x: memref<4x4xf32>, %y: memref<4x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  tir.for serial %i = %c0 to %c4 step %c1 {
+    tir.for vectorized %j = %c0 to %c4 step %c1 {
+      %v = tir.load %x[%j, %i] : memref<4x4xf32>
+      tir.store %v, %y[%i, %j] : memref<4x4xf32>
+    }
+  }
+  tir.return
+}
+
+
+// -----
+
+// A lane-independent condition stays a branch around vector code.
+// CHECK-LABEL: tir.prim_func @uniform_if(
+// CHECK:         tir.for serial %i = %c0 to %c4 step %c1 {
+// CHECK-NEXT:      [[L0:%[0-9A-Za-z_]+]] = arith.constant 0 : index
+// CHECK-NEXT:      %p = arith.cmpi slt, %i, %c2 : index
+// CHECK-NEXT:      tir.if %p {
+// CHECK-NEXT:        [[V:%[0-9A-Za-z_]+]] = tir.load %x{{\[}}%i, [[L0]]] : memref<4x4xf32>, vector<4xf32>
+// CHECK-NEXT:        tir.store [[V]], %y{{\[}}%i, [[L0]]] : memref<4x4xf32>, vector<4xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NOT:     tir.masked_store
+tir.prim_func @uniform_if(%x: memref<4x4xf32>, %y: memref<4x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  tir.for serial %i = %c0 to %c4 step %c1 {
+    tir.for vectorized %j = %c0 to %c4 step %c1 {
+      %p = arith.cmpi slt, %i, %c2 : index
+      tir.if %p {
+        %v = tir.load %x[%i, %j] : memref<4x4xf32>
+        tir.store %v, %y[%i, %j] : memref<4x4xf32>
+      }
+    }
+  }
+  tir.return
+}

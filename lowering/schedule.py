@@ -1,0 +1,398 @@
+"""TE schedules: loop-nest transformations as data, printed and replayed.
+
+A schedule is a list of primitives applied, in order, to the loop nest of one
+materialized `te.compute` (TVM's `te.Schedule` for one stage):
+
+    split(i1, 6); split(i2, 32); reorder(i2.o, i1.o, r0, i1.i, i2.i);
+    cache_write(i1.o); unroll(i1.i); vectorize(i2.i); parallel(i2.o)
+
+Axes are named `i0, i1, ...` (output dimensions) and `r0, r1, ...` (reduce axes);
+`split(x, f)` makes `x.o` and `x.i`, `fuse(a, b)` makes `a.b`. The primitives:
+
+- `split(x, f)`, `fuse(a, b)` (adjacent, `a` outside `b`), `reorder(x, y, ...)`
+  (permutes the named loops among their positions), `tile(x, y, fx, fy)`;
+- `vectorize(x)`, `parallel(x)`, `unroll(x)`: the loop's kind (see `tir.for`);
+- `cache_write(x)`: a reduction accumulates in a local buffer, indexed by the
+  output loops inside `x`, which is written back (through the elementwise
+  epilogue, TVM's `compute_at`) after the reduction loops inside `x` finish;
+- `compute_inline`: applies to the stages that are not materialized; injective
+  intermediates are always inlined into their readers.
+
+A schedule is stored on its `te.compute` as the string attribute `schedule`, so
+the TE text shows it, and editing the text replays another one. Default schedules
+come from `lowering/topi.py` (per op, like TVM's strategies) or `default_for`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+
+from lamina.dialects import te
+from lamina.dialects.tir import ForKind
+from lamina.errors import LoweringError
+from lamina.lowering.index import Lin, Var
+
+
+# ---------------------------------------------------------------- primitives
+@dataclass(frozen=True)
+class Split:
+    axis: str
+    factor: int
+
+    def __str__(self) -> str:
+        return f"split({self.axis}, {self.factor})"
+
+
+@dataclass(frozen=True)
+class Fuse:
+    outer: str
+    inner: str
+
+    def __str__(self) -> str:
+        return f"fuse({self.outer}, {self.inner})"
+
+
+@dataclass(frozen=True)
+class Reorder:
+    order: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"reorder({', '.join(self.order)})"
+
+
+@dataclass(frozen=True)
+class Annotate:
+    kind: ForKind
+    axis: str
+
+    def __str__(self) -> str:
+        verb = {ForKind.VECTORIZED: "vectorize", ForKind.PARALLEL: "parallel"}
+        return f"{verb.get(self.kind, 'unroll')}({self.axis})"
+
+
+@dataclass(frozen=True)
+class CacheWrite:
+    at: str
+
+    def __str__(self) -> str:
+        return f"cache_write({self.at})"
+
+
+Primitive = Split | Fuse | Reorder | Annotate | CacheWrite
+_CALL = re.compile(r"\s*(\w+)\s*\(([^()]*)\)\s*")
+_KINDS = {"vectorize": ForKind.VECTORIZED, "parallel": ForKind.PARALLEL, "unroll": ForKind.UNROLLED}
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """An ordered list of primitives; `str()` and `Schedule.parse` round-trip."""
+
+    steps: tuple[Primitive, ...] = ()
+
+    def __str__(self) -> str:
+        return "; ".join(str(s) for s in self.steps)
+
+    def __add__(self, other: Schedule) -> Schedule:
+        return Schedule(self.steps + other.steps)
+
+    @staticmethod
+    def parse(text: str) -> Schedule:
+        steps: list[Primitive] = []
+        for part in filter(None, (p.strip() for p in text.split(";"))):
+            m = _CALL.fullmatch(part)
+            if m is None:
+                raise LoweringError(f"bad schedule step '{part}': expected name(args)")
+            verb, args = m.group(1), [a.strip() for a in m.group(2).split(",") if a.strip()]
+            try:
+                steps.extend(_step(verb, args))
+            except (ValueError, IndexError):
+                raise LoweringError(
+                    f"bad schedule step '{part}': see lamina.lowering.schedule for "
+                    "the primitives and their arguments"
+                ) from None
+        return Schedule(tuple(steps))
+
+
+def _step(verb: str, args: list[str]) -> list[Primitive]:
+    if verb == "split" and len(args) == 2:
+        return [Split(args[0], int(args[1]))]
+    if verb == "fuse" and len(args) == 2:
+        return [Fuse(args[0], args[1])]
+    if verb == "reorder" and args:
+        return [Reorder(tuple(args))]
+    if verb == "tile" and len(args) == 4:
+        x, y, fx, fy = args
+        return [
+            Split(x, int(fx)),
+            Split(y, int(fy)),
+            Reorder((f"{x}.o", f"{y}.o", f"{x}.i", f"{y}.i")),
+        ]
+    if verb in _KINDS and len(args) == 1:
+        return [Annotate(_KINDS[verb], args[0])]
+    if verb == "cache_write" and len(args) == 1:
+        return [CacheWrite(args[0])]
+    raise ValueError(verb)
+
+
+# ---------------------------------------------------------------- loop nests
+@dataclass
+class Loop:
+    var: Var
+    kind: ForKind = ForKind.SERIAL
+    reduce: bool = False
+
+
+@dataclass
+class LoopNest:
+    """The loops of one stage after a schedule, outermost first.
+
+    `axes` gives each original axis (`i*` then `r*`) as an expression of the loop
+    variables; `guards` are the conditions (`expr < extent`) that non-dividing
+    splits add; `cache_at` is the loop of `cache_write`, if any.
+    """
+
+    loops: list[Loop]
+    axes: dict[str, Lin]
+    guards: list[tuple[Lin, int]] = field(default_factory=list)
+    cache_at: str | None = None
+
+    @staticmethod
+    def of(extents: tuple[int, ...], reduce_extents: tuple[int, ...]) -> LoopNest:
+        loops = [Loop(Var(f"i{d}", e)) for d, e in enumerate(extents)]
+        loops += [Loop(Var(f"r{d}", e), reduce=True) for d, e in enumerate(reduce_extents)]
+        return LoopNest(loops, {lp.var.name: Lin.of(lp.var) for lp in loops})
+
+    def find(self, name: str) -> int:
+        for i, lp in enumerate(self.loops):
+            if lp.var.name == name:
+                return i
+        raise LoweringError(
+            f"schedule: no loop '{name}'; the loops are "
+            + ", ".join(lp.var.name for lp in self.loops)
+        )
+
+    def _substitute(self, env: dict[Var, Lin]) -> None:
+        self.axes = {k: v.substitute(env) for k, v in self.axes.items()}  # type: ignore[arg-type]
+        self.guards = [(g.substitute(env), e) for g, e in self.guards]  # type: ignore[arg-type]
+
+    def apply(self, schedule: Schedule) -> LoopNest:
+        for step in schedule.steps:
+            if isinstance(step, Split):
+                self.split(step.axis, step.factor)
+            elif isinstance(step, Fuse):
+                self.fuse(step.outer, step.inner)
+            elif isinstance(step, Reorder):
+                self.reorder(step.order)
+            elif isinstance(step, Annotate):
+                self.loops[self.find(step.axis)].kind = step.kind
+            else:
+                self.find(step.at)
+                self.cache_at = step.at
+        return self
+
+    def split(self, name: str, factor: int) -> None:
+        i = self.find(name)
+        lp = self.loops[i]
+        if factor <= 0:
+            raise LoweringError(f"schedule: split({name}, {factor}) needs a positive factor")
+        extent = lp.var.extent
+        outer = Var(f"{name}.o", -(-extent // factor))
+        inner = Var(f"{name}.i", min(factor, extent))
+        value = Lin.of(outer) * factor + inner
+        self.loops[i : i + 1] = [Loop(outer, reduce=lp.reduce), Loop(inner, reduce=lp.reduce)]
+        self._substitute({lp.var: value})
+        if extent % factor and factor < extent:
+            self.guards.append((value, extent))
+
+    def fuse(self, a: str, b: str) -> None:
+        i, j = self.find(a), self.find(b)
+        if j != i + 1:
+            raise LoweringError(f"schedule: fuse({a}, {b}) needs {b} directly inside {a}")
+        la, lb = self.loops[i], self.loops[j]
+        if la.reduce != lb.reduce:
+            raise LoweringError(f"schedule: fuse({a}, {b}) mixes an output and a reduce axis")
+        fused = Var(f"{a}.{b}", la.var.extent * lb.var.extent)
+        f = Lin.of(fused)
+        eb = lb.var.extent
+        self.loops[i : j + 1] = [Loop(fused, reduce=la.reduce)]
+        self._substitute({la.var: f.floordiv(eb), lb.var: f.mod(eb)})
+
+    def reorder(self, order: tuple[str, ...]) -> None:
+        positions = sorted(self.find(n) for n in order)
+        if len(set(positions)) != len(order):
+            raise LoweringError(f"schedule: reorder({', '.join(order)}) names a loop twice")
+        picked = [self.loops[self.find(n)] for n in order]
+        for pos, lp in zip(positions, picked, strict=True):
+            self.loops[pos] = lp
+
+    def check(self) -> None:
+        """Reject nests the lowering cannot emit, with a reason."""
+        vec = [lp for lp in self.loops if lp.kind == ForKind.VECTORIZED]
+        if len(vec) > 1 or (vec and vec[0] is not self.loops[-1]):
+            raise LoweringError("schedule: only the innermost loop can be vectorized")
+        if vec and vec[0].reduce:
+            raise LoweringError(
+                f"schedule: reduce loop {vec[0].var.name} cannot be vectorized (its lanes "
+                "would all accumulate into one element); vectorize an output loop"
+            )
+        if any(lp.kind == ForKind.PARALLEL and lp.reduce for lp in self.loops):
+            raise LoweringError("schedule: a reduce loop cannot be parallel")
+        if self.cache_at is None:
+            seen_reduce = False
+            for lp in self.loops:
+                if lp.reduce:
+                    seen_reduce = True
+                elif seen_reduce:
+                    raise LoweringError(
+                        f"schedule: output loop {lp.var.name} inside a reduce loop needs "
+                        "cache_write (the accumulator must outlive the reduce loop)"
+                    )
+        else:
+            at = self.find(self.cache_at)
+            if any(lp.reduce for lp in self.loops[: at + 1]):
+                raise LoweringError(
+                    f"schedule: cache_write({self.cache_at}) must be outside every reduce loop"
+                )
+
+
+# ---------------------------------------------------------------- defaults
+@dataclass(frozen=True)
+class HostKnobs:
+    """Vector width (bits) and register-tile sizes of the host, from LLVM."""
+
+    vector_bits: int
+
+    def lanes(self, elem_bits: int) -> int:
+        return max(1, self.vector_bits // elem_bits)
+
+
+@cache
+def host() -> HostKnobs:
+    import llvmlite.binding as llvm
+
+    from lamina.runtime.jit import host_target_machine
+
+    host_target_machine()  # initializes LLVM
+    features = llvm.get_host_cpu_features()
+    if features.get("avx512f"):
+        return HostKnobs(512)
+    if features.get("avx2") or features.get("avx"):
+        return HostKnobs(256)
+    return HostKnobs(128)
+
+
+def _parallel_outer(loops: list[str], extents: list[int], threads_hint: int = 16) -> list[Primitive]:
+    """Fuse leading loops until there is enough parallel work, mark it parallel."""
+    if not loops:
+        return []
+    steps: list[Primitive] = []
+    name, work = loops[0], extents[0]
+    for nxt, e in zip(loops[1:], extents[1:], strict=False):
+        if work >= threads_hint:
+            break
+        steps.append(Fuse(name, nxt))
+        name, work = f"{name}.{nxt}", work * e
+    if work < 2:
+        return steps
+    return [*steps, Annotate(ForKind.PARALLEL, name)]
+
+
+def gemm(
+    extents: tuple[int, ...],
+    row: int,
+    cols: tuple[int, ...],
+    elem_bits: int = 32,
+    nreduce: int = 1,
+) -> Schedule:
+    """A register-tiled GEMM micro-kernel for a sum reduction over `r0` whose
+    output axes are `batch..., row, cols...` (`cols` are fused into one vector
+    axis): MR rows x NR lanes of accumulators, B panels reused across row tiles."""
+    lanes = host().lanes(elem_bits)
+    steps: list[Primitive] = []
+    col = f"i{cols[0]}"
+    ncol = 1
+    for c in cols:
+        ncol *= extents[c]
+    for c in cols[1:]:
+        steps.append(Fuse(col, f"i{c}"))
+        col = f"{col}.i{c}"
+    nr = 2 * lanes if ncol > lanes else lanes
+    mr = min(6 if nr == 2 * lanes else 12, extents[row])
+    r = f"i{row}"
+    steps += [Split(r, mr), Split(col, nr)]
+    batch = [f"i{d}" for d in range(row)]
+    outer = [*batch, f"{col}.o", f"{r}.o"]
+    reduce = [f"r{d}" for d in range(nreduce)]
+    steps.append(Reorder((*outer, *reduce, f"{r}.i", f"{col}.i")))
+    outer_extents = [extents[d] for d in range(row)]
+    outer_extents += [-(-ncol // nr), -(-extents[row] // mr)]
+    par = _parallel_outer(outer, outer_extents)
+    steps += par
+    fused = sum(isinstance(p, Fuse) for p in par)
+    at = ".".join(outer[: fused + 1]) if fused else outer[-1]
+    if fused + 1 < len(outer):
+        at = outer[-1]
+    steps += [CacheWrite(at), Annotate(ForKind.UNROLLED, f"{r}.i")]
+    steps.append(Annotate(ForKind.VECTORIZED, f"{col}.i"))
+    return Schedule(tuple(steps))
+
+
+def injective(extents: tuple[int, ...], elem_bits: int = 32) -> Schedule:
+    """Elementwise/injective stages: vector lanes along the last axis, the outer
+    loops parallel when there is enough work."""
+    if not extents or 0 in extents:
+        return Schedule()
+    lanes = host().lanes(elem_bits)
+    names = [f"i{d}" for d in range(len(extents))]
+    steps: list[Primitive] = []
+    total = 1
+    for e in extents:
+        total *= e
+    last = names[-1]
+    outer_names, outer_extents = names[:-1], list(extents[:-1])
+    if extents[-1] >= lanes:
+        steps += [Split(last, lanes), Annotate(ForKind.VECTORIZED, f"{last}.i")]
+        outer_names.append(f"{last}.o")
+        outer_extents.append(-(-extents[-1] // lanes))
+    if total >= 4096:
+        steps += _parallel_outer(outer_names, outer_extents)
+    return Schedule(tuple(steps))
+
+
+def default_for(op: te.ComputeOp) -> Schedule:
+    """The schedule of a compute that carries none: by its class."""
+    elem = op.result.type.get_element_type()  # type: ignore[union-attr]
+    bits = getattr(elem, "bitwidth", 32) or 32
+    if op.reduce is None:
+        return injective(op.extents, max(bits, 8))
+    return reduction(op.extents, op.reduce_shape)
+
+
+def reduction(extents: tuple[int, ...], reduce_extents: tuple[int, ...]) -> Schedule:
+    """Reductions: the outer output loops parallel when there is enough work."""
+    total = 1
+    for e in (*extents, *reduce_extents):
+        total *= e
+    if total < 4096 or not extents:
+        return Schedule()
+    names = [f"i{d}" for d in range(len(extents))]
+    return Schedule(tuple(_parallel_outer(names, list(extents))))
+
+
+__all__ = [
+    "Annotate",
+    "CacheWrite",
+    "Fuse",
+    "Loop",
+    "LoopNest",
+    "Reorder",
+    "Schedule",
+    "Split",
+    "default_for",
+    "gemm",
+    "host",
+    "injective",
+    "reduction",
+]

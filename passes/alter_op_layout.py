@@ -1,0 +1,125 @@
+"""`alter-op-layout`: rewrite ops into the data layouts their fast schedules want
+(TVM's AlterOpLayout, opt level 3).
+
+- `relay.dense(x, W) {transpose_b}` with a constant `W` (N x K) becomes
+  `relay.dense(x, W^T)`: the GEMM schedule's vector lanes run along N, so the
+  weight is stored K x N (transposed once, at compile time).
+- A 2-D `relay.conv2d` with one group that is not already a 1x1, unit-stride,
+  unpadded convolution becomes `relay.conv2d(relay.im2col(x), W')` with
+  `W' = reshape(W, [O, C*KH*KW, 1, 1])`: a GEMM over the patches, which the
+  conv's 1x1 schedule register-tiles (output channels x pixels). A constant
+  weight is reshaped at compile time, another gets a `relay.reshape`.
+
+Counters: `alter-op-layout.dense`, `alter-op-layout.conv2d`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType, i64
+from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from lamina.dialects import relay
+from lamina.passes.fold_constant import make_constant
+from lamina.passes.manager import record_statistic
+from lamina.passes.pattern import constant_data
+
+
+def _const_array(v: SSAValue):
+    if isinstance(v, OpResult) and isinstance(v.op, relay.ConstantOp):
+        return constant_data(v.op)
+    return None
+
+
+def _replace(old: Operation, new_ops: list[Operation]) -> None:
+    block = old.parent_block()
+    assert block is not None
+    block.insert_ops_before(new_ops, old)
+    value = new_ops[-1].results[0]
+    value.name_hint = old.results[0].name_hint
+    old.results[0].replace_all_uses_with(value)
+    operands = list(old.operands)
+    Rewriter.erase_op(old)
+    for v in operands:
+        if isinstance(v, OpResult) and isinstance(v.op, relay.ConstantOp) and not v.uses:
+            Rewriter.erase_op(v.op)
+
+
+def _dense(op: relay.DenseOp) -> bool:
+    if "transpose_b" not in op.properties or "transpose_a" in op.properties:
+        return False
+    w = _const_array(op.operands[1])
+    if w is None or w.ndim != 2:
+        return False
+    t = op.operands[1].type
+    assert isinstance(t, TensorType)
+    wt = make_constant(
+        w.T.copy(), relay.tensor(w.T.shape, t.get_element_type()),
+        (op.operands[1].name_hint or "weight") + "_t",
+    )
+    props = {k: v for k, v in op.properties.items() if k != "transpose_b"}
+    _replace(op, [wt, relay.DenseOp(op.operands[0], wt, *op.operands[2:], **props)])
+    return True
+
+
+def _conv2d(op: relay.Conv2DOp) -> bool:
+    x, w = op.operands
+    wt = w.type
+    assert isinstance(wt, TensorType)
+    shape = wt.get_shape()
+    win = relay.Window(op.name, op, 2)
+    groups = relay.int_prop(op, "groups", 1)
+    unit = (
+        tuple(shape[2:]) == (1, 1)
+        and tuple(win.strides) == (1, 1)
+        and not any((*win.pad_begin, *win.pad_end))
+    )
+    if groups != 1 or unit:
+        return False
+    cols = shape[1] * shape[2] * shape[3]
+    kernel = DenseArrayBase.from_list(i64, list(shape[2:]))
+    window = {k: op.properties.get(k) for k in ("strides", "dilation")}
+    new: list[Operation] = []
+    if any((*win.pad_begin, *win.pad_end)):
+        # Pad first, so the patches are read without bounds checks (and, for unit
+        # strides, contiguously).
+        width = [0, 0, *win.pad_begin, 0, 0, *win.pad_end]
+        new.append(relay.PadOp(x, pad_width=DenseArrayBase.from_list(i64, width)))
+        x = new[-1].results[0]
+    new.append(relay.Im2ColOp(x, kernel_size=kernel, **window))
+    xcol = new[-1].results[0]
+    data = _const_array(w)
+    new_shape = [shape[0], cols, 1, 1]
+    if data is not None:
+        new.append(make_constant(
+            data.reshape(new_shape), relay.tensor(new_shape, wt.get_element_type()),
+            (w.name_hint or "weight") + "_gemm",
+        ))
+    else:
+        new.append(relay.ReshapeOp(w, shape=DenseArrayBase.from_list(i64, new_shape)))
+    new.append(relay.Conv2DOp(xcol, new[-1].results[0]))
+    _replace(op, new)
+    return True
+
+
+@dataclass(frozen=True)
+class AlterOpLayoutPass(ModulePass):
+    """Rewrite dense and conv2d into the layouts of their GEMM schedules."""
+
+    name = "alter-op-layout"
+    opt_level: ClassVar[int] = 3
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for inner in list(op.walk()):
+            if isinstance(inner, relay.DenseOp) and _dense(inner):
+                record_statistic("alter-op-layout.dense")
+            elif isinstance(inner, relay.Conv2DOp) and _conv2d(inner):
+                record_statistic("alter-op-layout.conv2d")
+
+
+__all__ = ["AlterOpLayoutPass"]

@@ -1,0 +1,84 @@
+"""`tir-unroll`: replace each `tir.for unrolled` loop by copies of its body.
+
+The loop's bounds must be constants; each copy sees its induction variable as a
+constant, so index arithmetic folds and (after `tir-vectorize`) register tiles
+become straight-line code that LLVM keeps in registers. Loops with more than
+`max_copies` iterations are demoted to `serial` instead of blowing up code size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from lamina.dialects import tir
+from lamina.dialects.tir import ForKind
+
+
+def constant_index(v: SSAValue) -> int | None:
+    """The value of an `arith.constant` index, else None."""
+    op = v.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+def loop_bounds(loop: tir.ForOp) -> tuple[int, int, int] | None:
+    bounds = [constant_index(v) for v in (loop.lb, loop.ub, loop.step)]
+    if any(b is None for b in bounds):
+        return None
+    lb, ub, step = bounds
+    assert lb is not None and ub is not None and step is not None
+    return lb, ub, step
+
+
+def set_kind(loop: tir.ForOp, kind: ForKind) -> None:
+    loop.kind = tir.ForKindAttr(kind)
+
+
+def unroll(loop: tir.ForOp, max_copies: int) -> bool:
+    """Unroll `loop` in place; False (loop demoted to serial) when it cannot."""
+    bounds = loop_bounds(loop)
+    if bounds is None or bounds[2] <= 0 or len(range(*bounds)) > max_copies:
+        set_kind(loop, ForKind.SERIAL)
+        return False
+    block = loop.parent_block()
+    assert block is not None
+    body = loop.body.block
+    for i in range(*bounds):
+        c = arith.ConstantOp(IntegerAttr(i, IndexType()))
+        block.insert_op_before(c, loop)
+        mapping: dict[SSAValue, SSAValue] = {body.args[0]: c.result}
+        for op in body.ops:
+            if isinstance(op, tir.YieldOp):
+                continue
+            clone = op.clone(value_mapper=mapping)
+            block.insert_op_before(clone, loop)
+    loop.detach()
+    loop.erase()
+    return True
+
+
+@dataclass(frozen=True)
+class TirUnrollPass(ModulePass):
+    """Fully unroll `tir.for unrolled` loops with constant bounds."""
+
+    name = "tir-unroll"
+
+    max_copies: int = 64
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        loops: list[Operation] = [
+            o for o in op.walk() if isinstance(o, tir.ForOp) and o.kind.data == ForKind.UNROLLED
+        ]
+        for loop in reversed(loops):  # innermost first
+            assert isinstance(loop, tir.ForOp)
+            unroll(loop, self.max_copies)
+
+
+__all__ = ["TirUnrollPass", "constant_index", "loop_bounds", "set_kind"]

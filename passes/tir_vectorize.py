@@ -1,0 +1,296 @@
+"""`tir-vectorize`: turn each `tir.for vectorized` loop into vector operations.
+
+The loop (constant bounds, step 1, `V` iterations) is replaced by straight-line
+code over `vector<V x T>`: lane-independent values stay scalar (and are broadcast
+where a vector needs them), a load or store whose last index is `base + lane`
+(the others lane-independent) becomes one vector access, and a `tir.if` whose
+condition compares `base + lane` with a lane-independent bound becomes a lane
+mask: stores under it are masked (`tir.masked_store`), except to local buffers,
+whose extra lanes are never read. Loads under a mask are not masked: contiguous
+vector loads stay within the `BUFFER_SLACK` readable bytes every buffer has past
+its end. A loop with anything else (a gather, a nested loop, a lane-dependent
+scalar store) is left to LLVM's own vectorizer as a serial loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, math, vector
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    VectorType,
+    i1,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from lamina.dialects import tir
+from lamina.dialects.tir import AllocScope, ForKind
+from lamina.passes.tir_unroll import loop_bounds, set_kind
+
+
+class _Unsupported(Exception):
+    """The loop body has something this vectorizer does not handle."""
+
+
+@dataclass
+class _Lane:
+    """An index `base + stride * lane`, with `base` the value at lane 0."""
+
+    base: SSAValue
+    stride: int
+
+
+class _Vectorizer:
+    def __init__(self, loop: tir.ForOp, lanes: int):
+        self.loop = loop
+        self.lanes = lanes
+        self.block = loop.parent_block()
+        self.new: list[Operation] = []
+        self.scalar: dict[SSAValue, SSAValue] = {}  # lane-independent values
+        self.affine: dict[SSAValue, _Lane] = {}  # lane-dependent indices
+        self.vector: dict[SSAValue, SSAValue] = {}  # lane-dependent values
+        self._ramp: SSAValue | None = None
+
+    # --- helpers ----------------------------------------------------------
+    def emit(self, op: Operation) -> SSAValue:
+        self.new.append(op)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def vtype(self, t: Attribute) -> VectorType:
+        return VectorType(t, [self.lanes])
+
+    def uniform(self, v: SSAValue) -> SSAValue | None:
+        if v in self.scalar:
+            return self.scalar[v]
+        if v in self.affine or v in self.vector:
+            return None
+        return v  # defined outside the loop
+
+    def as_vector(self, v: SSAValue) -> SSAValue:
+        if v in self.vector:
+            return self.vector[v]
+        if v in self.affine:
+            lane = self.affine[v]
+            ramp = self.ramp()
+            if lane.stride != 1:
+                k = self.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+                    self.vtype(IndexType()), [lane.stride] * self.lanes)))
+                ramp = self.emit(arith.MuliOp(ramp, k))
+            base = self.emit(vector.BroadcastOp(lane.base, self.vtype(IndexType())))
+            out = self.emit(arith.AddiOp(base, ramp))
+            self.vector[v] = out
+            return out
+        s = self.uniform(v)
+        assert s is not None
+        return self.emit(vector.BroadcastOp(s, self.vtype(s.type)))
+
+    def ramp(self) -> SSAValue:
+        if self._ramp is None:
+            self._ramp = self.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+                self.vtype(IndexType()), list(range(self.lanes)))))
+        return self._ramp
+
+    # --- the body -----------------------------------------------------------
+    def run(self) -> bool:
+        body = self.loop.body.block
+        bounds = loop_bounds(self.loop)
+        if bounds is None or bounds[2] != 1 or bounds[1] - bounds[0] != self.lanes:
+            return False
+        lb = self.emit(arith.ConstantOp(IntegerAttr(bounds[0], IndexType())))
+        self.affine[body.args[0]] = _Lane(lb, 1)
+        try:
+            self.ops(body, None)
+        except _Unsupported:
+            return False
+        assert self.block is not None
+        for op in self.new:
+            self.block.insert_op_before(op, self.loop)
+        self.loop.detach()
+        self.loop.erase()
+        return True
+
+    def ops(self, block: Block, mask: SSAValue | None) -> None:
+        for op in block.ops:
+            if isinstance(op, tir.YieldOp):
+                continue
+            if isinstance(op, tir.IfOp):
+                self.if_(op, mask)
+            elif isinstance(op, tir.LoadOp):
+                self.load(op)
+            elif isinstance(op, tir.StoreOp):
+                self.store(op, mask)
+            elif op.regions or isinstance(op, tir.ForOp | tir.CallOp | tir.AllocOp):
+                raise _Unsupported(op.name)
+            else:
+                self.compute(op)
+
+    def if_(self, op: tir.IfOp, mask: SSAValue | None) -> None:
+        if op.else_region is not None:
+            raise _Unsupported("tir.if with else")
+        cond = self.uniform(op.cond)
+        if cond is not None and mask is None:
+            inner = _Vectorizer(self.loop, self.lanes)
+            # Copies: values made inside the branch must not be used after it.
+            inner.scalar, inner.affine = dict(self.scalar), dict(self.affine)
+            inner.vector, inner._ramp = dict(self.vector), self._ramp
+            inner.ops(op.then_region.block, None)
+            then = Block(inner.new)
+            then.add_op(tir.YieldOp())
+            self.emit(tir.IfOp(cond, then))
+            return
+        m = self.as_vector(op.cond) if cond is None else self.emit(
+            vector.BroadcastOp(cond, self.vtype(i1)))
+        if mask is not None:
+            m = self.emit(arith.AndIOp(mask, m))
+        self.ops(op.then_region.block, m)
+
+    def load(self, op: tir.LoadOp) -> None:
+        if isinstance(op.result.type, VectorType):
+            raise _Unsupported("vector load")
+        idx = [self.uniform(i) for i in op.indices]
+        if all(i is not None for i in idx):
+            new = tir.LoadOp(op.buffer, idx)  # type: ignore[arg-type]
+            self.scalar[op.result] = self.emit(new)
+            return
+        base = self.contiguous(op.indices)
+        self.vector[op.result] = self.emit(
+            tir.LoadOp(op.buffer, base, self.vtype(op.result.type))
+        )
+
+    def contiguous(self, indices: tuple[SSAValue, ...] | list[SSAValue]) -> list[SSAValue]:
+        """Lane-0 indices of an access whose last index is `base + lane`."""
+        *lead, last = indices
+        out = []
+        for i in lead:
+            u = self.uniform(i)
+            if u is None:
+                raise _Unsupported("gather")
+            out.append(u)
+        lane = self.affine.get(last)
+        if lane is None or lane.stride != 1:
+            raise _Unsupported("gather")
+        return [*out, lane.base]
+
+    def store(self, op: tir.StoreOp, mask: SSAValue | None) -> None:
+        if isinstance(op.value.type, VectorType):
+            raise _Unsupported("vector store")
+        base = self.contiguous(op.indices)
+        value = self.as_vector(op.value)
+        local = isinstance(op.buffer.owner, tir.AllocOp) and (
+            op.buffer.owner.scope.data == AllocScope.LOCAL
+        )
+        if mask is None or local:
+            self.emit(tir.StoreOp(value, op.buffer, base))
+        elif isinstance(op.value.type, AnyFloat):  # LLVM's masked store: floats here
+            self.emit(tir.MaskedStoreOp(value, op.buffer, base, mask))
+        else:
+            raise _Unsupported("masked store of integers")
+
+    def compute(self, op: Operation) -> None:
+        ins = [self.uniform(v) for v in op.operands]
+        if all(i is not None for i in ins):
+            clone = op.clone(value_mapper=dict(zip(op.operands, ins, strict=True)))  # type: ignore[arg-type]
+            self.new.append(clone)
+            for old, new in zip(op.results, clone.results, strict=True):
+                self.scalar[old] = new
+            return
+        if isinstance(op.results[0].type, IndexType) and self.index_op(op):
+            return
+        if len(op.results) != 1 or isinstance(op.results[0].type, VectorType):
+            raise _Unsupported(op.name)
+        if not isinstance(op, _VECTOR_OPS):
+            raise _Unsupported(op.name)
+        operands = [self.as_vector(v) for v in op.operands]
+        if isinstance(op, arith.CmpiOp | arith.CmpfOp):
+            names = tir.INT_PREDICATES if isinstance(op, arith.CmpiOp) else tir.FLOAT_PREDICATES
+            pred = names[op.predicate.value.data]
+            self.vector[op.result] = self.emit(tir.VectorCmpOp(pred, *operands))
+            return
+        rtype = self.vtype(op.results[0].type)
+        new = op.create(
+            operands=operands,
+            result_types=[rtype],
+            properties=dict(op.properties),
+            attributes=dict(op.attributes),
+        )
+        self.vector[op.results[0]] = self.emit(new)
+
+    def index_op(self, op: Operation) -> bool:
+        """Track `base + stride * lane` through add, sub and multiply by constants."""
+        a, b = op.operands[0], op.operands[-1]
+        la, lb = self.affine.get(a), self.affine.get(b)
+        ua, ub = self.uniform(a), self.uniform(b)
+        if isinstance(op, arith.AddiOp | arith.SubiOp):
+            if la and ub is not None:
+                cls = type(op)
+                base = self.emit(cls(la.base, ub))
+                self.affine[op.results[0]] = _Lane(base, la.stride)
+                return True
+            if lb and ua is not None and isinstance(op, arith.AddiOp):
+                self.affine[op.results[0]] = _Lane(self.emit(arith.AddiOp(ua, lb.base)), lb.stride)
+                return True
+            if la and lb:
+                cls = type(op)
+                stride = la.stride + lb.stride if isinstance(op, arith.AddiOp) else la.stride - lb.stride
+                self.affine[op.results[0]] = _Lane(self.emit(cls(la.base, lb.base)), stride)
+                return True
+        if isinstance(op, arith.MuliOp):
+            lane, k = (la, ub) if la else (lb, ua)
+            c = _const(k) if k is not None else None
+            if lane is not None and k is not None and c is not None:
+                base = self.emit(arith.MuliOp(lane.base, k))
+                self.affine[op.results[0]] = _Lane(base, lane.stride * c)
+                return True
+        return False
+
+
+def _const(v: SSAValue) -> int | None:
+    op = v.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+# Ops whose semantics lane by lane are the scalar op's (arith and math on vectors).
+_VECTOR_OPS: tuple[type[Operation], ...] = tuple(
+    cls
+    for mod in (arith, math)
+    for cls in vars(mod).values()
+    if isinstance(cls, type)
+    and issubclass(cls, Operation)
+    and cls.__module__ == mod.__name__
+    and cls not in (arith.ConstantOp, arith.IndexCastOp)
+)
+
+
+def vectorize(loop: tir.ForOp) -> bool:
+    bounds = loop_bounds(loop)
+    if bounds is None:
+        return False
+    return _Vectorizer(loop, bounds[1] - bounds[0]).run()
+
+
+@dataclass(frozen=True)
+class TirVectorizePass(ModulePass):
+    """Turn `tir.for vectorized` loops into vector ops (else demote to serial)."""
+
+    name = "tir-vectorize"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        loops = [
+            o for o in op.walk() if isinstance(o, tir.ForOp) and o.kind.data == ForKind.VECTORIZED
+        ]
+        for loop in reversed(loops):
+            assert isinstance(loop, tir.ForOp)
+            if not vectorize(loop):
+                set_kind(loop, ForKind.SERIAL)
+
+
+__all__ = ["TirVectorizePass", "vectorize"]

@@ -1,0 +1,109 @@
+"""Progress displays and tables of the `lamina` command (with rich).
+
+`CompileProgress` is a pass instrument: on a terminal it shows a progress bar
+naming the running pass, and with `log=True` it also prints one line per pass as
+it finishes (how `lamina demo` shows its pass-by-pass progress, on a terminal or
+not). `timing_table` renders a `TimingInstrument` plus extra steps (LLVM code
+generation, linking) as a table.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import IO
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+from xdsl.dialects.builtin import ModuleOp
+
+from lamina.passes.manager import PassInfo, PassInstrument, TimingInstrument, count_ops
+
+
+def console(stream: IO[str] | None = None) -> Console:
+    """A rich console on `stream` (default stdout), plain when it is not a
+    terminal; width 100 when not a terminal, so tables do not wrap in logs."""
+    stream = stream if stream is not None else sys.stdout
+    tty = stream.isatty()
+    return Console(file=stream, width=None if tty else 100, highlight=False, soft_wrap=not tty)
+
+
+class CompileProgress(PassInstrument):
+    """A progress bar over the passes of a compile, and optionally a log line per
+    pass (`name`, time, ops after)."""
+
+    def __init__(self, out: Console, total: int, log: bool = False) -> None:
+        self.out = out
+        self.log = log
+        self.total = total
+        self.done = 0
+        self._start = 0.0
+        #: when the last pass finished (what follows is LLVM code generation)
+        self.last_end = time.perf_counter()
+        self.progress = Progress(
+            SpinnerColumn(),
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total} passes"),
+            TimeElapsedColumn(),
+            console=out,
+            transient=True,
+            disable=not out.is_terminal,
+        )
+        self.task = self.progress.add_task("compiling", total=total)
+
+    def run_before_pass(self, module: ModuleOp, info: PassInfo) -> None:
+        self._start = time.perf_counter()
+        self.progress.update(self.task, description=info.name)
+
+    def run_after_pass(self, module: ModuleOp, info: PassInfo) -> None:
+        self.done += 1
+        self.last_end = time.perf_counter()
+        self.progress.update(self.task, completed=self.done)
+        if info.name == "lower-tir-to-llvm":
+            self.progress.update(self.task, description="LLVM code generation")
+        if self.log:
+            ms = 1e3 * (self.last_end - self._start)
+            self.out.print(
+                f"  [green]✓[/] {info.name:<22} {ms:8.1f} ms   {count_ops(module):>6} ops"
+            )
+
+    def step(self, description: str) -> None:
+        """Name a step that is not a pass (code generation, linking)."""
+        self.progress.update(self.task, description=description)
+
+    @contextmanager
+    def shown(self) -> Iterator[CompileProgress]:
+        """Display the bar while the block runs."""
+        with self.progress:
+            yield self
+
+
+def timing_table(timing: TimingInstrument, extra: Sequence[tuple[str, float]] = ()) -> Table:
+    """Per-pass wall time (and `extra` steps) with shares of the total."""
+    rows = [*timing.timings.items(), *extra]
+    total = sum(seconds for _, seconds in rows)
+    table = Table(title="Pass timing", title_justify="left")
+    table.add_column("pass")
+    table.add_column("runs", justify="right")
+    table.add_column("wall time", justify="right")
+    table.add_column("share", justify="right")
+    for name, seconds in rows:
+        share = 100.0 * seconds / total if total > 0 else 100.0
+        runs = str(timing.runs.get(name, 1))
+        table.add_row(name, runs, f"{1e3 * seconds:.1f} ms", f"{share:.1f}%")
+    table.add_section()
+    table.add_row("total", "", f"{1e3 * total:.1f} ms", "100.0%")
+    return table
+
+
+__all__ = ["CompileProgress", "console", "timing_table"]
