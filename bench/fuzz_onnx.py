@@ -271,28 +271,38 @@ def check(model: onnx.ModelProto | bytes, compile_it: bool, timeout: float) -> s
 
 
 def check_isolated(model: onnx.ModelProto | bytes, compile_it: bool, timeout: float) -> str | None:
-    """`check` in a forked child, so that a crash of native code (onnx's C++ shape
-    inference, the JIT) is reported instead of killing the fuzzer."""
+    """`check` in a forked child, so that a crash or a hang of native code (onnx's
+    C++ shape inference, the JIT, compiled kernels) is reported instead of ending
+    the fuzzer."""
     import os
+    import tempfile
 
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: report through the pipe, never return
-        os.close(read)
-        try:
-            report = check(model, compile_it, timeout) or ""
-        except BaseException as e:
-            report = f"{type(e).__name__}: {e}"
-        with os.fdopen(write, "w") as f:
-            f.write(report)
-        os._exit(0)
-    os.close(write)
-    with os.fdopen(read) as f:
-        report = f.read()
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        return f"Crash: killed by signal {os.WTERMSIG(status)}\n  File \"native code\""
-    return report or None
+    fd, report_path = tempfile.mkstemp(prefix="fuzz-onnx-", suffix=".txt")
+    os.close(fd)
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: write the report, never return
+            try:
+                report = check(model, compile_it, timeout) or ""
+            except BaseException as e:
+                report = f"{type(e).__name__}: {e}"
+            Path(report_path).write_text(report)
+            os._exit(0)
+        deadline = time.monotonic() + timeout + 30  # native code ignores SIGALRM
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return f"Timeout: no answer within {timeout + 30:.0f} s (native code)"
+            time.sleep(0.005)
+        if os.WIFSIGNALED(status):
+            return f"Crash: killed by signal {os.WTERMSIG(status)}\n  File \"native code\""
+        return Path(report_path).read_text() or None
+    finally:
+        Path(report_path).unlink(missing_ok=True)
 
 
 def signature(report: str) -> str:

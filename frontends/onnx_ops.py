@@ -621,12 +621,19 @@ def _layer_norm(ctx: NodeContext) -> Sequence[SSAValue]:
 
 @converter("LRN", emits=("relay.lrn",))
 def _lrn(ctx: NodeContext) -> Sequence[SSAValue]:
+    size, alpha = int(ctx.attr("size")), float(ctx.attr("alpha", 1e-4))
+    channels = shape(ctx.input(0))[1] if len(shape(ctx.input(0))) > 1 else 1
+    if size > 2 * channels - 1 > 0:
+        # Every window already covers all channels: the same sums with a window of
+        # 2C-1 (the kernel loops over the window; size can be any int64).
+        alpha *= (2 * channels - 1) / size
+        size = 2 * channels - 1
     return [
         ctx.emit(
             relay.LRNOp(
                 ctx.input(0),
-                size=relay.i64_attr(int(ctx.attr("size"))),
-                alpha=relay.f64_attr(float(ctx.attr("alpha", 1e-4))),
+                size=relay.i64_attr(size),
+                alpha=relay.f64_attr(alpha),
                 beta=relay.f64_attr(float(ctx.attr("beta", 0.75))),
                 bias=relay.f64_attr(float(ctx.attr("bias", 1.0))),
             )

@@ -1014,6 +1014,10 @@ def lrn(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     alpha = relay.float_prop(op, "alpha", 1e-4)
     beta = relay.float_prop(op, "beta", 0.75)
     bias = relay.float_prop(op, "bias", 1.0)
+    channels = shape[axis]
+    if size > 2 * channels - 1 > 0:  # every window covers all channels: same sums,
+        alpha *= (2 * channels - 1) / size  # and a loop of 2C-1 steps, not `size`
+        size = 2 * channels - 1
     before = (size - 1) // 2
     checked = [d == axis for d in range(len(shape))]
 

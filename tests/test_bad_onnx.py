@@ -406,3 +406,16 @@ def test_mutated_models_only_fail_as_lamina_errors(tmp_path: Path) -> None:
     args = argparse.Namespace(mutations=150, compile=0.0, timeout=20.0, out=tmp_path, no_isolate=False)
     found = fuzz.run(corpus, ops, random.Random(20261121), args)
     assert not found, found
+
+
+def test_lrn_with_a_huge_window_compiles_to_a_bounded_loop() -> None:
+    # size = 2**31 once compiled to a 2**31-step loop per element (a hang).
+    x = np.random.default_rng(0).random((1, 5, 2, 2)).astype(np.float32)
+    outs = []
+    for size in (9, 1 << 31):
+        node = h.make_node("LRN", ["x"], ["y"], size=size, alpha=0.3, beta=0.75, bias=1.0)
+        m = model([node], [vi("x", [1, 5, 2, 2])], [vi("y", [1, 5, 2, 2])])
+        outs.append(lamina.compile(m).run(x)[0])
+    sq = (x.astype(np.float64) ** 2).sum(1, keepdims=True)  # every window: all channels
+    np.testing.assert_allclose(outs[0], x / (1 + 0.3 / 9 * sq) ** 0.75, rtol=1e-5)
+    np.testing.assert_allclose(outs[1], x / (1 + 0.3 / (1 << 31) * sq) ** 0.75, rtol=1e-5)

@@ -177,3 +177,16 @@ def test_threads_with_errors_do_not_disturb_others(exe: lamina.CompiledModel) ->
         outcomes = list(pool.map(work, range(16)))
     assert outcomes[::2] == ["ok"] * 8
     assert all("expected shape" in o for o in outcomes[1::2])
+
+
+def test_f64_to_f16_conversion_does_not_crash() -> None:
+    # `fptrunc double to half` is a libcall; the JIT once jumped to a bad address
+    # for it (found by bench/fuzz_onnx.py with a float16 Mod).
+    t, u = "tensor<6xf64>", "tensor<6xf16>"
+    exe = lamina.compile(lamina.parse(f"""
+    func.func @main(%x: {t}) -> {u} {{
+      %0 = relay.cast %x {{dtype = f16}} : ({t}) -> {u}
+      func.return %0 : {u}
+    }}"""))
+    x = np.arange(6.0) + 0.3
+    np.testing.assert_array_equal(exe.run(x)[0], x.astype(np.float16))
