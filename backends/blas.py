@@ -48,15 +48,13 @@ IM2COL_BLOCK = 8 * 1024 * 1024
 
 
 def _coretype() -> str | None:
-    """The OpenBLAS kernel set to load: `$LAMINA_OPENBLAS_CORETYPE`, else
-    `$OPENBLAS_CORETYPE` (OpenBLAS's own), else SkylakeX on hosts with AVX-512
-    (DYNAMIC_ARCH picks the ~1.8x slower Haswell kernels on AMD Zen 4/5), else
-    OpenBLAS's choice."""
+    """The kernel set of lamina's private OpenBLAS: `$LAMINA_OPENBLAS_CORETYPE`,
+    else SkylakeX on hosts with AVX-512 (DYNAMIC_ARCH picks the ~1.8x slower
+    Haswell kernels on AMD Zen 4/5), else OpenBLAS's choice. A process-wide
+    `$OPENBLAS_CORETYPE` (set for numpy's OpenBLAS, say) does not apply to it."""
     own = os.environ.get("LAMINA_OPENBLAS_CORETYPE")
     if own:
         return own
-    if "OPENBLAS_CORETYPE" in os.environ:
-        return os.environ["OPENBLAS_CORETYPE"]
     try:
         import llvmlite.binding as llvm
 
