@@ -143,7 +143,9 @@ class PlaceholderOp(IRDLOperation):
     name = "te.placeholder"
     sym = prop_def(StringAttr)
     result = result_def(TensorType)
-    traits = traits_def(HasParent(FuncOp), Pure())
+    # Not Pure: a placeholder is an argument of the kernel's signature, which
+    # dead-code elimination must not drop even when nothing reads it.
+    traits = traits_def(HasParent(FuncOp))
     assembly_format = "$sym attr-dict `:` type($result)"
 
     def __init__(self, name: str, type: TensorType):

@@ -97,12 +97,18 @@ class KernelLowering:
         self.buffers: dict[SSAValue, SSAValue] = {}
         for p, arg in zip(placeholders, entry.args, strict=False):
             self.buffers[p.result] = arg
+        # An output listed twice (cse merges identical computes) is computed into
+        # its first buffer and copied into the others.
+        self.duplicates: list[tuple[SSAValue, SSAValue]] = []
         for v, arg in zip(outputs, entry.args[len(placeholders) :], strict=True):
-            if v in self.buffers:  # a placeholder returned as is
+            if v in self.buffers and isinstance(v.owner, te.PlaceholderOp):
                 raise LoweringError(
                     f"te.func @{kernel.sym_name.data} outputs its input directly; "
                     "copy it with a te.compute"
                 )
+            if v in self.buffers:
+                self.duplicates.append((self.buffers[v], arg))
+                continue
             self.buffers[v] = arg
         self.consts: dict[int, SSAValue] = {}
 
@@ -143,6 +149,13 @@ class KernelLowering:
                 buf = self.entry.emit(tir.AllocOp(memref_of(op.result.type), tir.AllocScope.LOCAL))
                 self.buffers[op.result] = buf
                 self.materialize(op, buf)
+        for src, dst in self.duplicates:
+            shape = src.type.get_shape()  # type: ignore[union-attr]
+            ivs: dict[Var, SSAValue] = {}
+            loops = [Loop(Var(f"c{d}", n)) for d, n in enumerate(shape)]
+            e = _Inserter(self.loops(entry, loops, ivs))
+            idx = [ivs[lp.var] for lp in loops]
+            e.builder.insert(tir.StoreOp(e.emit(tir.LoadOp(src, idx)), dst, idx))
         first = entry.first_op
         for op in list(self.prologue.ops):
             op.detach()

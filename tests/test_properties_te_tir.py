@@ -403,13 +403,8 @@ def test_compiled_tir_matches_interpreter(case) -> None:  # type: ignore[no-unty
     np.testing.assert_allclose(bufs[3], want_s, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.xfail(
-    reason="te->tir drops an unused placeholder from the prim_func but te.call still "
-    "passes its buffer (found by test_compiled_te_matches_interpreter)",
-    raises=lamina.LaminaError,
-    strict=False,
-)
 def test_unused_placeholder() -> None:
+    """A placeholder nothing reads stays an argument of the kernel (dce keeps it)."""
     text = """
     te.func @kernel {
       %P0 = te.placeholder "in0" : tensor<2xf32>
@@ -428,14 +423,8 @@ def test_unused_placeholder() -> None:
     np.testing.assert_array_equal(lamina.compile(lamina.parse(text)).run(x, x)[0], x)
 
 
-@pytest.mark.xfail(
-    reason="cse merges two identical te.computes, and lower-te-to-tir refuses the "
-    "te.output that then lists one compute twice (found by "
-    "test_compiled_te_matches_interpreter)",
-    raises=lamina.LaminaError,
-    strict=False,
-)
 def test_cse_duplicate_outputs() -> None:
+    """cse merges identical computes; the output listed twice is copied."""
     text = """
     te.func @kernel {
       %P = te.placeholder "in0" : tensor<2xf32>
