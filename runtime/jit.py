@@ -213,7 +213,7 @@ def _cache_key(text: str, tm: llvm.TargetMachine, opt_level: int) -> str:
 
     h = hashlib.sha256()
     for part in (text, tm.triple, llvm.get_host_cpu_name(), tm.target_data and str(tm.target_data),
-                 llvm.get_host_cpu_features().flatten(), str(opt_level), llvmlite.__version__, "1"):
+                 llvm.get_host_cpu_features().flatten(), str(opt_level), llvmlite.__version__, "2"):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
@@ -224,9 +224,26 @@ def _cache_get(key: str) -> bytes | None:
     if folder is None:
         return None
     try:
-        return (folder / f"{key}.o").read_bytes()
+        raw = (folder / f"{key}.o").read_bytes()
     except OSError:
         return None
+    digest, data = raw[:32], raw[32:]
+    # A damaged entry is a miss (MCJIT would crash on bad object code).
+    return data if hashlib.sha256(data).digest() == digest else None
+
+
+CACHE_MAX_ENTRIES = 2000
+
+
+def _trim_cache(folder: Path) -> None:
+    """Keep the cache bounded: past `CACHE_MAX_ENTRIES` objects, drop the least
+    recently written half."""
+    entries = list(folder.glob("*.o"))
+    if len(entries) <= CACHE_MAX_ENTRIES:
+        return
+    entries.sort(key=lambda p: p.stat().st_mtime)
+    for old in entries[: len(entries) // 2]:
+        old.unlink(missing_ok=True)
 
 
 def _cache_put(key: str, data: bytes) -> None:
@@ -236,9 +253,10 @@ def _cache_put(key: str, data: bytes) -> None:
         return
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        _trim_cache(folder)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{key}.")
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            f.write(hashlib.sha256(data).digest() + data)
         os.replace(tmp, folder / f"{key}.o")
     except OSError:
         pass
