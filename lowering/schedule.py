@@ -305,6 +305,7 @@ def gemm(
     cols: tuple[int, ...],
     elem_bits: int = 32,
     nreduce: int = 1,
+    reduce_size: int = 0,
 ) -> Schedule:
     """A register-tiled GEMM micro-kernel for a sum reduction over `r0` whose
     output axes are `batch..., row, cols...` (`cols` are fused into one vector
@@ -323,11 +324,17 @@ def gemm(
     r = f"i{row}"
     steps += [Split(r, mr), Split(col, nr)]
     batch = [f"i{d}" for d in range(row)]
-    outer = [*batch, f"{col}.o", f"{r}.o"]
+    # The larger operand is streamed once: by default each B panel (reduce x NR)
+    # is reused across the row tiles; when A (rows x reduce) is the larger, as in
+    # a late conv layer (many channels, few pixels), each row panel of A is
+    # reused across the column tiles instead.
+    tiles = [(f"{col}.o", -(-ncol // nr)), (f"{r}.o", -(-extents[row] // mr))]
+    if reduce_size and extents[row] > ncol:
+        tiles.reverse()
+    outer = [*batch, *(name for name, _ in tiles)]
     reduce = [f"r{d}" for d in range(nreduce)]
     steps.append(Reorder((*outer, *reduce, f"{r}.i", f"{col}.i")))
-    outer_extents = [extents[d] for d in range(row)]
-    outer_extents += [-(-ncol // nr), -(-extents[row] // mr)]
+    outer_extents = [extents[d] for d in range(row)] + [n for _, n in tiles]
     par = _parallel_outer(outer, outer_extents)
     steps += par
     fused = sum(isinstance(p, Fuse) for p in par)

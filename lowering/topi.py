@@ -478,7 +478,9 @@ def dense(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
         out, _matmul_body(a, b, a_index, b_index, 2), ReduceKind.SUM, [kdim]
     )
     if not tb:  # lanes along n read b contiguously (alter-op-layout makes it so)
-        scheduled(acc, schedule.gemm(tuple(out.get_shape()), 0, (1,), _bits(out.get_element_type())))
+        scheduled(acc, schedule.gemm(
+            tuple(out.get_shape()), 0, (1,), _bits(out.get_element_type()), reduce_size=kdim
+        ))
     alpha = relay.float_prop(op, "alpha", 1.0)
     beta = relay.float_prop(op, "beta", 1.0)
     bias = ins[2] if len(ins) > 2 else None
@@ -534,7 +536,9 @@ def matmul(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     )
     if has_m and has_n:
         elem = out.get_element_type()
-        scheduled(result, schedule.gemm(tuple(out.get_shape()), rank - 2, (rank - 1,), _bits(elem)))
+        scheduled(result, schedule.gemm(
+            tuple(out.get_shape()), rank - 2, (rank - 1,), _bits(elem), reduce_size=kdim
+        ))
     return result
 
 
@@ -723,7 +727,9 @@ def conv(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     result = k.compute(out, body, ReduceKind.SUM, [cin, *wshape[2:]])
     if _is_gemm_conv(op, wshape, groups):
         shape = tuple(out.get_shape())
-        scheduled(result, schedule.gemm(shape, 1, (2, 3), _bits(out.get_element_type()), 3))
+        scheduled(result, schedule.gemm(
+            shape, 1, (2, 3), _bits(out.get_element_type()), 3, reduce_size=cin
+        ))
     return result
 
 

@@ -32,6 +32,7 @@ from lamina.dialects.resources import blobs
 from lamina.errors import CompileError, InputError, LaminaError
 from lamina.ir import io_names
 from lamina.limits import check_size
+from lamina.lowering.tir_to_llvm import BUFFER_SLACK
 from lamina.runtime.dtypes import numpy_dtype
 
 if TYPE_CHECKING:
@@ -56,8 +57,6 @@ class TensorSpec:
 def aligned_empty(shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
     """An uninitialized C-contiguous array whose data is 64-byte aligned and
     followed by `BUFFER_SLACK` readable bytes (vector tails may load them)."""
-    from lamina.lowering.tir_to_llvm import BUFFER_SLACK
-
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     raw = np.empty(nbytes + _ALIGN + BUFFER_SLACK, dtype=np.uint8)
     offset = (-raw.ctypes.data) % _ALIGN
