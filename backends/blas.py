@@ -35,7 +35,15 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import Float32Type, Float64Type, TensorType
 from xdsl.ir import Operation, SSAValue
 
-from lamina.backends.cc import CWriter, c_float, c_type, compile_shared, numel, shape
+from lamina.backends.cc import (
+    FunctionGen,
+    bcast_index,
+    c_float,
+    c_type,
+    compile_shared,
+    numel,
+    shape,
+)
 from lamina.backends.registry import ExternalFunction, register_target, stable_symbol
 from lamina.dialects import relay
 from lamina.errors import CompileError
@@ -146,33 +154,8 @@ OPS = {
 
 
 # ---------------------------------------------------------------------- codegen
-def _bcast_index(out: Sequence[int], src: Sequence[int], ivs: Sequence[str]) -> str:
-    """C expression: the flat index into `src` broadcast to `out` at `ivs`."""
-    src = (1,) * (len(out) - len(src)) + tuple(src)
-    terms, stride = [], 1
-    for d in reversed(range(len(out))):
-        if src[d] != 1:
-            terms.append(f"{ivs[d]}*{stride}" if stride != 1 else ivs[d])
-        stride *= src[d]
-    return " + ".join(reversed(terms)) or "0"
-
-
-class _Gen:
-    def __init__(self, fn: func.FuncOp) -> None:
-        self.fn = fn
-        self.w = CWriter()
-        self.names: dict[SSAValue, str] = {}
-        block = fn.body.block
-        n_in = len(block.args)
-        ret = block.last_op
-        assert isinstance(ret, func.ReturnOp)
-        for i, a in enumerate(block.args):
-            ct = c_type(a.type)
-            self.names[a] = f"(({ct} *)a{i})"
-        self.outputs: dict[SSAValue, list[str]] = {}
-        for j, v in enumerate(ret.arguments):
-            self.outputs.setdefault(v, []).append(f"(({c_type(v.type)} *)a{n_in + j})")
-        self.n_args = n_in + len(ret.arguments)
+class _Gen(FunctionGen):
+    """C glue of one outlined BLAS function: im2col, gemm calls, copies."""
 
     def dest(self, v: SSAValue) -> str:
         if v in self.outputs:
@@ -239,7 +222,7 @@ class _Gen:
         beta_c = "0"
         if op.bias is not None and beta != 0.0:
             bias = self.names[op.bias]
-            idx = _bcast_index((m, n), shape(op.bias.type), ("i", "j"))
+            idx = bcast_index((m, n), shape(op.bias.type), ("i", "j"))
             scale = "" if beta == 1.0 else f"{c_float(beta, ct)} * "
             self.w.line(f"for (long i = 0; i < {m}; i++) for (long j = 0; j < {n}; j++)")
             self.w.line(f"    {out}[i*{n} + j] = {scale}{bias}[{idx}];")

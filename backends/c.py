@@ -25,7 +25,15 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, OpResult, SSAValue
 
-from lamina.backends.cc import CWriter, c_float, c_type, compile_shared, numel, shape
+from lamina.backends.cc import (
+    FunctionGen,
+    bcast_index,
+    c_float,
+    c_type,
+    compile_shared,
+    numel,
+    shape,
+)
 from lamina.backends.registry import (
     CompositePattern,
     ExternalFunction,
@@ -112,31 +120,8 @@ def _splat(op: Operation) -> float | None:
     return None
 
 
-def _bcast_index(out: Sequence[int], src: Sequence[int], ivs: Sequence[str]) -> str:
-    src = (1,) * (len(out) - len(src)) + tuple(src)
-    terms, stride = [], 1
-    for d in reversed(range(len(out))):
-        if src[d] != 1:
-            terms.append(f"{ivs[d]}*{stride}" if stride != 1 else ivs[d])
-        stride *= src[d]
-    return " + ".join(reversed(terms)) or "0"
-
-
-class _Gen:
-    def __init__(self, fn: func.FuncOp) -> None:
-        self.fn = fn
-        self.w = CWriter()
-        self.names: dict[SSAValue, str] = {}
-        block = fn.body.block
-        n_in = len(block.args)
-        ret = block.last_op
-        assert isinstance(ret, func.ReturnOp)
-        for i, a in enumerate(block.args):
-            self.names[a] = f"(({c_type(a.type)} *)a{i})"
-        self.outputs: dict[SSAValue, list[str]] = {}
-        for j, v in enumerate(ret.arguments):
-            self.outputs.setdefault(v, []).append(f"(({c_type(v.type)} *)a{n_in + j})")
-        self.n_args = n_in + len(ret.arguments)
+class _Gen(FunctionGen):
+    """C loop nests of one outlined elementwise function."""
 
     def expr(
         self, v: SSAValue, out: Sequence[int], ivs: Sequence[str], env: dict[SSAValue, SSAValue]
@@ -146,7 +131,7 @@ class _Gen:
         if v in env:
             return self.expr(env[v], out, ivs, {})
         if v in self.names:
-            return f"{self.names[v]}[{_bcast_index(out, shape(v.type), ivs)}]"
+            return f"{self.names[v]}[{bcast_index(out, shape(v.type), ivs)}]"
         if isinstance(v, OpResult):
             splat = _splat(v.op)
             if splat is not None:
@@ -172,7 +157,7 @@ class _Gen:
         ivs = [f"i{d}" for d in range(len(out))]
         for d, n in enumerate(out):
             self.w.line(f"for (long {ivs[d]} = 0; {ivs[d]} < {n}; {ivs[d]}++)")
-        flat = _bcast_index(out, out, ivs)
+        flat = bcast_index(out, out, ivs)
         self.w.line(f"    {dest}[{flat}] = {body(out, ivs)};")
         self.names[result] = dest
 

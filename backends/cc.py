@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from xdsl.dialects import func
 from xdsl.dialects.builtin import Float32Type, Float64Type, TensorType
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 
 from lamina.errors import CompileError
 
@@ -160,4 +161,49 @@ class CWriter:
         )
 
 
-__all__ = ["CWriter", "c_float", "c_type", "compile_shared", "compiler", "numel", "shape"]
+
+
+def bcast_index(out: Sequence[int], src: Sequence[int], ivs: Sequence[str]) -> str:
+    """C expression: the flat index into `src`, numpy-broadcast to `out`, at the
+    loop variables `ivs`."""
+    src = (1,) * (len(out) - len(src)) + tuple(src)
+    terms, stride = [], 1
+    for d in reversed(range(len(out))):
+        if src[d] != 1:
+            terms.append(f"{ivs[d]}*{stride}" if stride != 1 else ivs[d])
+        stride *= src[d]
+    return " + ".join(reversed(terms)) or "0"
+
+
+class FunctionGen:
+    """C for one outlined `func.func`: `names` are the argument buffers (`a0`,
+    `a1`, ... cast to their element types), `outputs` the output buffers of each
+    returned value (a value returned twice has two)."""
+
+    def __init__(self, fn: func.FuncOp) -> None:
+        self.fn = fn
+        self.w = CWriter()
+        self.names: dict[SSAValue, str] = {}
+        block = fn.body.block
+        n_in = len(block.args)
+        ret = block.last_op
+        assert isinstance(ret, func.ReturnOp)
+        for i, a in enumerate(block.args):
+            self.names[a] = f"(({c_type(a.type)} *)a{i})"
+        self.outputs: dict[SSAValue, list[str]] = {}
+        for j, v in enumerate(ret.arguments):
+            self.outputs.setdefault(v, []).append(f"(({c_type(v.type)} *)a{n_in + j})")
+        self.n_args = n_in + len(ret.arguments)
+
+
+__all__ = [
+    "CWriter",
+    "FunctionGen",
+    "bcast_index",
+    "c_float",
+    "c_type",
+    "compile_shared",
+    "compiler",
+    "numel",
+    "shape",
+]
