@@ -19,7 +19,6 @@ all graph optimizations) on the same input in the same process.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -29,6 +28,7 @@ import onnx
 
 import lamina
 from lamina.passes.manager import PassContext, run_pipeline
+from lamina.tools.cli import measure
 from lamina.tools.models import resnet18, transformer_block
 
 CONFIGS: dict[str, Callable[[], PassContext]] = {
@@ -44,13 +44,8 @@ def _input(model: onnx.ModelProto) -> np.ndarray:
 
 
 def _median_time(fn: Callable[[], object], repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    """Median seconds of `repeat` calls after a warm-up (`lamina bench`'s timer)."""
+    return float(np.median(measure(fn, repeat, 1))) / 1e3
 
 
 def kernel_count(model: onnx.ModelProto, ctx: PassContext) -> tuple[int, int]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -31,6 +30,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 import lamina
+from lamina.tools.cli import measure as latencies_ms
 from lamina.tools.demo import mlp_model
 from lamina.tools.models import resnet18, resnet_mini, transformer_block
 
@@ -114,13 +114,8 @@ def _numpy_program(name: str, model: onnx.ModelProto) -> Callable[[dict[str, np.
 
 # ------------------------------------------------------------------ measuring
 def _median(fn: Callable[[], object], repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    """Median seconds of `repeat` calls after a warm-up (`lamina bench`'s timer)."""
+    return float(np.median(latencies_ms(fn, repeat, 1))) / 1e3
 
 
 def _feeds(model: onnx.ModelProto) -> dict[str, np.ndarray]:
@@ -181,6 +176,9 @@ def measure(name: str, threads: int, repeat: int, profile: bool) -> Row:
     program = _numpy_program(name, model)
     if program is not None:
         npt: float | None = _median(lambda: program(feeds), repeat)
+        # numpy's OpenBLAS workers spin for a while after a call (THREAD_TIMEOUT,
+        # ~2**28 cycles) and would steal the cores the next timing needs.
+        time.sleep(0.5)
     elif threads == 1 and name not in ("resnet18", "resnet50_light"):
         from onnx.reference import ReferenceEvaluator
 
@@ -189,7 +187,7 @@ def measure(name: str, threads: int, repeat: int, profile: bool) -> Row:
     else:
         npt = None
     if profile and threads == 1:
-        _profile(model)
+        _profile(model, feeds, repeat)
     return Row(
         name, threads, lam * 1e3, model_flops(model) / lam / 1e9, ortt * 1e3,
         lam / ortt, None if npt is None else npt * 1e3, compile_s,
@@ -197,19 +195,20 @@ def measure(name: str, threads: int, repeat: int, profile: bool) -> Row:
     )
 
 
-def _profile(model: onnx.ModelProto) -> None:
-    from lamina.ir import context
-    from lamina.passes.manager import PassContext, run_pipeline
-    from lamina.runtime.profile import profile_kernels
+def _profile(model: onnx.ModelProto, feeds: dict[str, np.ndarray], repeat: int) -> None:
+    """lamina's slowest kernels, timed inside `main` (`lamina.tools.profile`, the
+    mechanism of `lamina bench --profile`)."""
+    from lamina.passes.manager import PassContext
+    from lamina.tools.profile import profile
 
-    module = lamina.from_onnx(model)
-    ctx = PassContext(opt_level=3, disabled_passes=["lower-tir-to-llvm"])
-    run_pipeline(module, "default", ctx, mlir_ctx=context())
-    times = sorted(profile_kernels(module), key=lambda k: -k.ms)
-    total = sum(k.ms for k in times)
-    print(f"  kernels: {len(times)} calls, {total:.2f} ms in all; slowest:")
-    for k in times[:8]:
-        print(f"    {k.ms:8.3f} ms  {k.name}  -> {list(k.shapes[-1])}")
+    def build(ctx: PassContext) -> lamina.CompiledModel:
+        return lamina.compile(model, num_threads=1, pass_context=ctx)
+
+    kernels = profile(build, 3, feeds, repeat)
+    total = sum(k.median_ms for k in kernels)
+    print(f"  kernels: {sum(k.calls for k in kernels)} calls, {total:.2f} ms in all; slowest:")
+    for k in kernels[:8]:
+        print(f"    {k.median_ms:8.3f} ms  {k.name}  ({k.calls} call(s), {100 * k.share:.1f}%)")
 
 
 def main(argv: list[str] | None = None) -> int:

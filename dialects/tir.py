@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from enum import auto
 from typing import ClassVar
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DenseResourceAttr,
     FlatSymbolRefAttr,
@@ -550,14 +551,6 @@ class StoreOp(IRDLOperation):
             printer.print_attribute(self.value.type)
 
 
-# arith's comparison mnemonics: integers (signed/unsigned) and floats (ordered/not).
-INT_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
-FLOAT_PREDICATES = (
-    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-    "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true",
-)
-
-
 @irdl_op_definition
 class VectorCmpOp(IRDLOperation):
     """Compare two vectors lane by lane into a vector of i1 (`arith.cmpi`/`cmpf`
@@ -592,7 +585,9 @@ class VectorCmpOp(IRDLOperation):
             raise VerifyException(f"tir.vector_cmp of {lt} must give vector<...xi1> of its shape, not {res}")
         pred = self.predicate.data
         is_float = not isinstance(lt.get_element_type(), IntegerType | IndexType)
-        allowed = FLOAT_PREDICATES if is_float else INT_PREDICATES
+        allowed = (
+            arith.CMPF_COMPARISON_OPERATIONS if is_float else arith.CMPI_COMPARISON_OPERATIONS
+        )
         if pred not in allowed:
             raise VerifyException(
                 f"tir.vector_cmp: '{pred}' is not a predicate for {lt}; expected one of "

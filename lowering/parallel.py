@@ -186,6 +186,14 @@ def _function(module: ir.Module, name: str, ftype: ir.FunctionType) -> ir.Functi
     return fn
 
 
+def _range(b: ir.IRBuilder, lo: ir.Value, hi: ir.Value) -> ir.Value:
+    """The body's `range` argument: a stack pair of i64, `[lo, hi)`."""
+    rng = b.alloca(_I64, size=ir.Constant(_I64, 2))
+    b.store(lo, rng)
+    b.store(hi, b.gep(rng, [ir.Constant(_I64, 1)], source_etype=_I64))
+    return rng
+
+
 def emit_parallel_glue(module: ir.Module, loops: list[ParallelLoop]) -> None:
     """Define each loop's launcher and worker in `module` (llvmlite IR)."""
     void = ir.VoidType()
@@ -215,12 +223,12 @@ def emit_parallel_glue(module: ir.Module, loops: list[ParallelLoop]) -> None:
         b.position_at_end(done)
         b.ret_void()
         b.position_at_end(run)
-        rng = b.alloca(_I64, size=ir.Constant(_I64, 2))
         step = ir.Constant(_I64, p.step)
-        lo = b.add(ir.Constant(_I64, p.lb), b.mul(first, step))
-        hi = b.add(ir.Constant(_I64, p.lb), b.mul(last, step))
-        b.store(lo, b.gep(rng, [ir.Constant(_I64, 0)], source_etype=_I64))
-        b.store(hi, b.gep(rng, [ir.Constant(_I64, 1)], source_etype=_I64))
+        rng = _range(
+            b,
+            b.add(ir.Constant(_I64, p.lb), b.mul(first, step)),
+            b.add(ir.Constant(_I64, p.lb), b.mul(last, step)),
+        )
         table = worker.args[0]
         args = [
             b.load(b.gep(table, [ir.Constant(_I64, i)], source_etype=_PTR), typ=_PTR)
@@ -236,9 +244,7 @@ def emit_parallel_glue(module: ir.Module, loops: list[ParallelLoop]) -> None:
         alone, team = launch.append_basic_block("alone"), launch.append_basic_block("team")
         b.cbranch(b.icmp_signed("<=", threads, ir.Constant(_I32, 1)), alone, team)
         b.position_at_end(alone)
-        rng = b.alloca(_I64, size=ir.Constant(_I64, 2))
-        b.store(ir.Constant(_I64, p.lb), rng)
-        b.store(ir.Constant(_I64, p.ub), b.gep(rng, [ir.Constant(_I64, 1)], source_etype=_I64))
+        rng = _range(b, ir.Constant(_I64, p.lb), ir.Constant(_I64, p.ub))
         b.call(body, [*launch.args, rng])
         b.ret_void()
         b.position_at_end(team)

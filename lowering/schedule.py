@@ -164,6 +164,13 @@ class LoopNest:
         loops += [Loop(Var(f"r{d}", e), reduce=True) for d, e in enumerate(reduce_extents)]
         return LoopNest(loops, {lp.var.name: Lin.of(lp.var) for lp in loops})
 
+    @property
+    def vector_var(self) -> Var | None:
+        """The variable of the vectorized loop (the innermost), if any."""
+        if self.loops and self.loops[-1].kind == ForKind.VECTORIZED:
+            return self.loops[-1].var
+        return None
+
     def find(self, name: str) -> int:
         for i, lp in enumerate(self.loops):
             if lp.var.name == name:

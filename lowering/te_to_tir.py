@@ -40,7 +40,6 @@ from xdsl.rewriter import InsertPoint
 from lamina.dialects import relay, te, tir
 from lamina.dialects.resources import blobs
 from lamina.dialects.te import ReduceKind
-from lamina.dialects.tir import ForKind
 from lamina.errors import LoweringError
 from lamina.ir import io_names
 from lamina.lowering.expr import Expr
@@ -204,7 +203,7 @@ class KernelLowering:
         `epilogue` then runs on each finished point, in place."""
         nest = LoopNest.of(op.extents, op.reduce_shape).apply(schedule_of(op))
         nest.check()
-        vec = nest.loops[-1].var if nest.loops and nest.loops[-1].kind == ForKind.VECTORIZED else None
+        vec = nest.vector_var
         axes = [nest.axes[f"i{d}"] for d in range(op.rank)]
         raxes = [nest.axes[f"r{d}"] for d in range(len(op.reduce_shape))]
         ivs: dict[Var, SSAValue] = {}
@@ -273,7 +272,7 @@ class KernelLowering:
         first the lane-independent conditions, then those on the vector lane
         (which `tir-vectorize` turns into a mask)."""
         e = _Inserter(block)
-        vec = nest.loops[-1].var if nest.loops and nest.loops[-1].kind == ForKind.VECTORIZED else None
+        vec = nest.vector_var
         rvars = [lp.var for lp in nest.loops if lp.reduce]
         needed = [
             (g, n)
@@ -316,14 +315,11 @@ class KernelLowering:
         for atom, k in x.terms:
             term = self.atom(atom, e, ivs)
             if k != 1:
-                term = e.imul(term, self.index_at(k, e))
+                term = e.imul(term, self.index(k))
             out = term if out is None else e.iadd(out, term)
         if out is None:
-            return self.index_at(x.const, e)
-        return out if x.const == 0 else e.iadd(out, self.index_at(x.const, e))
-
-    def index_at(self, value: int, e: Expr) -> SSAValue:
-        return self.index(value)
+            return self.index(x.const)
+        return out if x.const == 0 else e.iadd(out, self.index(x.const))
 
     def atom(self, a: object, e: Expr, ivs: dict[Var, SSAValue]) -> SSAValue:
         if isinstance(a, Var):

@@ -201,13 +201,23 @@ class _Constants:
     def get(self, value: int | float, t: Attribute) -> SSAValue:
         key = (value, t)
         if key not in self.values:
-            if isinstance(t, IntegerType):
-                v = int(value) if t != i1 else int(value != 0)
-                attr: Attribute = IntegerAttr(v, t)
-            else:
-                attr = FloatAttr(float(value), t)  # pyright: ignore[reportArgumentType]
-            self.values[key] = self.at_entry.insert(llvm.ConstantOp(attr, t)).result
+            op = llvm.ConstantOp(_const_attr(value, t), t)
+            self.values[key] = self.at_entry.insert(op).result
         return self.values[key]
+
+
+def _const_attr(value: int | float, t: Attribute) -> Attribute:
+    """The llvm constant `value` of type `t` (a splat for vectors; i1 is 0/1)."""
+    elem = _scalar_type(t)
+    if isinstance(elem, IntegerType):
+        scalar: int | float = int(value != 0) if elem == i1 else int(value)
+    else:
+        scalar = float(value)
+    if isinstance(t, VectorType):
+        return DenseIntOrFPElementsAttr.from_list(t, [scalar] * t.element_count())
+    if isinstance(elem, IntegerType):
+        return IntegerAttr(scalar, elem)
+    return FloatAttr(scalar, elem)  # pyright: ignore[reportArgumentType]
 
 
 class _Emitter:
@@ -233,18 +243,9 @@ class _Emitter:
     def const(self, value: int | float, t: Attribute) -> SSAValue:
         """A scalar constant, or a splat if `t` is a vector type."""
         t = convert_type(t)
-        elem = _scalar_type(t)
         if self.consts is not None and not isinstance(t, VectorType):
             return self.consts.get(value, t)
-        if isinstance(t, VectorType):
-            attr: Attribute = DenseIntOrFPElementsAttr.from_list(
-                t, [value] * t.element_count()
-            )
-        elif isinstance(elem, IntegerType):
-            attr = IntegerAttr(int(value), elem)
-        else:
-            attr = FloatAttr(float(value), elem)  # pyright: ignore[reportArgumentType]
-        return self.emit(llvm.ConstantOp(attr, t))
+        return self.emit(llvm.ConstantOp(_const_attr(value, t), t))
 
     def intrinsic(self, name: str, args: Sequence[SSAValue], t: Attribute) -> SSAValue:
         """Call the LLVM intrinsic `name`, overloaded (mangled) on type `t`."""
@@ -526,13 +527,9 @@ def _lower_constant(op: Operation, e: _Emitter) -> Sequence[SSAValue]:
     assert isinstance(op, arith.ConstantOp)
     t = _result_type(op)
     value = op.value
-    if isinstance(value, IntegerAttr):
-        v = value.value.data
-        if t == i1:
-            v = int(v != 0)
-        return [e.emit(llvm.ConstantOp(IntegerAttr(v, t), t))]  # pyright: ignore
-    if isinstance(value, FloatAttr):
-        return [e.emit(llvm.ConstantOp(value, t))]
+    if isinstance(value, IntegerAttr | FloatAttr):
+        # One llvm constant per value and type, at the top of the function.
+        return [e.const(value.value.data, t)]
     if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(t, VectorType):
         values = list(value.get_values())
         if _scalar_type(t) == i1:
@@ -545,58 +542,37 @@ def _lower_constant(op: Operation, e: _Emitter) -> Sequence[SSAValue]:
     )
 
 
-@_lowers(arith.CmpiOp)
-def _lower_cmpi(op: Operation, e: _Emitter) -> Sequence[SSAValue]:
-    assert isinstance(op, arith.CmpiOp)
-    pred = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
-    return [e.icmp(pred, op.lhs, op.rhs)]
+def _compare(e: _Emitter, pred: str, lhs: SSAValue, rhs: SSAValue, t: Attribute) -> SSAValue:
+    """llvm.icmp / llvm.fcmp (arith's predicate mnemonics) of scalars or vectors,
+    giving `t` (i1 or a vector of i1)."""
+    if not isinstance(_scalar_type(convert_type(lhs.type)), IntegerType):
+        if pred in ("false", "true"):
+            return e.const(int(pred == "true"), t)
+        flag = llvm.FCmpPredicateFlag(pred).to_int()
+        props: dict[str, Attribute] = {"fastmathFlags": llvm.FastMathAttr(None)}
+        cls: type[Operation] = llvm.FCmpOp
+    else:
+        flag, props, cls = llvm.ICmpPredicateFlag(pred).to_int(), {}, llvm.ICmpOp
+    props["predicate"] = IntegerAttr(flag, i64)
+    return e.emit(cls.create(operands=[lhs, rhs], result_types=[t], properties=props))
 
 
-@_lowers(arith.CmpfOp)
-def _lower_cmpf(op: Operation, e: _Emitter) -> Sequence[SSAValue]:
-    assert isinstance(op, arith.CmpfOp)
-    pred = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
-    t = _result_type(op)
-    if pred in ("false", "true"):
-        return [e.const(int(pred == "true"), t)]
-    flag = llvm.FCmpPredicateFlag(pred).to_int()
-    new = llvm.FCmpOp.create(
-        operands=[op.lhs, op.rhs],
-        result_types=[t],
-        properties={
-            "predicate": IntegerAttr(flag, i64),
-            "fastmathFlags": llvm.FastMathAttr(None),
-        },
+@_lowers(arith.CmpiOp, arith.CmpfOp)
+def _lower_cmp(op: Operation, e: _Emitter) -> Sequence[SSAValue]:
+    assert isinstance(op, arith.CmpiOp | arith.CmpfOp)
+    names = (
+        arith.CMPI_COMPARISON_OPERATIONS
+        if isinstance(op, arith.CmpiOp)
+        else arith.CMPF_COMPARISON_OPERATIONS
     )
-    return [e.emit(new)]
+    pred = names[op.predicate.value.data]
+    return [_compare(e, pred, op.lhs, op.rhs, _result_type(op))]
 
 
 @_lowers(tir.VectorCmpOp)
 def _lower_vector_cmp(op: Operation, e: _Emitter) -> Sequence[SSAValue]:
     assert isinstance(op, tir.VectorCmpOp)
-    pred = op.predicate.data
-    t = _result_type(op)
-    if pred in tir.INT_PREDICATES and isinstance(
-        op.lhs.type.get_element_type(), IntegerType | IndexType  # type: ignore[union-attr]
-    ):
-        flag = llvm.ICmpPredicateFlag(pred).to_int()
-        new = llvm.ICmpOp.create(
-            operands=[op.lhs, op.rhs],
-            result_types=[t],
-            properties={"predicate": IntegerAttr(flag, i64)},
-        )
-        return [e.emit(new)]
-    if pred in ("false", "true"):
-        return [e.emit(llvm.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [int(pred == "true")] * t.element_count()), t))]  # type: ignore[arg-type,union-attr]
-    new = llvm.FCmpOp.create(
-        operands=[op.lhs, op.rhs],
-        result_types=[t],
-        properties={
-            "predicate": IntegerAttr(llvm.FCmpPredicateFlag(pred).to_int(), i64),
-            "fastmathFlags": llvm.FastMathAttr(None),
-        },
-    )
-    return [e.emit(new)]
+    return [_compare(e, op.predicate.data, op.lhs, op.rhs, _result_type(op))]
 
 
 @_lowers(arith.SelectOp)
@@ -790,12 +766,6 @@ def _lower_scalar_ops(fn: Operation, state: _ModuleState, where: str) -> None:
     consts = _Constants(_EntryBuilder(entry))
     for op in list(fn.walk()):
         if op is fn or isinstance(op, kept):
-            continue
-        if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr | FloatAttr):
-            # One llvm constant per value and type, at the top of the function.
-            t = _result_type(op)
-            op.result.replace_all_uses_with(consts.get(op.value.value.data, t))
-            Rewriter.erase_op(op)
             continue
         lowering = _LOWERINGS.get(type(op))
         if lowering is None:

@@ -32,7 +32,7 @@ from xdsl.passes import ModulePass
 
 from lamina.dialects import tir
 from lamina.dialects.tir import AllocScope, ForKind
-from lamina.passes.tir_unroll import loop_bounds, set_kind
+from lamina.passes.tir_unroll import constant_index, loop_bounds, set_kind
 
 
 class _Unsupported(Exception):
@@ -209,7 +209,11 @@ class _Vectorizer:
             raise _Unsupported(op.name)
         operands = [self.as_vector(v) for v in op.operands]
         if isinstance(op, arith.CmpiOp | arith.CmpfOp):
-            names = tir.INT_PREDICATES if isinstance(op, arith.CmpiOp) else tir.FLOAT_PREDICATES
+            names = (
+                arith.CMPI_COMPARISON_OPERATIONS
+                if isinstance(op, arith.CmpiOp)
+                else arith.CMPF_COMPARISON_OPERATIONS
+            )
             pred = names[op.predicate.value.data]
             self.vector[op.result] = self.emit(tir.VectorCmpOp(pred, *operands))
             return
@@ -243,19 +247,12 @@ class _Vectorizer:
                 return True
         if isinstance(op, arith.MuliOp):
             lane, k = (la, ub) if la else (lb, ua)
-            c = _const(k) if k is not None else None
+            c = constant_index(k) if k is not None else None
             if lane is not None and k is not None and c is not None:
                 base = self.emit(arith.MuliOp(lane.base, k))
                 self.affine[op.results[0]] = _Lane(base, lane.stride * c)
                 return True
         return False
-
-
-def _const(v: SSAValue) -> int | None:
-    op = v.owner
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-        return op.value.value.data
-    return None
 
 
 # Ops whose semantics lane by lane are the scalar op's (arith and math on vectors).

@@ -139,6 +139,11 @@ def _parse(text: str) -> llvm.ModuleRef:
     return mod
 
 
+def _check_opt_level(opt_level: int) -> None:
+    if not 0 <= opt_level <= 3:
+        raise CompileError(f"opt_level must be 0, 1, 2 or 3, got {opt_level}")
+
+
 def _optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int) -> None:
     if opt_level == 0:
         return
@@ -152,8 +157,7 @@ def _optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int) -> No
 def _compile(
     module: ModuleOp, opt_level: int, jit: bool
 ) -> tuple[llvm.ModuleRef, llvm.TargetMachine]:
-    if not 0 <= opt_level <= 3:
-        raise CompileError(f"opt_level must be 0, 1, 2 or 3, got {opt_level}")
+    _check_opt_level(opt_level)
     tm = host_target_machine(opt_level, jit=jit)
     mod = _parse(str(_translate(module, tm)))
     _optimize(mod, tm, opt_level)
@@ -267,8 +271,7 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
     is cached on disk by the module's structural hash (see `cache_dir`), so an
     unchanged model skips LLVM's optimizer and code generator."""
     with _lock:
-        if not 0 <= opt_level <= 3:
-            raise CompileError(f"opt_level must be 0, 1, 2 or 3, got {opt_level}")
+        _check_opt_level(opt_level)
         tm = host_target_machine(opt_level, jit=True)
         text = str(_translate(module, tm))
         key = _cache_key(text, tm, opt_level)
