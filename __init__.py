@@ -7,6 +7,7 @@
     exe.export("model.so"); exe = lamina.load("model.so")
 """
 
+from lamina.driver import compile
 from lamina.errors import (
     CompileError,
     FrontendError,
@@ -19,11 +20,10 @@ from lamina.errors import (
 )
 from lamina.frontends.onnx import from_onnx
 from lamina.ir import context, parse, print_ir
-from lamina.passes.manager import PassContext, run_pipeline
-from lamina.runtime.executor import CompiledModel, compile
-from lamina.runtime.export import load
-
-__version__ = "0.1.0"
+from lamina.passes import PassContext, run_pipeline
+from lamina.runtime.library import load
+from lamina.runtime.model import CompiledModel
+from lamina.version import __version__
 
 __all__ = [
     "CompileError",
@@ -36,6 +36,7 @@ __all__ = [
     "LoweringError",
     "PassContext",
     "UnsupportedOpError",
+    "__version__",
     "compile",
     "context",
     "from_onnx",

@@ -35,6 +35,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import Float32Type, Float64Type, TensorType
 from xdsl.ir import Operation, SSAValue
 
+from lamina import host
 from lamina.backends.cc import (
     FunctionGen,
     bcast_index,
@@ -47,6 +48,7 @@ from lamina.backends.cc import (
 from lamina.backends.registry import ExternalFunction, register_target, stable_symbol
 from lamina.dialects import relay
 from lamina.errors import CompileError
+from lamina.passes import PassContext
 
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
 #: Most elements of one im2col buffer (32 MiB of f32); larger patch matrices are
@@ -116,9 +118,7 @@ def openblas_core() -> str:
 
 def set_num_threads(num_threads: int | None = None) -> None:
     """OpenBLAS's thread count (default: LAMINA_NUM_THREADS or every core)."""
-    from lamina.runtime.executor import default_threads
-
-    n = num_threads if num_threads else default_threads()
+    n = num_threads if num_threads else host.default_threads()
     lib = ctypes.CDLL(openblas_library())
     lib.scipy_openblas_set_num_threads(ctypes.c_int(max(1, int(n))))
 
@@ -174,8 +174,6 @@ class _Gen(FunctionGen):
         )
 
     def run(self) -> str:
-        from lamina.passes.manager import PassContext
-
         threads = int(PassContext.current().get_config("byoc.num-threads"))
         if threads > 0:  # this model's thread count (OpenBLAS's is process-wide)
             self.w.line(

@@ -43,7 +43,7 @@ from lamina.backends.registry import (
 from lamina.dialects import relay
 from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.errors import CompileError
-from lamina.passes.pattern import Match, is_op, wildcard
+from lamina.pattern import Match, is_op, wildcard
 
 # op name -> C expression builder over operand expressions (T: the C type)
 _BINARY: dict[str, Callable[[str, str, str], str]] = {

@@ -9,7 +9,7 @@ compiled `main` can call (its codegen). The BYOC passes (`merge-composite`,
 here:
 
     from lamina.backends import register_target, CompositePattern
-    from lamina.passes.pattern import is_op, wildcard
+    from lamina.pattern import is_op, wildcard
 
     register_target(
         "mylib",
@@ -52,6 +52,24 @@ from xdsl.dialects import func
 from xdsl.ir import Operation
 
 from lamina.errors import LaminaError
+from lamina.passes import PassContext, register_config
+from lamina.plugins import load_targets
+
+register_config(
+    "byoc.targets",
+    str,
+    "",
+    "BYOC targets, comma-separated, that merge-composite, annotate-target and "
+    "the other BYOC passes offload to when not given `targets=`; "
+    "lamina.compile(targets=[...]) sets it",
+)
+register_config(
+    "byoc.num-threads",
+    int,
+    0,
+    "threads a BYOC target's library may use in the compiled model (0: the "
+    "library's own setting); lamina.compile(num_threads=...) sets it",
+)
 
 #: check(op) / check(match): True or None accepts; False or a reason string rejects.
 Check = Callable[[Any], "bool | str | None"]
@@ -59,7 +77,7 @@ Check = Callable[[Any], "bool | str | None"]
 
 @dataclass(frozen=True)
 class CompositePattern:
-    """A composite: `pattern` (lamina.passes.pattern) whose matches become one
+    """A composite: `pattern` (lamina.pattern) whose matches become one
     `relay.fused` region named `<target>.<name>` when `check(match)` accepts."""
 
     name: str
@@ -193,8 +211,6 @@ def unregister_target(name: str) -> None:
 
 
 def _load_plugins() -> None:
-    from lamina.plugins import load_targets
-
     load_targets()
 
 
@@ -244,8 +260,6 @@ def configured_targets(option: Sequence[str]) -> list[str]:
     `byoc.targets` pass config (what `lamina.compile(targets=...)` sets)."""
     if option:
         return parse_targets(option)
-    from lamina.passes.manager import PassContext
-
     return parse_targets(str(PassContext.current().get_config("byoc.targets")))
 
 

@@ -39,7 +39,7 @@ def _native_call(exe, feeds):
 
     try:
         ins = exe._bind((), feeds)
-        from lamina.runtime.executor import aligned_empty
+        from lamina.runtime.model import aligned_empty
 
         outs = [aligned_empty(s.shape, s.dtype) for s in exe.outputs]
         table = (ctypes.c_void_p * (len(ins) + len(outs)))(*[a.ctypes.data for a in (*ins, *outs)])

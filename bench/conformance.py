@@ -5,7 +5,7 @@
     python bench/conformance.py --json out.json     # every case's result, for diffs
     python bench/conformance.py --kinds node simple pytorch-converted pytorch-operator
 
-Scope is decided from each case's model (`lamina.frontends.onnx_conformance`):
+Scope is decided from each case's model (`lamina.tools.onnx_conformance`):
 default domain only; tensors of f32, f64, int8/16/32/64, uint8 or bool; no random,
 training, sequence or optional op. Each in-scope case runs the way onnx's
 `BackendTest` runs it (`LaminaBackend.prepare`, then `run` on every data set, then
@@ -43,7 +43,7 @@ def _run_case(case: Any, specialize: bool) -> dict[str, Any]:
     from onnx.backend.test.runner import Runner
 
     from lamina.errors import LaminaError
-    from lamina.frontends.onnx_backend import LaminaBackend
+    from lamina.tools.onnx_backend import LaminaBackend
 
     frozen: list[str] = []
     try:
@@ -111,7 +111,7 @@ def worker_main(kinds: list[str], specialize: bool) -> None:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     faulthandler.enable()  # a crash prints where it happened (see crash_message)
-    from lamina.frontends import onnx_conformance as oc
+    from lamina.tools import onnx_conformance as oc
 
     by_name = {c.name: c for c in oc.cases(kinds)}
     out.write(json.dumps({"ready": True}) + "\n")
@@ -424,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
         worker_main(args.kinds, not args.no_specialize)
         return 0
 
-    from lamina.frontends import onnx_conformance as oc
+    from lamina.tools import onnx_conformance as oc
 
     start = time.monotonic()
     all_cases = oc.cases(args.kinds)

@@ -27,7 +27,7 @@ import numpy as np
 import onnx
 
 import lamina
-from lamina.passes.manager import PassContext, run_pipeline
+from lamina.passes import PassContext, run_pipeline
 from lamina.tools.cli import measure
 from lamina.tools.models import resnet18, transformer_block
 

@@ -198,7 +198,7 @@ def measure(name: str, threads: int, repeat: int, profile: bool) -> Row:
 def _profile(model: onnx.ModelProto, feeds: dict[str, np.ndarray], repeat: int) -> None:
     """lamina's slowest kernels, timed inside `main` (`lamina.tools.profile`, the
     mechanism of `lamina bench --profile`)."""
-    from lamina.passes.manager import PassContext
+    from lamina.passes import PassContext
     from lamina.tools.profile import profile
 
     def build(ctx: PassContext) -> lamina.CompiledModel:

@@ -1,39 +1,19 @@
-"""lamina's extensions of xDSL's `llvm` dialect and of its llvmlite emitter.
-
-This is the one place where lamina patches over gaps in xDSL 0.74 (pinned) on the
-way to LLVM IR. Everything else defers to `xdsl.dialects.llvm` and
-`xdsl.backend.llvm`.
-
-Ops that xDSL's `llvm` dialect lacks (same names and syntax as MLIR's):
+"""Ops that xDSL's `llvm` dialect lacks (same names and syntax as MLIR's).
 
 - `llvm.fptosi`, `llvm.fptoui`, `llvm.uitofp` casts,
 - `llvm.extractelement` (xDSL has `llvm.insertelement` but not its inverse).
 
-Emitter fixes, applied by `convert_module`:
-
-- the extra ops above are translated;
-- xDSL declares the intrinsics of `llvm.intr.exp`, `llvm.intr.maxnum`, ... under
-  their unmangled names (`llvm.exp`), so a module that uses one of them at two types
-  (f32 and vector<16xf32>) fails; lamina declares them type-mangled (`llvm.exp.f32`,
-  `llvm.exp.v16f32`);
-- `llvm.func` linkage is honoured (xDSL emits every function as external);
-- xDSL's `NotImplementedError`s become `lamina.errors.CompileError`s.
-
-Load `LLVMExt` next to xDSL's `LLVM` in a context (it is named `llvm_ext` because the
-name `llvm` is taken), or register `LLVMWithExt`, a `llvm` dialect that holds both.
+Their translation to LLVM IR, with lamina's other fixes to xDSL's emitter, is in
+`lamina.target.translate`. Load `LLVMExt` next to xDSL's `LLVM` in a context (it is
+named `llvm_ext` because the name `llvm` is taken), or register `LLVMWithExt`, a
+`llvm` dialect that holds both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import llvmlite.ir as ir
-from xdsl.backend.llvm import convert as xdsl_convert
-from xdsl.backend.llvm.convert_op import convert_op
-from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import IntegerType, ModuleOp, StringAttr, VectorType
-from xdsl.ir import Block, Dialect, Operation, SSAValue
+from xdsl.dialects.builtin import IntegerType, VectorType
+from xdsl.ir import Dialect, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -44,9 +24,6 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
-from xdsl.utils.exceptions import LLVMTranslationException
-
-from lamina.errors import CompileError
 
 # ----------------------------------------------------------------------------- ops
 
@@ -134,200 +111,6 @@ LLVMWithExt = Dialect(
 
 
 # ------------------------------------------------------------------- emitter fixes
-ValueMap = dict[SSAValue, ir.Value]
-_Converter = Callable[[Operation, ir.IRBuilder, ValueMap], None]
-
-_CASTS: dict[type[Operation], str] = {
-    FPToSIOp: "fptosi",
-    FPToUIOp: "fptoui",
-    UIToFPOp: "uitofp",
-}
-
-#: xDSL intrinsic ops whose emitter declares an unmangled intrinsic.
-_MANGLED_INTRINSICS: dict[type[Operation], str] = {
-    llvm.FAbsOp: "llvm.fabs",
-    llvm.FExpOp: "llvm.exp",
-    llvm.FCeilOp: "llvm.ceil",
-    llvm.FSinOp: "llvm.sin",
-    llvm.FFloorOp: "llvm.floor",
-    llvm.FExp2Op: "llvm.exp2",
-    llvm.FSqrtOp: "llvm.sqrt",
-    llvm.FLogOp: "llvm.log",
-    llvm.FCosOp: "llvm.cos",
-    llvm.FLog2Op: "llvm.log2",
-    llvm.FPowOp: "llvm.pow",
-    llvm.VectorFMaxOp: "llvm.maxnum",
-    llvm.VectorFMinOp: "llvm.minnum",
-    llvm.FCopySignOp: "llvm.copysign",
-}
-
-
-def intrinsic_suffix(t: ir.Type) -> str:
-    """LLVM's name mangling of an overloaded intrinsic's type: `f32`, `v16f32`."""
-    if isinstance(t, ir.VectorType):
-        return f"v{t.count}{intrinsic_suffix(t.element)}"
-    return str(t.intrinsic_name)
-
-
-def _convert_cast(op: Operation, builder: ir.IRBuilder, vals: ValueMap) -> None:
-    cast = getattr(builder, _CASTS[type(op)])
-    vals[op.results[0]] = cast(vals[op.operands[0]], convert_type(op.results[0].type))
-
-
-def _convert_extractelement(
-    op: Operation, builder: ir.IRBuilder, vals: ValueMap
-) -> None:
-    assert isinstance(op, ExtractElementOp)
-    vals[op.res] = builder.extract_element(vals[op.vector], vals[op.position])
-
-
-def _convert_mangled_intrinsic(
-    op: Operation, builder: ir.IRBuilder, vals: ValueMap
-) -> None:
-    args = [vals[v] for v in op.operands]
-    ty = args[0].type
-    name = f"{_MANGLED_INTRINSICS[type(op)]}.{intrinsic_suffix(ty)}"
-    module = builder.module
-    fn = module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ty, [a.type for a in args]), name)
-    vals[op.results[0]] = builder.call(fn, args)
-
-
-def _typed_ptr(builder: ir.IRBuilder, ptr: ir.Value, pointee: ir.Type) -> ir.Value:
-    """`ptr` as a pointer to `pointee` (llvmlite's IR builder has typed pointers;
-    a vector access goes through the address of its first element)."""
-    t = ptr.type
-    if isinstance(t, ir.PointerType) and not t.is_opaque and t.pointee != pointee:
-        return builder.bitcast(ptr, pointee.as_pointer())
-    return ptr
-
-
-def _convert_store(op: Operation, builder: ir.IRBuilder, vals: ValueMap) -> None:
-    assert isinstance(op, llvm.StoreOp)
-    value = vals[op.value]
-    instr = builder.store(value, _typed_ptr(builder, vals[op.ptr], value.type))
-    if op.alignment:
-        instr.align = op.alignment.value.data
-
-
-def _convert_masked_store(op: Operation, builder: ir.IRBuilder, vals: ValueMap) -> None:
-    assert isinstance(op, llvm.MaskedStoreOp)
-    value, mask = vals[op.value], vals[op.mask]
-    ptr = _typed_ptr(builder, vals[op.data], value.type)
-    align = ir.Constant(ir.IntType(32), op.alignment.value.data)
-    fnty = ir.FunctionType(ir.VoidType(), [value.type, ptr.type, align.type, mask.type])
-    name = f"llvm.masked.store.{intrinsic_suffix(value.type)}.p0"
-    fn = builder.module.globals.get(name) or ir.Function(builder.module, fnty, name)
-    builder.call(fn, [value, ptr, align, mask])
-
-
-def _ext_converter(op: Operation) -> _Converter | None:
-    if isinstance(op, llvm.StoreOp):
-        return _convert_store
-    if isinstance(op, llvm.MaskedStoreOp):
-        return _convert_masked_store
-    if type(op) in _CASTS:
-        return _convert_cast
-    if type(op) in _MANGLED_INTRINSICS:
-        return _convert_mangled_intrinsic
-    if isinstance(op, ExtractElementOp):
-        return _convert_extractelement
-    return None
-
-
-def _convert_body(op: llvm.FuncOp, module: ir.Module) -> None:
-    """Emit a function body (as xDSL's `_convert_func`, with lamina's ops)."""
-    fn = module.get_global(op.sym_name.data)
-    block_map: dict[Block, ir.Block] = {}
-    vals: ValueMap = {}
-    for i, block in enumerate(op.body.blocks):
-        block_map[block] = fn.append_basic_block(name=block.name_hint or "")
-        if i == 0:
-            vals.update(zip(block.args, fn.args, strict=True))
-    # Non-entry block arguments are phis; branches add their incoming values.
-    for block in list(op.body.blocks)[1:]:
-        builder = ir.IRBuilder(block_map[block])
-        for arg in block.args:
-            vals[arg] = builder.phi(convert_type(arg.type))
-    for block in op.body.blocks:
-        builder = ir.IRBuilder(block_map[block])
-        if block_map[block].instructions:
-            builder.position_after(block_map[block].instructions[-1])
-        for inner in block.ops:
-            converter = _ext_converter(inner)
-            if converter is not None:
-                converter(inner, builder, vals)
-            else:
-                convert_op(inner, builder, vals, block_map)
-
-
-def _set_linkage(op: llvm.FuncOp, module: ir.Module) -> None:
-    linkage = op.linkage.linkage.data
-    if op.body.blocks and linkage != "external":
-        module.get_global(op.sym_name.data).linkage = linkage
-
-
-def convert_module(
-    module: ModuleOp, *, target_triple: str | None = None, data_layout: str = ""
-) -> ir.Module:
-    """Translate a module of `llvm.func`s (and `llvm.mlir.global`s) to llvmlite IR.
-
-    The triple is the module's `llvm.target_triple` attribute if set, else
-    `target_triple`, else the host's.
-    """
-    try:
-        return _convert_module(module, target_triple, data_layout)
-    except (NotImplementedError, LLVMTranslationException, KeyError) as e:
-        raise CompileError(
-            f"cannot translate the module to LLVM IR: {e}. Lower every op to the "
-            "llvm dialect first (e.g. with the lower-tir-to-llvm pass)."
-        ) from e
-
-
-def _convert_module(
-    module: ModuleOp, target_triple: str | None, data_layout: str
-) -> ir.Module:
-    out = ir.Module()
-    triple = module.attributes.get("llvm.target_triple")
-    if triple is not None:
-        if not isinstance(triple, StringAttr):
-            raise CompileError(f"llvm.target_triple must be a string, got {triple}")
-        out.triple = triple.data
-    else:
-        if target_triple is None:
-            from llvmlite import binding
-
-            target_triple = binding.get_default_triple()
-        out.triple = target_triple
-    if data_layout:
-        out.data_layout = data_layout
-
-    globals_: list[llvm.GlobalOp] = []
-    funcs: list[llvm.FuncOp] = []
-    for op in module.ops:
-        if isinstance(op, llvm.GlobalOp):
-            globals_.append(op)
-        elif isinstance(op, llvm.FuncOp):
-            funcs.append(op)
-        else:
-            raise CompileError(
-                f"'{op.name}' at module level cannot be translated to LLVM IR: only "
-                "llvm.func and llvm.mlir.global can. Run lower-tir-to-llvm first."
-            )
-    # xDSL's module-level helpers are reused as they are (xDSL is pinned).
-    for g in globals_:
-        xdsl_convert._convert_global(g, out)  # pyright: ignore[reportPrivateUsage]
-    for f in funcs:
-        xdsl_convert._declare_func(f, out)  # pyright: ignore[reportPrivateUsage]
-        _set_linkage(f, out)
-    for f in funcs:
-        if f.body.blocks:
-            _convert_body(f, out)
-    from lamina.lowering.parallel import emit_parallel_glue, parallel_loops
-
-    emit_parallel_glue(out, parallel_loops(module))
-    return out
 
 
 __all__ = [
@@ -337,6 +120,4 @@ __all__ = [
     "LLVMExt",
     "LLVMWithExt",
     "UIToFPOp",
-    "convert_module",
-    "intrinsic_suffix",
 ]

@@ -38,6 +38,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects import relay
+from lamina.dialects.dtypes import element_type
 from lamina.dialects.resources import blobs
 from lamina.errors import FrontendError, LaminaError, UnsupportedOpError
 from lamina.frontends.onnx_checks import (
@@ -47,7 +48,6 @@ from lamina.frontends.onnx_checks import (
     np_dtype,
     topological_order,
 )
-from lamina.runtime.dtypes import element_type
 
 Converter = Callable[["NodeContext"], Sequence[SSAValue]]
 CONVERTERS: dict[str, Converter] = {}
@@ -498,7 +498,7 @@ def _known_elem(elem: int) -> bool:
 
 
 def _onnx_elem(t: TensorType) -> int:
-    from lamina.runtime.dtypes import numpy_dtype
+    from lamina.dialects.dtypes import numpy_dtype
 
     return onnx.helper.np_dtype_to_tensor_dtype(numpy_dtype(t.get_element_type()))
 

@@ -29,9 +29,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 
 from lamina.dialects import relay
+from lamina.dialects.dtypes import element_type, numpy_dtype
 from lamina.errors import LaminaError
 from lamina.frontends.onnx import NodeContext, converter, shape
-from lamina.runtime.dtypes import element_type, numpy_dtype
 
 
 # ----------------------------------------------------------------- helpers

@@ -1,4 +1,4 @@
-"""Parallel loops on real threads: libgomp's persistent pool, called from LLVM IR.
+"""Parallel loops, outlined for threads (the glue is `lamina.target.parallel`).
 
 `outline_parallel_loops` (run by `lower-tir-to-llvm` first) moves the body of each
 top-level `tir.for parallel` of a kernel into a kernel of its own,
@@ -6,12 +6,8 @@ top-level `tir.for parallel` of a kernel into a kernel of its own,
 range[1]` serially, and replaces the loop by a call of `<kernel>_par<n>_launch
 (buffers...)`. The loop is recorded in the module attribute `lamina.parallel`.
 
-`emit_parallel_glue` (run when the module is translated to LLVM IR) defines each
-launcher: it packs the buffer pointers and calls `GOMP_parallel(worker, data, 0,
-0)`; the worker takes its static chunk of the iterations from
-`omp_get_thread_num()` / `omp_get_num_threads()`. The team size is the calling
-thread's `omp_set_num_threads` (set by the executor from `num_threads` or
-`LAMINA_NUM_THREADS`). A loop that captures anything but buffers and constants
+When the module is translated to LLVM IR, `lamina.target.parallel` defines each
+launcher on libgomp. A loop that captures anything but buffers and constants
 stays serial.
 """
 
@@ -19,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import llvmlite.ir as ir
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -33,7 +28,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from lamina.dialects import tir
 from lamina.dialects.tir import AllocScope, ForKind
-from lamina.passes.tir_unroll import loop_bounds, set_kind
+from lamina.passes.tir.unroll import loop_bounds, set_kind
 
 ATTR = "lamina.parallel"
 
@@ -173,88 +168,6 @@ def outline_parallel_loops(module: ModuleOp) -> list[ParallelLoop]:
     return found
 
 
-# ------------------------------------------------------------- LLVM IR glue
-_I64 = ir.IntType(64)
-_I32 = ir.IntType(32)
-_PTR = ir.PointerType()  # opaque, as xDSL's llvm.ptr
-
-
-def _function(module: ir.Module, name: str, ftype: ir.FunctionType) -> ir.Function:
-    fn = module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(module, ftype, name)
-    return fn
-
-
-def _range(b: ir.IRBuilder, lo: ir.Value, hi: ir.Value) -> ir.Value:
-    """The body's `range` argument: a stack pair of i64, `[lo, hi)`."""
-    rng = b.alloca(_I64, size=ir.Constant(_I64, 2))
-    b.store(lo, rng)
-    b.store(hi, b.gep(rng, [ir.Constant(_I64, 1)], source_etype=_I64))
-    return rng
-
-
-def emit_parallel_glue(module: ir.Module, loops: list[ParallelLoop]) -> None:
-    """Define each loop's launcher and worker in `module` (llvmlite IR)."""
-    void = ir.VoidType()
-    worker_t = ir.FunctionType(void, [_PTR])
-    gomp = _function(module, "GOMP_parallel", ir.FunctionType(void, [_PTR, _PTR, _I32, _I32]))
-    tid_fn = _function(module, "omp_get_thread_num", ir.FunctionType(_I32, []))
-    nt_fn = _function(module, "omp_get_num_threads", ir.FunctionType(_I32, []))
-    max_fn = _function(module, "omp_get_max_threads", ir.FunctionType(_I32, []))
-    for p in loops:
-        launch = module.globals[p.launch]
-        body = module.globals[p.body]
-        # worker(data): its chunk of the iterations, then the body
-        worker = ir.Function(module, worker_t, f"{p.body}_worker")
-        worker.linkage = "internal"
-        b = ir.IRBuilder(worker.append_basic_block("entry"))
-        tid = b.zext(b.call(tid_fn, []), _I64)
-        nt = b.zext(b.call(nt_fn, []), _I64)
-        count = -(-(p.ub - p.lb) // p.step)
-        chunk = b.udiv(b.add(ir.Constant(_I64, count), b.sub(nt, ir.Constant(_I64, 1))), nt)
-        first = b.mul(tid, chunk)
-        last = b.select(
-            b.icmp_unsigned("<", b.add(first, chunk), ir.Constant(_I64, count)),
-            b.add(first, chunk), ir.Constant(_I64, count),
-        )
-        run, done = worker.append_basic_block("run"), worker.append_basic_block("done")
-        b.cbranch(b.icmp_unsigned("<", first, last), run, done)
-        b.position_at_end(done)
-        b.ret_void()
-        b.position_at_end(run)
-        step = ir.Constant(_I64, p.step)
-        rng = _range(
-            b,
-            b.add(ir.Constant(_I64, p.lb), b.mul(first, step)),
-            b.add(ir.Constant(_I64, p.lb), b.mul(last, step)),
-        )
-        table = worker.args[0]
-        args = [
-            b.load(b.gep(table, [ir.Constant(_I64, i)], source_etype=_PTR), typ=_PTR)
-            for i in range(p.buffers)
-        ]
-        args.append(rng)
-        b.call(body, args)
-        b.ret_void()
-        # launch(buffers...): one thread runs the body on every iteration itself;
-        # more pack the pointers and run the team.
-        b = ir.IRBuilder(launch.append_basic_block("entry"))
-        threads = b.call(max_fn, [])
-        alone, team = launch.append_basic_block("alone"), launch.append_basic_block("team")
-        b.cbranch(b.icmp_signed("<=", threads, ir.Constant(_I32, 1)), alone, team)
-        b.position_at_end(alone)
-        rng = _range(b, ir.Constant(_I64, p.lb), ir.Constant(_I64, p.ub))
-        b.call(body, [*launch.args, rng])
-        b.ret_void()
-        b.position_at_end(team)
-        data = b.alloca(_PTR, size=ir.Constant(_I64, max(p.buffers, 1)))
-        for i, a in enumerate(launch.args):
-            b.store(a, b.gep(data, [ir.Constant(_I64, i)], source_etype=_PTR))
-        b.call(gomp, [worker, data, threads, ir.Constant(_I32, 0)])
-        b.ret_void()
-
-
 def parallel_loops(module: ModuleOp) -> list[ParallelLoop]:
     attr = module.attributes.get(ATTR)
     if not isinstance(attr, ArrayAttr):
@@ -262,4 +175,4 @@ def parallel_loops(module: ModuleOp) -> list[ParallelLoop]:
     return [ParallelLoop.from_attr(a) for a in attr.data]  # type: ignore[arg-type]
 
 
-__all__ = ["ParallelLoop", "emit_parallel_glue", "outline_parallel_loops", "parallel_loops"]
+__all__ = ["ParallelLoop", "outline_parallel_loops", "parallel_loops"]

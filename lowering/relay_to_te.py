@@ -24,6 +24,7 @@ from lamina.dialects import relay, te
 from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.errors import LoweringError
 from lamina.lowering.topi import Kernel, compute_for
+from lamina.passes.registry import register_pass
 
 #: C library functions that compiled code may call (LLVM lowers `llvm.exp.f64` to
 #: `exp`, tanh and erf are libm calls, ...): a kernel must not take their names.
@@ -123,6 +124,7 @@ def structural_key(kernel: te.FuncOp) -> str:
     return out.getvalue()
 
 
+@register_pass
 @dataclass(frozen=True)
 class LowerRelayToTePass(ModulePass):
     """Lower graph ops to TE kernels called from the graph."""

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
 
+from lamina import host
 from lamina.dialects import te
 from lamina.dialects.tir import ForKind
 from lamina.errors import LoweringError
@@ -265,31 +265,6 @@ class LoopNest:
 
 
 # ---------------------------------------------------------------- defaults
-@dataclass(frozen=True)
-class HostKnobs:
-    """Vector width (bits) and register-tile sizes of the host, from LLVM."""
-
-    vector_bits: int
-
-    def lanes(self, elem_bits: int) -> int:
-        return max(1, self.vector_bits // elem_bits)
-
-
-@cache
-def host() -> HostKnobs:
-    import llvmlite.binding as llvm
-
-    from lamina.runtime.jit import host_target_machine
-
-    host_target_machine()  # initializes LLVM
-    features = llvm.get_host_cpu_features()
-    if features.get("avx512f"):
-        return HostKnobs(512)
-    if features.get("avx2") or features.get("avx"):
-        return HostKnobs(256)
-    return HostKnobs(128)
-
-
 def _parallel_outer(loops: list[str], extents: list[int], threads_hint: int = 16) -> list[Primitive]:
     """Fuse leading loops until there is enough parallel work, mark it parallel."""
     if not loops:
@@ -317,7 +292,7 @@ def gemm(
     """A register-tiled GEMM micro-kernel for a sum reduction over `r0` whose
     output axes are `batch..., row, cols...` (`cols` are fused into one vector
     axis): MR rows x NR lanes of accumulators, B panels reused across row tiles."""
-    lanes = host().lanes(elem_bits)
+    lanes = host.cpu().lanes(elem_bits)
     steps: list[Primitive] = []
     col = f"i{cols[0]}"
     ncol = 1
@@ -358,7 +333,7 @@ def injective(extents: tuple[int, ...], elem_bits: int = 32) -> Schedule:
     loops parallel when there is enough work."""
     if not extents or 0 in extents:
         return Schedule()
-    lanes = host().lanes(elem_bits)
+    lanes = host.cpu().lanes(elem_bits)
     names = [f"i{d}" for d in range(len(extents))]
     steps: list[Primitive] = []
     total = 1

@@ -38,6 +38,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
 from lamina.dialects import relay, te, tir
+from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.resources import blobs
 from lamina.dialects.te import ReduceKind
 from lamina.errors import LoweringError
@@ -47,7 +48,7 @@ from lamina.lowering.index import Clamp, Div, Lin, Mod, Opaque, Var
 from lamina.lowering.relay_to_te import SymbolNamer
 from lamina.lowering.schedule import Loop, LoopNest, Schedule, default_for
 from lamina.lowering.topi import Kernel
-from lamina.runtime.dtypes import numpy_dtype
+from lamina.passes.registry import register_pass
 
 # Identity element of each reduction, as a float (integers use min/max of type).
 _INIT = {ReduceKind.SUM: 0.0, ReduceKind.PROD: 1.0}
@@ -610,6 +611,7 @@ def _tir_constant(op: relay.ConstantOp) -> Operation:
     return tir.ConstantOp(value, memref_of(t))
 
 
+@register_pass
 @dataclass(frozen=True)
 class LowerTeToTirPass(ModulePass):
     """Lower TE kernels to TIR loop nests and the graph to buffer calls."""

@@ -70,15 +70,11 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from lamina import host
+from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK
 from lamina.dialects import llvm_ext, tir
 from lamina.errors import LoweringError
-
-#: Alignment (bytes) of every buffer the runtime hands to compiled code, and of
-#: every workspace slot and stack buffer.
-BUFFER_ALIGN = 64
-# Readable bytes every buffer has past its end: a vector lane past a tensor's
-# last element (a tail of a non-dividing split, stored masked) may be loaded.
-BUFFER_SLACK = 256
+from lamina.passes.registry import register_pass
 
 PTR = llvm.LLVMPointerType()
 _OpT = TypeVar("_OpT", bound=Operation)
@@ -285,15 +281,12 @@ class _Emitter:
 
     def mvec(self, name: str, args: Sequence[SSAValue], t: VectorType) -> SSAValue | None:
         """`name` on a vector through libmvec, or None when it has no variant."""
-        from lamina.lowering.schedule import host
-        from lamina.runtime.jit import has_libmvec
-
         elem = t.get_element_type()
-        if not isinstance(elem, Float32Type | Float64Type) or not has_libmvec():
+        if not isinstance(elem, Float32Type | Float64Type) or not host.has_libmvec():
             return None
         if name not in MVEC_FUNCTIONS or len(args) != 1:
             return None
-        bits = host().vector_bits
+        bits = host.cpu().vector_bits
         width = bits // elem.bitwidth
         count = t.element_count()
         if count % width:
@@ -1180,6 +1173,7 @@ def lower_module(module: ModuleOp) -> None:
         _set_module_attrs(module, state, plan or WorkspacePlan((), 0, 0))
 
 
+@register_pass
 @dataclass(frozen=True)
 class LowerTirToLlvmPass(ModulePass):
     """Lower `tir.prim_func` kernels and the entry `func.func @main` to `llvm.func`s."""

@@ -1,142 +1,129 @@
-"""Every pass lamina knows, by name: lamina's own and the xDSL ones it reuses."""
+"""Every pass by name: lamina's own, those of plugins, and the xDSL passes lamina
+reuses (as xdsl-opt knows them).
+
+A lamina pass registers itself where it is defined:
+
+    @register_pass
+    @dataclass(frozen=True)
+    class FuseOpsPass(ModulePass):
+        name = "fuse-ops"
+        opt_level: ClassVar[int] = 2
+
+and a plugin's pass through the entry-point group `lamina.passes` (the entry
+point's name is the pass name). A pass declares the lowest opt level it runs at
+as a class variable (TVM's `PassInfo.opt_level`); xDSL's passes get theirs from
+`EXTERNAL_OPT_LEVELS` (anything else: 0, always runs).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import difflib
+from collections.abc import Callable, Iterable
+from functools import cache
+from typing import Any, TypeVar
 
 from xdsl.passes import ModulePass
 
+from lamina.errors import LaminaError
+from lamina.registry import Registry
 
-def _lower_relay_to_te() -> type[ModulePass]:
-    from lamina.lowering.relay_to_te import LowerRelayToTePass
-
-    return LowerRelayToTePass
-
-
-def _lower_te_to_tir() -> type[ModulePass]:
-    from lamina.lowering.te_to_tir import LowerTeToTirPass
-
-    return LowerTeToTirPass
+P = TypeVar("P", bound=type[ModulePass])
 
 
-def _lower_tir_to_llvm() -> type[ModulePass]:
-    from lamina.lowering.tir_to_llvm import LowerTirToLlvmPass
-
-    return LowerTirToLlvmPass
-
-
-def _tir_unroll() -> type[ModulePass]:
-    from lamina.passes.tir_unroll import TirUnrollPass
-
-    return TirUnrollPass
+def _check_pass(name: str, obj: Any) -> type[ModulePass]:
+    if not (isinstance(obj, type) and issubclass(obj, ModulePass)) and callable(obj):
+        obj = obj()  # a plugin may name a function returning the class
+    if not (isinstance(obj, type) and issubclass(obj, ModulePass)):
+        raise LaminaError(f"pass '{name}' is not a ModulePass class: {obj!r}")
+    if obj.name != name:
+        raise LaminaError(f"the pass class is named '{obj.name}', not '{name}'")
+    return obj
 
 
-def _tir_vectorize() -> type[ModulePass]:
-    from lamina.passes.tir_vectorize import TirVectorizePass
-
-    return TirVectorizePass
+#: lamina's passes and the plugins' (group `lamina.passes`).
+PASSES: Registry[type[ModulePass]] = Registry("pass", "lamina.passes", _check_pass)
 
 
-def _alter_op_layout() -> type[ModulePass]:
-    from lamina.passes.alter_op_layout import AlterOpLayoutPass
-
-    return AlterOpLayoutPass
-
-
-def _fold_constant() -> type[ModulePass]:
-    from lamina.passes.fold_constant import FoldConstantPass
-
-    return FoldConstantPass
+def register_pass(cls: P) -> P:
+    """Class decorator: register a pass under its `name`."""
+    PASSES.register(cls.name, cls)
+    return cls
 
 
-def _fuse_ops() -> type[ModulePass]:
-    from lamina.passes.fuse_ops import FuseOpsPass
-
-    return FuseOpsPass
-
-
-def _simplify_expr() -> type[ModulePass]:
-    from lamina.passes.simplify_expr import SimplifyExprPass
-
-    return SimplifyExprPass
+#: Opt levels of the xDSL passes lamina reuses (lamina's own passes declare theirs
+#: as a class variable `opt_level`). Any other pass has level 0: it always runs.
+EXTERNAL_OPT_LEVELS: dict[str, int] = {"canonicalize": 2, "cse": 2, "dce": 2}
 
 
-def _simplify_inference() -> type[ModulePass]:
-    from lamina.passes.simplify_inference import SimplifyInferencePass
-
-    return SimplifyInferencePass
-
-
-def _canonicalize() -> type[ModulePass]:
-    from lamina.passes.canonicalize import CanonicalizePass
-
-    return CanonicalizePass
-
-
-def _byoc(module: str, cls: str) -> Callable[[], type[ModulePass]]:
-    def load() -> type[ModulePass]:
-        import importlib
-
-        return getattr(importlib.import_module(f"lamina.passes.{module}"), cls)
-
-    return load
+def pass_opt_level(p: ModulePass | type[ModulePass]) -> int:
+    """The lowest opt level at which `p` runs."""
+    cls = p if isinstance(p, type) else type(p)
+    level = cls.__dict__.get("opt_level")
+    if level is None:
+        for base in cls.__mro__[1:]:
+            if isinstance(base.__dict__.get("opt_level"), int):
+                level = base.__dict__["opt_level"]
+                break
+    if isinstance(level, int) and not isinstance(level, bool):
+        return level
+    return EXTERNAL_OPT_LEVELS.get(cls.name, 0)
 
 
-def _manager(cls: str) -> Callable[[], type[ModulePass]]:
-    def load() -> type[ModulePass]:
-        from lamina.passes import manager
+@cache
+def _xdsl_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    from xdsl.universe import Universe
 
-        return getattr(manager, cls)
-
-    return load
+    return dict(Universe.get_multiverse().all_passes)
 
 
-def _xdsl(module: str, cls: str) -> Callable[[], type[ModulePass]]:
-    def load() -> type[ModulePass]:
-        import importlib
-
-        return getattr(importlib.import_module(module), cls)
-
-    return load
-
-
-#: Pass name -> factory of its class (imports stay lazy, as in xDSL's universe).
-LAMINA_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
-    "lower-relay-to-te": _lower_relay_to_te,
-    "lower-te-to-tir": _lower_te_to_tir,
-    "lower-tir-to-llvm": _lower_tir_to_llvm,
-    "tir-unroll": _tir_unroll,
-    "tir-vectorize": _tir_vectorize,
-    "fold-constant": _fold_constant,
-    "alter-op-layout": _alter_op_layout,
-    "fuse-ops": _fuse_ops,
-    "simplify-expr": _simplify_expr,
-    # xDSL's canonicalize plus relay's canonical forms (passes/canonicalize.py).
-    "canonicalize": _canonicalize,
-    "cse": _xdsl(
-        "xdsl.transforms.common_subexpression_elimination",
-        "CommonSubexpressionElimination",
-    ),
-    "dce": _xdsl("xdsl.transforms.dead_code_elimination", "DeadCodeElimination"),
-    "simplify-inference": _simplify_inference,
-    # BYOC (bring your own codegen): see lamina.backends.
-    "merge-composite": _byoc("merge_composite", "MergeCompositePass"),
-    "annotate-target": _byoc("annotate_target", "AnnotateTargetPass"),
-    "merge-compiler-regions": _byoc(
-        "merge_compiler_regions", "MergeCompilerRegionsPass"
-    ),
-    "partition-graph": _byoc("partition_graph", "PartitionGraphPass"),
-    "external-codegen": _byoc("external_codegen", "ExternalCodegenPass"),
-    # Named pipelines, usable as passes (`-p default`); see passes/manager.py.
-    "optimize": _manager("OptimizePipeline"),
-    "lower": _manager("LowerPipeline"),
-    "default": _manager("DefaultPipeline"),
-}
+def _factory(name: str) -> Callable[[], type[ModulePass]]:
+    return lambda: PASSES.get(name)
 
 
 def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """lamina's passes, plus those of installed plugins (entry points
-    `lamina.passes`; lamina's own names win)."""
-    from lamina.plugins import plugin_passes
+    """Pass name -> factory of its class: lamina's, the plugins' (lamina's names
+    win) and xDSL's, as `xdsl.passes.PassPipeline.parse_spec` takes them."""
+    return {**_xdsl_passes(), **{n: _factory(n) for n in PASSES.names()}}
 
-    return {**plugin_passes(), **LAMINA_PASSES}  # (a fresh dict: callers may edit it)
+
+def lamina_pass_list() -> str:
+    """lamina's pass names, for error messages."""
+    return ", ".join(PASSES.names()) + " (plus xDSL's: see lamina-opt --help)"
+
+
+def check_pass_names(what: str, names: Iterable[str] | str) -> tuple[str, ...]:
+    """`names` (a list or comma-separated text) if every one is a known pass, else
+    a LaminaError for `what` naming the unknown one and the closest known."""
+    if isinstance(names, str):
+        names = [n for n in names.split(",") if n]
+    out = tuple(names)
+    known = all_passes()
+    for name in out:
+        if not isinstance(name, str) or name not in known:
+            close = difflib.get_close_matches(str(name), known, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise LaminaError(
+                f"{what}: unknown pass '{name}'{hint}; lamina's passes are "
+                + lamina_pass_list()
+            )
+    return out
+
+
+def pass_class(name: str) -> type[ModulePass]:
+    """The class of the pass `name` (lamina's, a plugin's or xDSL's)."""
+    known = all_passes()
+    if name not in known:
+        check_pass_names("pass", [name])
+    return known[name]()
+
+
+__all__ = [
+    "EXTERNAL_OPT_LEVELS",
+    "PASSES",
+    "all_passes",
+    "check_pass_names",
+    "lamina_pass_list",
+    "pass_class",
+    "pass_opt_level",
+    "register_pass",
+]

@@ -14,37 +14,54 @@ assembly file pulls in with `.incbin`, assembled and linked by the system C
 compiler (`cc`, or `$CC`) against the runtime libraries (libm, libgomp). Export time
 therefore does not grow with the model's weights beyond copying them.
 
-`load(path)` opens such a library with ctypes and returns a `CompiledModel` whose
-weights are read-only numpy views of the library's embedded data.
+`lamina.runtime.library.load(path)` opens such a library again.
 """
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import shlex
 import shutil
 import subprocess
 import tempfile
-import threading
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 
+from lamina import host
+from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY, EXTERNAL_LIBRARIES_ATTR
 from lamina.errors import CompileError, LaminaError
 from lamina.fileio import check_writable, write_atomic_with
-
-if TYPE_CHECKING:
-    from lamina.runtime.executor import CompiledModel, TensorSpec
+from lamina.target.codegen import compile_object, object_from_ir
+from lamina.version import __version__
 
 FORMAT = "lamina-shared-library"
 FORMAT_VERSION = 1
-ALIGN = 64
-ENTRY = "main"
+ALIGN = BUFFER_ALIGN
+
+
+class Spec(Protocol):
+    """A model input or output as the library's metadata records it."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+
+class Exportable(Protocol):
+    """What export reads of a compiled model (`lamina.runtime.model.CompiledModel`)."""
+
+    inputs: list[Any]
+    outputs: list[Any]
+    workspace_size: int
+    _native: Any
+    _params: list[np.ndarray]
+    _lowered: ModuleOp | None
+    _opt_level: int
+    _library_path: str | os.PathLike[str] | None
 
 _ASM = """\
 \t.section .rodata.lamina,"a",@progbits
@@ -104,7 +121,7 @@ def _run(cmd: list[str], cwd: Path, what: str) -> None:
         )
 
 
-def _spec_json(spec: TensorSpec) -> dict[str, Any]:
+def _spec_json(spec: Spec) -> dict[str, Any]:
     return {"name": spec.name, "shape": list(spec.shape), "dtype": spec.dtype.str}
 
 
@@ -128,8 +145,6 @@ def _layout(params: list[np.ndarray]) -> tuple[list[dict[str, Any]], int]:
 def _write_params(path: Path, params: list[np.ndarray], layout: list[dict[str, Any]]) -> None:
     """The weights at their offsets, then the readable slack compiled code may
     load past the last one (`BUFFER_SLACK`)."""
-    from lamina.lowering.tir_to_llvm import BUFFER_SLACK
-
     with path.open("wb") as f:
         for p, entry in zip(params, layout, strict=True):
             f.write(b"\0" * (entry["offset"] - f.tell()))
@@ -137,17 +152,14 @@ def _write_params(path: Path, params: list[np.ndarray], layout: list[dict[str, A
         f.write(b"\0" * BUFFER_SLACK)
 
 
-def metadata(model: CompiledModel, layout: list[dict[str, Any]]) -> dict[str, Any]:
+def metadata(model: Exportable, layout: list[dict[str, Any]]) -> dict[str, Any]:
     """The JSON description of `model` embedded in its library."""
-    from lamina import __version__
-    from lamina.runtime.jit import host_target_machine
-
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
         "lamina_version": __version__,
         "entry": ENTRY,
-        "triple": host_target_machine().triple,
+        "triple": host.target_machine().triple,
         "inputs": [_spec_json(s) for s in model.inputs],
         "outputs": [_spec_json(s) for s in model.outputs],
         "params": layout,
@@ -155,31 +167,18 @@ def metadata(model: CompiledModel, layout: list[dict[str, Any]]) -> dict[str, An
     }
 
 
-def object_code(model: CompiledModel, lowered: ModuleOp) -> bytes:
+def object_code(model: Exportable, lowered: ModuleOp) -> bytes:
     """Object code of the model for the host. The JIT's already optimized LLVM IR
     only needs code generation (about 5x faster than `compile_object`, which
     translates and optimizes the lowered module again); without it, that."""
-    import llvmlite.binding as llvm
-
-    from lamina.runtime import jit
-
     optimized = getattr(model._native, "optimized_ir", None)
     if not isinstance(optimized, str) or not optimized:
-        return jit.compile_object(lowered, opt_level=model._opt_level)
-    with jit._lock:  # LLVM's global context is shared with the JIT
-        tm = jit.host_target_machine(model._opt_level)
-        try:
-            mod = llvm.parse_assembly(optimized)
-            mod.verify()
-            return tm.emit_object(mod)
-        except RuntimeError as e:
-            raise CompileError(f"code generation for export failed: {e}") from e
+        return compile_object(lowered, opt_level=model._opt_level)
+    return object_from_ir(optimized, model._opt_level)
 
 
-def export(model: CompiledModel, path: str | os.PathLike[str]) -> None:
+def export_library(model: Exportable, path: str | os.PathLike[str]) -> None:
     """Write `model` as one shared library at `path` (atomically)."""
-    from lamina.runtime.jit import runtime_libraries
-
     target = check_writable(path)
     source, lowered = model._library_path, model._lowered
     if lowered is None:
@@ -191,7 +190,7 @@ def export(model: CompiledModel, path: str | os.PathLike[str]) -> None:
         write_atomic_with(target, lambda tmp: shutil.copyfile(source, tmp))
         return
     cc = c_compiler()
-    libs = runtime_libraries()
+    libs = host.runtime_libraries()
     obj = object_code(model, lowered)
     layout, _ = _layout(model._params)
     meta = json.dumps(metadata(model, layout), separators=(",", ":")).encode()
@@ -229,7 +228,7 @@ def _external_link_args(lowered: ModuleOp) -> list[str]:
     """Linker arguments for the libraries BYOC code generation produced (listed in
     the module attribute `lamina.external_libraries`): each by path, with an rpath
     to its folder, so a fresh process finds them."""
-    attr = lowered.attributes.get("lamina.external_libraries")
+    attr = lowered.attributes.get(EXTERNAL_LIBRARIES_ATTR)
     if not isinstance(attr, ArrayAttr):
         return []
     paths = [Path(a.data) for a in attr.data if isinstance(a, StringAttr)]
@@ -237,116 +236,13 @@ def _external_link_args(lowered: ModuleOp) -> list[str]:
     return [*(str(p) for p in paths), *(f"-Wl,-rpath,{d}" for d in dirs)]
 
 
-@dataclass(eq=False)
-class SharedLibrary:
-    """An opened lamina library; keeps it loaded while a model uses it."""
-
-    path: Path
-    lib: ctypes.CDLL
-
-    def address(self, name: str) -> int:
-        """The address of the exported symbol `name`."""
-        try:
-            return ctypes.cast(getattr(self.lib, name), ctypes.c_void_p).value or 0
-        except AttributeError:
-            raise LaminaError(
-                f"'{self.path}' has no function '{name}'; it is not a lamina library "
-                "or is damaged; export it again"
-            ) from None
-
-    def data(self, name: str) -> int:
-        try:
-            return ctypes.addressof(ctypes.c_char.in_dll(self.lib, name))
-        except ValueError:
-            raise LaminaError(
-                f"'{self.path}' is not a lamina library (no '{name}' symbol); export "
-                "a model with `lamina compile MODEL.onnx -o OUT.so`"
-            ) from None
-
-
-_loaded: dict[str, tuple[int, int]] = {}
-_load_lock = threading.Lock()
-
-
-def _dlopen(path: Path) -> ctypes.CDLL:
-    """dlopen `path`, also when another file was loaded under the same name
-    before (the dynamic loader would hand back the old one)."""
-    st = path.stat()
-    key = str(path.resolve())
-    with _load_lock:
-        seen = _loaded.setdefault(key, (st.st_dev, st.st_ino))
-        if seen == (st.st_dev, st.st_ino):
-            return ctypes.CDLL(key, mode=os.RTLD_NOW | os.RTLD_LOCAL)
-        alias = Path(tempfile.mkdtemp(prefix="lamina-load-")) / path.name
-        alias.symlink_to(key)
-        return ctypes.CDLL(str(alias), mode=os.RTLD_NOW | os.RTLD_LOCAL)
-
-
-def load(path: str | os.PathLike[str]) -> CompiledModel:
-    """Load a library written by `CompiledModel.export` as a `CompiledModel`."""
-    from lamina.runtime.executor import CompiledModel, TensorSpec
-
-    file = Path(path)
-    if not file.exists():
-        raise LaminaError(f"cannot load '{file}': no such file")
-    if file.is_dir():
-        raise LaminaError(f"cannot load '{file}': it is a directory, not a library")
-    with file.open("rb") as f:
-        if f.read(4) != b"\x7fELF":
-            raise LaminaError(
-                f"cannot load '{file}': not a shared library; export one with "
-                "`lamina compile MODEL.onnx -o OUT.so`"
-            )
-    try:
-        lib = SharedLibrary(file, _dlopen(file))
-    except OSError as e:
-        raise LaminaError(f"cannot load '{file}': {e}") from None
-    size = ctypes.c_uint64.from_address(lib.data("lamina_metadata_size")).value
-    try:
-        meta = json.loads(ctypes.string_at(lib.data("lamina_metadata"), size))
-    except ValueError:
-        meta = None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise LaminaError(f"cannot load '{file}': its metadata is not lamina's")
-    if meta.get("version") != FORMAT_VERSION:
-        raise LaminaError(
-            f"cannot load '{file}': library format {meta.get('version')}, this lamina "
-            f"reads {FORMAT_VERSION}; export the model again"
-        )
-    base = lib.data("lamina_params")
-    if base % ALIGN:
-        raise LaminaError(f"cannot load '{file}': its weights are not {ALIGN}-byte aligned")
-    params = []
-    for entry in meta["params"]:
-        dtype, nbytes = np.dtype(entry["dtype"]), entry["nbytes"]
-        if nbytes:
-            buf = (ctypes.c_char * nbytes).from_address(base + entry["offset"])
-            arr = np.frombuffer(buf, dtype=dtype).reshape(entry["shape"])
-        else:
-            arr = np.empty(entry["shape"], dtype)
-        arr.flags.writeable = False
-        params.append(arr)
-
-    def spec(d: dict[str, Any]) -> TensorSpec:
-        return TensorSpec(d["name"], tuple(d["shape"]), np.dtype(d["dtype"]))
-
-    model = CompiledModel(
-        lib,
-        [spec(d) for d in meta["inputs"]],
-        [spec(d) for d in meta["outputs"]],
-        params,
-        int(meta["workspace_size"]),
-    )
-    model._library_path = file
-    return model
-
-
 __all__ = [
+    "ALIGN",
     "FORMAT",
-    "SharedLibrary",
+    "FORMAT_VERSION",
+    "Exportable",
     "c_compiler",
-    "export",
-    "load",
+    "export_library",
     "metadata",
     "object_code",
 ]

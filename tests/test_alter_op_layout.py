@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 import lamina
 from lamina.dialects import relay
-from lamina.passes.manager import PassContext, run_pipeline
+from lamina.passes import PassContext, run_pipeline
 from lamina.tools.models import resnet18
 
 RNG = np.random.default_rng(0)

@@ -9,10 +9,9 @@ from hypothesis import strategies as st
 from xdsl.dialects import func
 
 import lamina
-from lamina.passes.canonicalize import CanonicalizePass
-from lamina.passes.fold_constant import evaluate
-from lamina.passes.manager import PassContext, pass_opt_level, run_pipeline
-from lamina.passes.registry import all_passes
+from lamina.passes import PassContext, all_passes, pass_opt_level, run_pipeline
+from lamina.passes.graph.canonicalize import CanonicalizePass
+from lamina.passes.graph.fold_constant import evaluate
 
 
 def _t(shape) -> str:

@@ -15,16 +15,16 @@ from xdsl.dialects.builtin import (
 from xdsl.irdl import irdl_op_definition
 
 import lamina
+from lamina import passes as manager
 from lamina.dialects import relay
-from lamina.passes import manager
-from lamina.passes.fold_constant import (
+from lamina.dialects.dtypes import element_type
+from lamina.passes.graph.fold_constant import (
     EVALUATORS,
     INLINE_LIMIT,
     fold_constants,
     make_constant,
 )
-from lamina.passes.pattern import constant_data
-from lamina.runtime.dtypes import element_type
+from lamina.pattern import constant_data
 
 rng = np.random.default_rng(0)
 

@@ -19,13 +19,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 import lamina
+from lamina import passes as manager
 from lamina.dialects import relay
 from lamina.dialects.relay import OpPattern
 from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.errors import LaminaError
-from lamina.passes import manager
-from lamina.passes.fold_constant import evaluate
-from lamina.passes.fuse_ops import fuse_ops, op_pattern
+from lamina.passes.graph.fold_constant import evaluate
+from lamina.passes.graph.fuse_ops import fuse_ops, op_pattern
 
 
 def fused_groups(module: Operation) -> list[list[str]]:

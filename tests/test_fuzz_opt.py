@@ -33,7 +33,8 @@ class CrashPass(ModulePass):
 
 @pytest.fixture
 def crash_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(registry.LAMINA_PASSES, "test-crash", lambda: CrashPass)
+    with registry.PASSES.scoped("test-crash", CrashPass):
+        yield
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

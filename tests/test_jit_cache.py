@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina.runtime import jit
+from lamina.runtime import cache
 
 TEXT = """
 func.func @main(%a: tensor<8x16xf32>, %b: tensor<16x24xf32>) -> tensor<8x24xf32> {
@@ -50,12 +50,12 @@ def test_cache_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_cache_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(jit, "CACHE_MAX_ENTRIES", 4)
+    monkeypatch.setattr(cache, "CACHE_MAX_ENTRIES", 4)
     for i in range(6):
         entry = tmp_path / f"{i:02d}.o"
         entry.write_bytes(b"x")
         os.utime(entry, ns=(i * 10**9, i * 10**9))
-    jit._trim_cache(tmp_path)
+    cache._trim_cache(tmp_path)
     assert sorted(p.name for p in tmp_path.glob("*.o")) == ["03.o", "04.o", "05.o"]
 
 

@@ -3,7 +3,7 @@
 Which cases run is generated from the converter registry: for every op in
 `lamina.frontends.onnx.CONVERTERS`, the in-scope node, simple, pytorch-converted and
 pytorch-operator cases that exercise it and use no op without a converter (see
-`lamina.frontends.onnx_conformance`). A new converter brings its cases in by
+`lamina.tools.onnx_conformance`). A new converter brings its cases in by
 itself. Cases outside that set are not collected at all (rather than thousands of
 skips); `bench/conformance.py` measures the whole suite, unsupported ops included.
 The `real` kind (the light models) is covered by `test_onnx_light_models.py`.
@@ -28,10 +28,10 @@ import pytest
 from onnx import TensorProto, helper
 
 import lamina
-import lamina.frontends.onnx_backend as backend
-from lamina.frontends import onnx_conformance
+import lamina.tools.onnx_backend as backend
 from lamina.frontends.onnx import CONVERTERS
-from lamina.frontends.onnx_backend import LaminaBackend
+from lamina.tools import onnx_conformance
+from lamina.tools.onnx_backend import LaminaBackend
 
 KINDS = ("node", *onnx_conformance.MODEL_KINDS)
 

@@ -25,8 +25,8 @@ from onnx.backend.test.runner import Runner
 
 from lamina.errors import UnsupportedOpError
 from lamina.frontends.onnx import CONVERTERS
-from lamina.frontends.onnx_backend import LaminaBackend
-from lamina.frontends.onnx_conformance import DATA_DIR, op_types
+from lamina.tools.onnx_backend import LaminaBackend
+from lamina.tools.onnx_conformance import DATA_DIR, op_types
 
 
 def _light_cases() -> list[tuple[str, str, float, float]]:

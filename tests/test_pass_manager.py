@@ -14,10 +14,12 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.passes import ModulePass, PassPipeline
 
 import lamina
+from lamina import driver
+from lamina import passes as manager
 from lamina.dialects import relay
+from lamina.driver import standard_pipeline
 from lamina.errors import IRError, LaminaError
-from lamina.passes import manager, registry
-from lamina.passes.manager import (
+from lamina.passes import (
     PassContext,
     PassInfo,
     PassInstrument,
@@ -26,8 +28,8 @@ from lamina.passes.manager import (
     TimingInstrument,
     VerifyInstrument,
     record_statistic,
+    registry,
     run_pipeline,
-    standard_pipeline,
 )
 
 GRAPH = """
@@ -126,10 +128,12 @@ TEST_PASSES = (Level0Pass, Level2Pass, Level3Pass, CountingPass, BreakingPass, R
 @pytest.fixture(autouse=True)
 def test_passes(monkeypatch: pytest.MonkeyPatch):
     for cls in TEST_PASSES:
-        monkeypatch.setitem(registry.LAMINA_PASSES, cls.name, lambda c=cls: c)
+        registry.PASSES.register(cls.name, cls, replace=True)
     LOG.clear()
     CountingPass.seen.clear()
     yield
+    for cls in TEST_PASSES:
+        registry.PASSES.unregister(cls.name)
 
 
 class Recorder(PassInstrument):
@@ -203,7 +207,7 @@ def test_config_wrong_type(value):
 
 
 def test_register_config_types_and_cli_parsing(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(manager, "_CONFIG", dict(manager._CONFIG))
+    monkeypatch.setattr(manager.config, "_CONFIG", dict(manager.config._CONFIG))
     opt = manager.register_config("test.ratio", float, 0.5, "a test ratio")
     assert PassContext(config={"test.ratio": 1}).get_config("test.ratio") == 1.0
     assert opt.parse("0.25") == 0.25
@@ -420,7 +424,7 @@ def test_standard_pipeline_contents():
 
 
 def test_graph_pipeline_order_follows_tvm():
-    order = manager.GRAPH_PIPELINE
+    order = driver.GRAPH_PIPELINE
     assert order.index("simplify-inference") < order.index("fold-constant")
     assert order.index("fold-constant") < order.index("fuse-ops")
     assert order[-1] == "fuse-ops"
@@ -433,9 +437,9 @@ def test_named_pipelines_expand():
         "fold-constant", "cse", "dce",
     ]
     names = [p.name for p in manager.resolve_pipeline("default")]
-    assert names == [*o2, "fuse-ops", *manager.LOWERING_PIPELINE]
+    assert names == [*o2, "fuse-ops", *driver.LOWERING_PIPELINE]
     assert [p.name for p in manager.resolve_pipeline("lower")] == list(
-        manager.LOWERING_PIPELINE
+        driver.LOWERING_PIPELINE
     )
     assert [p.name for p in manager.resolve_pipeline(["optimize", "test-level0"])] == [
         *o2,
@@ -480,7 +484,7 @@ def test_default_pipeline_lowers_to_llvm_and_instruments_see_each_pass():
         "cse",
         "dce",
         "fuse-ops",
-        *manager.LOWERING_PIPELINE,
+        *driver.LOWERING_PIPELINE,
     ]
 
 

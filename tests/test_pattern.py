@@ -37,13 +37,13 @@ from xdsl.passes import ModulePass
 from xdsl.traits import Pure
 
 import lamina
+from lamina import passes as manager
 from lamina.dialects import relay
 from lamina.dialects.relay import OpPattern
 from lamina.dialects.relay_region import FusedOp
 from lamina.dialects.resources import blobs
 from lamina.errors import LaminaError
-from lamina.passes import manager
-from lamina.passes.pattern import (
+from lamina.pattern import (
     AltPattern,
     AttrPattern,
     CallPattern,
@@ -1081,7 +1081,6 @@ class SimplifyPass(ModulePass):
 def test_rewrite_reports_statistics(monkeypatch: pytest.MonkeyPatch):
     from lamina.passes import registry
 
-    monkeypatch.setitem(registry.LAMINA_PASSES, "test-simplify", lambda: SimplifyPass)
     m = parse("""
     func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
       %zero = relay.constant dense<0.0> : tensor<4xf32>
@@ -1090,7 +1089,8 @@ def test_rewrite_reports_statistics(monkeypatch: pytest.MonkeyPatch):
       func.return %b : tensor<4xf32>
     }""")
     stats = manager.StatisticsInstrument()
-    manager.run_pipeline(m, "test-simplify", manager.PassContext(instruments=[stats]))
+    with registry.PASSES.scoped("test-simplify", SimplifyPass):
+        manager.run_pipeline(m, "test-simplify", manager.PassContext(instruments=[stats]))
     (record,) = stats.records
     assert record.counters == {"rewrite.Simplify": 2}
     assert (record.ops_before, record.ops_after) == (5, 2)

@@ -9,10 +9,11 @@ from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 import lamina
+from lamina import passes as manager
 from lamina.dialects import relay
 from lamina.errors import LaminaError
-from lamina.passes import canonicalize, manager, simplify_inference
-from lamina.passes.pattern import is_op, rewrite, wildcard
+from lamina.passes.graph import canonicalize, simplify_inference
+from lamina.pattern import is_op, rewrite, wildcard
 
 GRAPH = """
 func.func @main(%x: tensor<1x4xf32>) -> tensor<1x3xf32> {

@@ -17,9 +17,9 @@ from xdsl.dialects import func
 
 import lamina
 from lamina.dialects.relay_region import FusedOp
-from lamina.passes.fold_constant import evaluate
-from lamina.passes.manager import PassContext, run_pipeline
-from lamina.passes.simplify_inference import simplify_inference
+from lamina.passes import PassContext, run_pipeline
+from lamina.passes.graph.fold_constant import evaluate
+from lamina.passes.graph.simplify_inference import simplify_inference
 from lamina.tools.models import resnet18
 
 

@@ -20,7 +20,8 @@ from lamina.dialects.llvm_ext import LLVMExt
 from lamina.dialects.tir import TIR
 from lamina.errors import LoweringError
 from lamina.lowering.tir_to_llvm import LowerTirToLlvmPass, plan_workspace
-from lamina.runtime.jit import NativeModule, compile_object, jit_compile, llvm_ir
+from lamina.runtime.jit import NativeModule, jit_compile
+from lamina.target.codegen import compile_object, llvm_ir
 
 ALIGN = 64
 

@@ -18,23 +18,39 @@ import argparse
 import contextlib
 import io
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+from rich.console import Console
+from rich.table import Table
+from xdsl.dialects.builtin import ModuleOp
 
+from lamina.driver import compile as lamina_compile
+from lamina.driver import lower_to, standard_pipeline
 from lamina.errors import LaminaError
 from lamina.fileio import check_writable, write_atomic
-
-if TYPE_CHECKING:
-    from rich.console import Console
-    from xdsl.dialects.builtin import ModuleOp
-
-    from lamina.passes.manager import PassContext, PassInstrument
-    from lamina.runtime.executor import CompiledModel
+from lamina.frontends.onnx import from_onnx
+from lamina.ir import parse, print_ir
+from lamina.passes import (
+    PassContext,
+    PassInstrument,
+    PrintIRInstrument,
+    TimingInstrument,
+    all_passes,
+    run_pipeline,
+)
+from lamina.runtime.library import load
+from lamina.runtime.model import CompiledModel
+from lamina.target.codegen import llvm_ir
+from lamina.tools import demo, viz
+from lamina.tools.models import resnet_mini
+from lamina.tools.profile import profile, top
+from lamina.tools.report import CompileProgress, console, fmt_ms, measure, timing_table
 
 LEVELS = ("relay", "te", "tir", "llvm")
 ELF_MAGIC = b"\x7fELF"
@@ -84,11 +100,9 @@ def model_file(path: str, allowed: Sequence[str]) -> tuple[Path, str]:
 
 def load_module(path: Path, kind: str, shapes: dict[str, list[int]] | None) -> ModuleOp:
     """The graph-level module of an ONNX model or a .mlir file."""
-    import lamina
-
     if kind == "mlir":
-        return lamina.parse(path.read_text(), name=str(path))
-    return lamina.from_onnx(str(path), shapes)
+        return parse(path.read_text(), name=str(path))
+    return from_onnx(str(path), shapes)
 
 
 def _shapes(items: Sequence[str]) -> dict[str, list[int]] | None:
@@ -105,8 +119,6 @@ def _shapes(items: Sequence[str]) -> dict[str, list[int]] | None:
 
 
 def _pass_context(args: argparse.Namespace, extra: Sequence[PassInstrument] = ()) -> PassContext:
-    from lamina.passes.manager import PassContext, PrintIRInstrument
-
     instruments: list[PassInstrument] = list(extra)
     if getattr(args, "print_ir_after", None):
         instruments.append(PrintIRInstrument(after=args.print_ir_after))
@@ -124,23 +136,18 @@ def compile_model(
 ) -> CompiledModel:
     """Load a library, or compile an ONNX model / .mlir file with the command's
     options (`--opt-level`, `--target`, `--threads`, `--input-shape`)."""
-    import lamina
-
     threads = num_threads if num_threads is not None else getattr(args, "threads", None)
     if kind == "library":
-        exe = lamina.load(path)
+        exe = load(path)
     else:
         module = load_module(path, kind, _shapes(getattr(args, "input_shape", [])))
         progress = None
         if not instruments and sys.stderr.isatty():  # a bar for long compiles
-            from lamina.passes.manager import standard_pipeline
-            from lamina.tools.report import CompileProgress, console
-
             total = len(standard_pipeline(args.opt_level))
             progress = CompileProgress(console(sys.stderr), total)
             instruments = [progress]
         with progress.shown() if progress else contextlib.nullcontext():
-            exe = lamina.compile(
+            exe = lamina_compile(
                 module,
                 opt_level=args.opt_level,
                 targets=tuple(getattr(args, "target", None) or ()),
@@ -156,22 +163,8 @@ def compile_model(
 def emit(module: ModuleOp, level: str, ctx: PassContext) -> str:
     """The module's IR after the graph optimizations of `ctx` and lowering to
     `level`, as text."""
-    from lamina.ir import print_ir
-    from lamina.passes.manager import LOWERING_PIPELINE, run_pipeline
-
-    # Each level ends where the lowering to the next one starts (TIR passes
-    # between lower-te-to-tir and lower-tir-to-llvm belong to the tir level).
-    stop = {"relay": "lower-relay-to-te", "te": "lower-te-to-tir", "tir": "lower-tir-to-llvm"}
-    lowering = list(LOWERING_PIPELINE)
-    if level in stop:
-        lowering = lowering[: lowering.index(stop[level])]
-    with ctx:  # named pipelines expand under the current context
-        run_pipeline(module, ["optimize", *lowering], ctx)
-    if level == "llvm":
-        from lamina.runtime.jit import llvm_ir
-
-        return llvm_ir(module)
-    return print_ir(module)
+    lower_to(module, level, ctx)
+    return llvm_ir(module) if level == "llvm" else print_ir(module)
 
 
 def _size(path: Path) -> str:
@@ -181,9 +174,6 @@ def _size(path: Path) -> str:
 
 def cmd_compile(args: argparse.Namespace) -> int:
     """`lamina compile`: a shared library (-o OUT.so), or the IR of a level (--emit)."""
-    from lamina.passes.manager import TimingInstrument, standard_pipeline
-    from lamina.tools.report import CompileProgress, console, timing_table
-
     path, kind = model_file(args.model, ("onnx", "mlir"))
     if args.emit is None and not args.output:
         raise LaminaError(
@@ -211,8 +201,6 @@ def cmd_compile(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
     else:
         t0 = time.perf_counter()
-        from lamina.passes.manager import PassContext
-
         total = len(standard_pipeline(PassContext(opt_level=args.opt_level)))
         progress = CompileProgress(err, total)
         with progress.shown():
@@ -332,30 +320,8 @@ def _opt_level(text: str) -> int:
     return int(text)
 
 
-def fmt_ms(ms: float) -> str:
-    """A duration given in ms, in µs below 1 ms."""
-    return f"{1e3 * ms:.1f} µs" if ms < 1 else f"{ms:.2f} ms"
-
-
-def measure(fn: Callable[[], Any], runs: int | None, warmup: int) -> np.ndarray:
-    """Latencies in ms of `runs` calls of `fn` after `warmup` calls; with no
-    `runs`, as many as fit in about 2 s (at least 10, at most 200)."""
-    t0 = time.perf_counter()
-    for _ in range(max(warmup, 1)):
-        fn()
-    if runs is None:
-        once = (time.perf_counter() - t0) / max(warmup, 1)
-        runs = int(min(200, max(10, 2.0 / max(once, 1e-6))))
-    times = np.empty(runs)
-    for i in range(runs):
-        t = time.perf_counter()
-        fn()
-        times[i] = time.perf_counter() - t
-    return 1e3 * times
-
-
 def _ort_session(path: Path, threads: int) -> Any:
-    try:
+    try:  # an optional dependency: imported only when asked for
         import onnxruntime as ort
     except ImportError:
         raise LaminaError(
@@ -375,10 +341,6 @@ def _ort_session(path: Path, threads: int) -> Any:
 def cmd_bench(args: argparse.Namespace) -> int:
     """`lamina bench`: latency and throughput per thread count, against
     onnxruntime measured in the same run with `--compare onnxruntime`."""
-    from rich.table import Table
-
-    from lamina.tools.report import console
-
     path, kind = model_file(args.model, ("onnx", "mlir", "library"))
     if args.compare and kind != "onnx":
         raise LaminaError(
@@ -456,18 +418,12 @@ def _print_profile(
 ) -> None:
     """Per-kernel times (`bench --profile`), from a build with ticks between
     kernel calls (see `lamina.tools.profile`)."""
-    from rich.table import Table
-
-    from lamina.tools.profile import profile, top
-
     if kind == "library":
         raise LaminaError("--profile needs the ONNX model or .mlir file, not a library")
     module = load_module(path, kind, _shapes(args.input_shape))
 
     def build(ctx: PassContext) -> CompiledModel:
-        import lamina
-
-        exe = lamina.compile(
+        exe = lamina_compile(
             module,
             opt_level=args.opt_level,
             targets=tuple(args.target or ()),
@@ -500,10 +456,6 @@ def _print_profile(
 # ------------------------------------------------------------------------ viz
 def cmd_viz(args: argparse.Namespace) -> int:
     """`lamina viz`: draw the graph after a pipeline as DOT, SVG or PNG."""
-    from lamina.passes.manager import PassContext, run_pipeline
-    from lamina.passes.registry import all_passes as known_passes
-    from lamina.tools import viz
-
     path, kind = model_file(args.model, ("onnx", "mlir"))
     target = check_writable(args.output)
     fmt = target.suffix.lstrip(".").lower()
@@ -511,14 +463,11 @@ def cmd_viz(args: argparse.Namespace) -> int:
         raise LaminaError(
             f"cannot write '{target}': unknown format '.{fmt}'; use .dot, .svg or .png"
         )
-    if fmt != "dot":
-        import shutil
-
-        if shutil.which("dot") is None:
-            raise LaminaError(
-                f"cannot write '{target}': {fmt.upper()} needs Graphviz's `dot`, which "
-                f"was not found; {viz.INSTALL_HINT}"
-            )
+    if fmt != "dot" and shutil.which("dot") is None:
+        raise LaminaError(
+            f"cannot write '{target}': {fmt.upper()} needs Graphviz's `dot`, which "
+            f"was not found; {viz.INSTALL_HINT}"
+        )
     module = load_module(path, kind, _shapes(args.input_shape))
     pipeline = "" if args.pipeline in ("", "none") else args.pipeline
     if pipeline:
@@ -527,7 +476,7 @@ def cmd_viz(args: argparse.Namespace) -> int:
         # before it, so they are drawn with their ops.
         ctx = PassContext(
             opt_level=args.opt_level,
-            disabled_passes=[p for p in ("external-codegen",) if p in known_passes()],
+            disabled_passes=[p for p in ("external-codegen",) if p in all_passes()],
             config=config,
         )
         with ctx:  # named pipelines expand under the current context
@@ -543,15 +492,11 @@ def cmd_viz(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------- demo
 def cmd_demo(args: argparse.Namespace) -> int:
     """`lamina demo`: the built-in example (or, with --save-model, its model)."""
-    from lamina.tools.demo import main
-
     if args.save_model:
-        from lamina.tools.models import resnet_mini
-
         write_atomic(args.save_model, resnet_mini().SerializeToString())
         print(f"wrote the demo's ONNX model to {args.save_model}")
         return 0
-    return main(threads=args.threads)
+    return demo.main(threads=args.threads)
 
 
 # ---------------------------------------------------------------------- parser

@@ -17,6 +17,12 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+import lamina
+from lamina.driver import standard_pipeline
+from lamina.passes import PassContext
+from lamina.tools.models import resnet_mini
+from lamina.tools.report import CompileProgress, console, measure
+
 
 def mlp_model(sizes: tuple[int, ...] = (784, 512, 512, 10), seed: int = 0) -> onnx.ModelProto:
     """An MLP as ONNX: Gemm+Relu layers, then Softmax. Weights are random."""
@@ -60,12 +66,6 @@ def reference(model: onnx.ModelProto, x: np.ndarray) -> tuple[np.ndarray, str]:
 
 def main(threads: int | None = None) -> int:
     """Run the demo; 0 when lamina's output matches the reference."""
-    import lamina
-    from lamina.passes.manager import PassContext, standard_pipeline
-    from lamina.tools.cli import measure
-    from lamina.tools.models import resnet_mini
-    from lamina.tools.report import CompileProgress, console
-
     out = console()
     model = resnet_mini()
     weights = sum(int(np.prod(t.dims)) for t in model.graph.initializer)

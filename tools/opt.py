@@ -1,6 +1,6 @@
 """`lamina-opt`: xdsl-opt with lamina's dialects, passes and the `llvm` target.
 
-Passes run through lamina's pass manager (`lamina.passes.manager`), so besides every
+Passes run through lamina's pass manager (`lamina.lamina.passes`), so besides every
 xdsl-opt flag there are mlir-opt's and TVM's pass-manager options:
 
     lamina-opt m.mlir -p default --opt-level 2       # named pipelines are passes
@@ -45,12 +45,14 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from lamina import driver, passes  # noqa: F401 (driver: every pass registered)
 from lamina.dialects import resources
 from lamina.dialects.dominance import verify_ssa_order
 from lamina.dialects.parser import make_parser
 from lamina.errors import InternalError, LaminaError
 from lamina.fileio import write_atomic
-from lamina.passes import manager
+from lamina.ir import lamina_dialects
+from lamina.target.codegen import LlvmTarget
 
 #: The first line of a crash reproducer; the rest of the line is the arguments.
 REPRODUCER_HEADER = "// lamina-opt reproducer:"
@@ -69,23 +71,23 @@ def _names(values: Sequence[str] | None) -> list[str]:
     return [n.strip() for v in values or () for n in v.split(",") if n.strip()]
 
 
-class _PrintBetweenPasses(manager.PassInstrument):
+class _PrintBetweenPasses(passes.PassInstrument):
     """xdsl-opt's `--print-between-passes`: the IR after every pass but the last."""
 
-    def run_after_pass(self, module: ModuleOp, info: manager.PassInfo) -> None:
+    def run_after_pass(self, module: ModuleOp, info: passes.PassInfo) -> None:
         if info.index + 1 < info.count:
             print(f"IR after {info.name}:")
             Printer(stream=sys.stdout).print_op(module)
             print("\n\n\n")
 
 
-class _CurrentPass(manager.PassInstrument):
+class _CurrentPass(passes.PassInstrument):
     """Remembers the pass that started last, to name it in a crash report."""
 
     def __init__(self) -> None:
         self.name: str | None = None
 
-    def run_before_pass(self, module: ModuleOp, info: manager.PassInfo) -> None:
+    def run_before_pass(self, module: ModuleOp, info: passes.PassInfo) -> None:
         self.name = info.name
 
 
@@ -114,8 +116,6 @@ class LaminaOptMain(xDSLOptMain):
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
-        from lamina.ir import lamina_dialects
-
         for dialect in lamina_dialects():
             if dialect.name not in self.ctx.registered_dialect_names:
                 self.ctx.register_dialect(dialect.name, lambda d=dialect: d)
@@ -127,15 +127,11 @@ class LaminaOptMain(xDSLOptMain):
 
     def register_all_passes(self) -> None:
         super().register_all_passes()
-        from lamina.passes.registry import all_passes
-
-        for name, factory in all_passes().items():
+        for name, factory in passes.all_passes().items():
             self.register_pass(name, factory)
 
     def register_all_targets(self) -> None:
         super().register_all_targets()
-        from lamina.runtime.jit import LlvmTarget
-
         self.available_targets["llvm"] = lambda: LlvmTarget
 
     def register_all_frontends(self) -> None:
@@ -205,8 +201,8 @@ class LaminaOptMain(xDSLOptMain):
         group.add_argument(
             "--opt-level",
             type=int,
-            choices=range(manager.MAX_OPT_LEVEL + 1),
-            default=manager.MAX_OPT_LEVEL,
+            choices=range(passes.MAX_OPT_LEVEL + 1),
+            default=passes.MAX_OPT_LEVEL,
             help="skip passes whose opt level is higher (TVM's opt_level); named "
             "pipelines such as `-p default` pick their passes by it (default: 3)",
         )
@@ -227,7 +223,7 @@ class LaminaOptMain(xDSLOptMain):
             action="append",
             metavar="KEY=VALUE",
             help="a typed PassContext option, e.g. fuse-ops.max-depth=8; known: "
-            + ", ".join(sorted(manager.config_options())),
+            + ", ".join(sorted(passes.config_options())),
         )
         group.add_argument(
             "--print-ir-before",
@@ -285,34 +281,34 @@ class LaminaOptMain(xDSLOptMain):
                 "passes"
             ) from None
         args = self.args
-        self.timing = manager.TimingInstrument()
-        self.statistics = manager.StatisticsInstrument()
-        instruments: list[manager.PassInstrument] = []
+        self.timing = passes.TimingInstrument()
+        self.statistics = passes.StatisticsInstrument()
+        instruments: list[passes.PassInstrument] = []
         before = ["all"] if args.print_ir_before_all else _names(args.print_ir_before)
         after = ["all"] if args.print_ir_after_all else _names(args.print_ir_after)
         if before or after:
-            instruments.append(manager.PrintIRInstrument(before, after))
+            instruments.append(passes.PrintIRInstrument(before, after))
         if args.print_between_passes:
             instruments.append(_PrintBetweenPasses())
         if args.verify_each and not args.disable_verify:
-            instruments.append(manager.VerifyInstrument())
+            instruments.append(passes.VerifyInstrument())
         if args.time_passes:
             instruments.append(self.timing)
         if args.pass_statistics:
             instruments.append(self.statistics)
         self.current_pass = _CurrentPass()
         instruments.append(self.current_pass)
-        config: dict[str, manager.ConfigValue] = {}
+        config: dict[str, passes.ConfigValue] = {}
         for item in args.pass_config or ():
             key, sep, value = item.partition("=")
             if not sep:
                 raise LaminaError(f"--pass-config expects KEY=VALUE, got '{item}'")
-            option = manager.config_options().get(key.strip())
+            option = passes.config_options().get(key.strip())
             if option is None:
-                manager.PassContext(config={key.strip(): value})  # says what is known
+                passes.PassContext(config={key.strip(): value})  # says what is known
                 raise AssertionError("unreachable")
             config[option.key] = option.parse(value)
-        self.pass_context = manager.PassContext(
+        self.pass_context = passes.PassContext(
             opt_level=args.opt_level,
             required_passes=_names(args.required_passes),
             disabled_passes=_names(args.disabled_passes),
@@ -332,7 +328,7 @@ class LaminaOptMain(xDSLOptMain):
                 raise VerifyException(_name_failing_op(prog, str(e))) from None
         self.current_pass.name = None
         try:
-            manager.run_pipeline(
+            passes.run_pipeline(
                 prog, list(self.pipeline.passes), self.pass_context, mlir_ctx=self.ctx
             )
         finally:
@@ -352,7 +348,7 @@ class LaminaOptMain(xDSLOptMain):
         """The arguments that replay the failing run (pipeline and pass options)."""
         a = self.args
         out = ["-p", a.passes] if a.passes else []
-        if a.opt_level != manager.MAX_OPT_LEVEL:
+        if a.opt_level != passes.MAX_OPT_LEVEL:
             out += ["--opt-level", str(a.opt_level)]
         for flag, values in (
             ("--required-passes", a.required_passes),

@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lamina.dialects import tir
-from lamina.passes.manager import PassContext, PassInfo, PassInstrument
+from lamina.passes import PassContext, PassInfo, PassInstrument
 
 TICK = "lamina_profile_tick"
 _TICK_TYPE = ctypes.CFUNCTYPE(None)

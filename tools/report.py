@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, Any
 
+import numpy as np
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -26,7 +27,7 @@ from rich.progress import (
 from rich.table import Table
 from xdsl.dialects.builtin import ModuleOp
 
-from lamina.passes.manager import PassInfo, PassInstrument, TimingInstrument, count_ops
+from lamina.passes import PassInfo, PassInstrument, TimingInstrument, count_ops
 
 
 def console(stream: IO[str] | None = None) -> Console:
@@ -104,6 +105,28 @@ def timing_table(timing: TimingInstrument, extra: Sequence[tuple[str, float]] = 
     table.add_section()
     table.add_row("total", "", f"{1e3 * total:.1f} ms", "100.0%")
     return table
+
+
+def fmt_ms(ms: float) -> str:
+    """A duration given in ms, in µs below 1 ms."""
+    return f"{1e3 * ms:.1f} µs" if ms < 1 else f"{ms:.2f} ms"
+
+
+def measure(fn: Callable[[], Any], runs: int | None, warmup: int) -> np.ndarray:
+    """Latencies in ms of `runs` calls of `fn` after `warmup` calls; with no
+    `runs`, as many as fit in about 2 s (at least 10, at most 200)."""
+    t0 = time.perf_counter()
+    for _ in range(max(warmup, 1)):
+        fn()
+    if runs is None:
+        once = (time.perf_counter() - t0) / max(warmup, 1)
+        runs = int(min(200, max(10, 2.0 / max(once, 1e-6))))
+    times = np.empty(runs)
+    for i in range(runs):
+        t = time.perf_counter()
+        fn()
+        times[i] = time.perf_counter() - t
+    return 1e3 * times
 
 
 __all__ = ["CompileProgress", "console", "timing_table"]

@@ -7,7 +7,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from lamina.passes.manager import record_statistic
+from lamina.passes import record_statistic
 from lamina_example_plugin.dialect import TraceOp
 
 

@@ -19,7 +19,7 @@ from lamina.backends import (
 )
 from lamina.backends.cc import CWriter, compile_shared
 from lamina.dialects.relay_region import FusedOp
-from lamina.passes.pattern import is_op, wildcard
+from lamina.pattern import is_op, wildcard
 
 
 @cache

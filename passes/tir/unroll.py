@@ -18,6 +18,7 @@ from xdsl.passes import ModulePass
 
 from lamina.dialects import tir
 from lamina.dialects.tir import ForKind
+from lamina.passes.registry import register_pass
 
 
 def constant_index(v: SSAValue) -> int | None:
@@ -64,6 +65,7 @@ def unroll(loop: tir.ForOp, max_copies: int) -> bool:
     return True
 
 
+@register_pass
 @dataclass(frozen=True)
 class TirUnrollPass(ModulePass):
     """Fully unroll `tir.for unrolled` loops with constant bounds."""

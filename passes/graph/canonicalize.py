@@ -40,8 +40,8 @@ from xdsl.transforms.canonicalize import CanonicalizationRewritePattern
 from xdsl.transforms.canonicalize import CanonicalizePass as XdslCanonicalizePass
 from xdsl.transforms.dead_code_elimination import region_dce
 
-from lamina.passes.manager import max_iterations, not_converged
-from lamina.passes.simplify_expr import simplify_expr
+from lamina.passes import max_iterations, not_converged, register_pass
+from lamina.passes.graph.simplify_expr import simplify_expr
 
 
 class _OverBudget(BaseException):
@@ -87,6 +87,7 @@ def bounded_canonicalize(ctx: Context, module: ModuleOp) -> None:
         ) from None
 
 
+@register_pass
 @dataclass(frozen=True)
 class CanonicalizePass(XdslCanonicalizePass):
     """xDSL's canonicalize, then relay's canonical forms (simplify-expr's rules)."""

@@ -42,8 +42,15 @@ from lamina.dialects import relay
 from lamina.dialects.relay import OpPattern
 from lamina.dialects.relay_region import FusedOp
 from lamina.errors import LaminaError
-from lamina.passes.manager import PassContext, record_statistic
-from lamina.passes.pattern import wrap_ops
+from lamina.passes import PassContext, record_statistic, register_config, register_pass
+from lamina.pattern import wrap_ops
+
+register_config(
+    "fuse-ops.max-depth",
+    int,
+    256,
+    "the most ops fuse-ops puts in one group (TVM's relay.FuseOps.max_depth)",
+)
 
 ELEMWISE, BROADCAST, INJECTIVE = OpPattern.ELEMWISE, OpPattern.BROADCAST, OpPattern.INJECTIVE
 COMM_REDUCE, OUT_FUSABLE = OpPattern.COMM_REDUCE, OpPattern.OUT_ELEMWISE_FUSABLE
@@ -332,6 +339,7 @@ def _inside_fused(op: Operation) -> bool:
     return False
 
 
+@register_pass
 @dataclass(frozen=True)
 class FuseOpsPass(ModulePass):
     """Group graph ops into `relay.fused` regions (TVM's FuseOps)."""

@@ -32,7 +32,8 @@ from xdsl.passes import ModulePass
 
 from lamina.dialects import tir
 from lamina.dialects.tir import AllocScope, ForKind
-from lamina.passes.tir_unroll import constant_index, loop_bounds, set_kind
+from lamina.passes.registry import register_pass
+from lamina.passes.tir.unroll import constant_index, loop_bounds, set_kind
 
 
 class _Unsupported(Exception):
@@ -274,6 +275,7 @@ def vectorize(loop: tir.ForOp) -> bool:
     return _Vectorizer(loop, bounds[1] - bounds[0]).run()
 
 
+@register_pass
 @dataclass(frozen=True)
 class TirVectorizePass(ModulePass):
     """Turn `tir.for vectorized` loops into vector ops (else demote to serial)."""

@@ -40,11 +40,12 @@ from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator
 
 from lamina.dialects import relay
+from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.resources import blobs
 from lamina.errors import LaminaError
-from lamina.passes.manager import record_statistic
-from lamina.passes.pattern import constant_data
-from lamina.runtime.dtypes import numpy_dtype
+from lamina.passes import record_statistic
+from lamina.passes.registry import register_pass
+from lamina.pattern import constant_data
 
 #: Folded results with at most this many elements are printed inline.
 INLINE_LIMIT = 16
@@ -284,6 +285,7 @@ def fold_constants(root: Operation) -> int:
     return folded
 
 
+@register_pass
 @dataclass(frozen=True)
 class FoldConstantPass(ModulePass):
     """Evaluate graph ops whose operands are all constants."""

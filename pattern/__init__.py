@@ -120,7 +120,7 @@ from xdsl.utils.exceptions import VerifyException
 from lamina.dialects import relay
 from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.errors import LaminaError
-from lamina.passes.manager import PassContext, record_statistic
+from lamina.passes import PassContext, record_statistic
 
 # ------------------------------------------------------------------ match state
 
@@ -385,8 +385,8 @@ class ExprPattern(Pattern):
 
 def constant_data(op: Operation) -> np.ndarray | None:
     """The data of a constant op as a numpy array, if it can be read."""
+    from lamina.dialects.dtypes import numpy_dtype
     from lamina.dialects.resources import blobs
-    from lamina.runtime.dtypes import numpy_dtype
 
     value = op.properties.get("value") or op.attributes.get("value")
     try:
@@ -690,7 +690,7 @@ def element_type_of(dtype: Attribute | str) -> Attribute:
     """An element type from an xDSL type or a name: "float32", "f32", "int64"..."""
     if isinstance(dtype, Attribute):
         return dtype
-    from lamina.runtime.dtypes import element_type
+    from lamina.dialects.dtypes import element_type
 
     short = {"f16": "float16", "f32": "float32", "f64": "float64", "i1": "bool"}
     name = short.get(dtype, dtype)

@@ -25,8 +25,15 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, OpResult
 from xdsl.passes import ModulePass
 
-from lamina.passes.manager import record_statistic
-from lamina.passes.regions import COMPILER, TARGET, graph_blocks, str_attr, wrap_region
+from lamina.passes import record_statistic
+from lamina.passes.byoc.regions import (
+    COMPILER,
+    TARGET,
+    graph_blocks,
+    str_attr,
+    wrap_region,
+)
+from lamina.passes.registry import register_pass
 
 
 class _Regions:
@@ -131,6 +138,7 @@ def merge_regions(module: ModuleOp) -> list[Operation]:
     return created
 
 
+@register_pass
 @dataclass(frozen=True)
 class MergeCompilerRegionsPass(ModulePass):
     """Merge annotated ops into one `relay.fused` region per target, cycle-free."""

@@ -30,8 +30,8 @@ from lamina.backends.registry import Target, configured_targets, get_target
 from lamina.dialects import relay
 from lamina.dialects.relay_region import FusedOp
 from lamina.errors import LaminaError
-from lamina.passes.manager import record_statistic
-from lamina.passes.regions import (
+from lamina.passes import record_statistic
+from lamina.passes.byoc.regions import (
     COMPILER,
     COMPOSITE,
     REJECTED,
@@ -40,6 +40,7 @@ from lamina.passes.regions import (
     location,
     str_attr,
 )
+from lamina.passes.registry import register_pass
 
 
 def composite_target(op: FusedOp, targets: dict[str, Target]) -> str | None:
@@ -114,6 +115,7 @@ def _report(op: Operation, reasons: list[tuple[str, str]], explain: bool) -> Non
         print(f"annotate-target: {location(op)} not offloaded: {text}", file=sys.stderr)
 
 
+@register_pass
 @dataclass(frozen=True)
 class AnnotateTargetPass(ModulePass):
     """Mark ops and composites with `lamina.target` (see the module docstring)."""

@@ -3,7 +3,7 @@
 For every target (`targets=blas,c`, else the `byoc.targets` pass config), in
 order, and every pattern of its table, in order, each accepted match becomes a
 `relay.fused` op with `lamina.composite = "<target>.<pattern>"` (TVM's
-MergeComposite, with `lamina.passes.pattern.partition`'s policies):
+MergeComposite, with `lamina.pattern.partition`'s policies):
 
 - overlapping matches: an earlier pattern of the table wins; within a pattern,
   the larger then the earlier match;
@@ -29,11 +29,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from lamina.backends.registry import configured_targets, get_target, run_check
-from lamina.passes.manager import record_statistic
-from lamina.passes.pattern import Match, partition
-from lamina.passes.regions import COMPOSITE, graph_functions, location
+from lamina.passes import record_statistic
+from lamina.passes.byoc.regions import COMPOSITE, graph_functions, location
+from lamina.passes.registry import register_pass
+from lamina.pattern import Match, partition
 
 
+@register_pass
 @dataclass(frozen=True)
 class MergeCompositePass(ModulePass):
     """Wrap matches of the targets' composite patterns into `relay.fused` regions."""

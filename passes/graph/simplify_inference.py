@@ -40,9 +40,10 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from lamina.dialects import relay
-from lamina.passes.fold_constant import make_constant
-from lamina.passes.manager import max_iterations, not_converged, record_statistic
-from lamina.passes.pattern import constant_data
+from lamina.passes import max_iterations, not_converged, record_statistic
+from lamina.passes.graph.fold_constant import make_constant
+from lamina.passes.registry import register_pass
+from lamina.pattern import constant_data
 
 
 # ------------------------------------------------------------------- helpers
@@ -343,6 +344,7 @@ def simplify_inference(root: Operation) -> int:
     return total
 
 
+@register_pass
 @dataclass(frozen=True)
 class SimplifyInferencePass(ModulePass):
     """Batch norm to scale and shift, folded into conv / dense weights."""

@@ -27,8 +27,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from lamina.dialects.relay_region import FusedOp, YieldOp
-from lamina.passes.manager import record_statistic
-from lamina.passes.regions import (
+from lamina.passes import record_statistic
+from lamina.passes.byoc.regions import (
     COMPILER,
     TARGET,
     graph_functions,
@@ -36,6 +36,7 @@ from lamina.passes.regions import (
     str_attr,
     wrap_region,
 )
+from lamina.passes.registry import register_pass
 
 
 def outline(module: ModuleOp) -> list[func.FuncOp]:
@@ -84,6 +85,7 @@ def outline(module: ModuleOp) -> list[func.FuncOp]:
     return created
 
 
+@register_pass
 @dataclass(frozen=True)
 class PartitionGraphPass(ModulePass):
     """Outline `lamina.compiler` regions as private functions called from the graph."""

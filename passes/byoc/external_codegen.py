@@ -28,8 +28,9 @@ from xdsl.rewriter import Rewriter
 from lamina.backends.registry import ExternalFunction, get_target
 from lamina.dialects import te
 from lamina.errors import LaminaError
-from lamina.passes.manager import record_statistic
-from lamina.passes.regions import COMPILER, str_attr
+from lamina.passes import record_statistic
+from lamina.passes.byoc.regions import COMPILER, str_attr
+from lamina.passes.registry import register_pass
 
 LIBRARIES = "lamina.external_libraries"
 
@@ -96,6 +97,7 @@ def external_codegen(module: ModuleOp) -> list[ExternalFunction]:
     return results
 
 
+@register_pass
 @dataclass(frozen=True)
 class ExternalCodegenPass(ModulePass):
     """Compile outlined BYOC functions to external symbols called from the graph."""

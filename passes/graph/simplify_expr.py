@@ -25,7 +25,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from lamina.dialects import relay
-from lamina.passes.pattern import (
+from lamina.passes.registry import register_pass
+from lamina.pattern import (
     Match,
     Pattern,
     PatternCallback,
@@ -135,6 +136,7 @@ def simplify_expr(module: Operation) -> int:
     return rewrite([rule() for rule in RULES], module)
 
 
+@register_pass
 @dataclass(frozen=True)
 class SimplifyExprPass(ModulePass):
     """Algebraic simplifications (TVM's SimplifyExpr)."""

@@ -1,12 +1,12 @@
 """ONNX's backend API (`onnx.backend.base`) for lamina, like `onnxruntime.backend`.
 
-    import lamina.frontends.onnx_backend as backend
+    import lamina.tools.onnx_backend as backend
     rep = backend.prepare(model)              # compile (or defer: see below)
     outputs = rep.run([x])                    # a namedtuple-like list of arrays
     outputs = backend.run_model(model, [x])
     outputs = backend.run_node(node, [x, y])  # one node, as a one-node model
 
-`onnx.backend.test.BackendTest(lamina.frontends.onnx_backend.LaminaBackend, __name__)`
+`onnx.backend.test.BackendTest(lamina.tools.onnx_backend.LaminaBackend, __name__)`
 runs ONNX's conformance suite on lamina.
 
 lamina compiles for static shapes, so the rep specializes where a model is not static:
@@ -39,7 +39,9 @@ import onnx
 from onnx import helper, numpy_helper
 from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupledict
 
+from lamina.driver import compile as lamina_compile
 from lamina.errors import FrontendError, InputError, LaminaError, UnsupportedOpError
+from lamina.frontends.onnx import CONVERTERS, load_model
 
 #: The importer's message for an input it needs as a constant (frontends/onnx.py,
 #: `NodeContext.const_value`): "[graph ]input #i ('name') must be a constant".
@@ -78,8 +80,6 @@ def _load(model: Any) -> onnx.ModelProto:
         except Exception as e:  # protobuf's DecodeError
             raise FrontendError(f"the bytes are not a valid ONNX model ({e})") from None
     if isinstance(model, (str, os.PathLike)):
-        from lamina.frontends.onnx import load_model
-
         return load_model(model)
     raise FrontendError(
         f"cannot prepare a {type(model).__name__}: give an onnx.ModelProto, a path to "
@@ -89,8 +89,6 @@ def _load(model: Any) -> onnx.ModelProto:
 
 def check_supported(model: onnx.ModelProto) -> None:
     """Raise `UnsupportedOpError` naming every node whose op lamina cannot import."""
-    from lamina.frontends.onnx import CONVERTERS
-
     bad = [
         n
         for n in model.graph.node
@@ -165,8 +163,6 @@ class LaminaRep(BackendRep):
     # ------------------------------------------------------------- compiling
     def _compile_for(self, given: Mapping[str, np.ndarray] | None) -> Any:
         """The compiled model for these inputs (None: from the declared shapes)."""
-        from lamina.runtime.executor import compile as lamina_compile
-
         while True:
             if given is None and self.frozen:
                 return None  # needs run-time values

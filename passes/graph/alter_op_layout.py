@@ -25,9 +25,10 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from lamina.dialects import relay
-from lamina.passes.fold_constant import make_constant
-from lamina.passes.manager import record_statistic
-from lamina.passes.pattern import constant_data
+from lamina.passes import record_statistic
+from lamina.passes.graph.fold_constant import make_constant
+from lamina.passes.registry import register_pass
+from lamina.pattern import constant_data
 
 
 def _const_array(v: SSAValue):
@@ -107,6 +108,7 @@ def _conv2d(op: relay.Conv2DOp) -> bool:
     return True
 
 
+@register_pass
 @dataclass(frozen=True)
 class AlterOpLayoutPass(ModulePass):
     """Rewrite dense and conv2d into the layouts of their GEMM schedules."""

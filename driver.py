@@ -1,0 +1,294 @@
+"""The compiler driver: the one definition of lamina's pipeline, and `compile`.
+
+    ONNX / graph module
+      └─ graph optimizations (GRAPH_PIPELINE: TVM's build order, each pass from its
+         own opt level; the BYOC passes only when targets are configured)
+      └─ lowering (LOWERING_PIPELINE): relay -> te -> tir -> llvm
+      └─ JIT for the host (lamina.runtime.jit) -> CompiledModel
+
+The same pipeline is reachable by name as the pseudo-passes `optimize`, `lower`
+and `default` (`lamina-opt -p default`, `run_pipeline(m, "default", ctx)`), which
+expand pass by pass so that instruments see each pass; `lamina compile --emit`
+stops it at a level with `lower_to`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseResourceAttr,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+)
+
+# Importing the pass packages registers their passes.
+import lamina.lowering
+import lamina.passes.byoc
+import lamina.passes.graph
+import lamina.passes.tir  # noqa: F401
+from lamina import host
+from lamina.abi import PARAMS_ATTR, WORKSPACE_SIZE_ATTR
+from lamina.backends import load_external, parse_targets
+from lamina.dialects import relay
+from lamina.dialects.dtypes import numpy_dtype
+from lamina.dialects.resources import blobs
+from lamina.errors import CompileError, LaminaError
+from lamina.frontends.onnx import from_onnx
+from lamina.ir import context, io_names
+from lamina.limits import check_size
+from lamina.passes import PassContext, PipelinePass, register_pass, run_pipeline
+from lamina.runtime.jit import jit_compile
+from lamina.runtime.model import CompiledModel, TensorSpec, aligned
+
+# ----------------------------------------------------------------- the pipeline
+#: lamina's graph-level optimizations in the order TVM's build runs them; each runs
+#: from its own opt level (O1: simplify-inference, fold-constant; O2: + canonicalize,
+#: cse, dce, fuse-ops; O3: + simplify-expr, alter-op-layout).
+GRAPH_PIPELINE: tuple[str, ...] = (
+    "simplify-inference",
+    "canonicalize",
+    "simplify-expr",
+    # BYOC, only when targets are configured (`byoc.targets`, which
+    # lamina.compile(targets=...) sets): targets see the graph's own ops, before
+    # lamina's layout choices; external-codegen compiles the outlined functions.
+    "merge-composite",
+    "annotate-target",
+    "merge-compiler-regions",
+    "partition-graph",
+    "external-codegen",
+    "alter-op-layout",
+    "fold-constant",
+    "cse",
+    "dce",
+    "fuse-ops",
+)
+
+#: The BYOC passes of GRAPH_PIPELINE: left out unless the context configures
+#: targets (`byoc.targets`).
+BYOC_PASSES: frozenset[str] = frozenset(
+    ("merge-composite", "annotate-target", "merge-compiler-regions", "partition-graph",
+     "external-codegen")
+)
+
+#: relay -> te -> tir -> llvm.
+LOWERING_PIPELINE: tuple[str, ...] = (
+    "lower-relay-to-te",
+    "lower-te-to-tir",
+    "tir-unroll",
+    "tir-vectorize",
+    "cse",  # O2+: the unrolled index arithmetic, once (less for LLVM to chew)
+    "lower-tir-to-llvm",
+)
+
+#: Where each level ends: the lowering to the next one starts (TIR passes between
+#: lower-te-to-tir and lower-tir-to-llvm belong to the tir level).
+LEVEL_ENDS: dict[str, str | None] = {
+    "relay": "lower-relay-to-te",
+    "te": "lower-te-to-tir",
+    "tir": "lower-tir-to-llvm",
+    "llvm": None,
+}
+
+
+def graph_passes(ctx: PassContext | None = None) -> list[str]:
+    """GRAPH_PIPELINE under `ctx` (default: the current context): the BYOC passes
+    only if it configures targets."""
+    ctx = ctx if ctx is not None else PassContext.current()
+    byoc = bool(ctx.config.get("byoc.targets"))
+    return [n for n in GRAPH_PIPELINE if byoc or n not in BYOC_PASSES]
+
+
+def lowering_passes(level: str = "llvm") -> list[str]:
+    """LOWERING_PIPELINE up to the end of `level` (relay, te, tir or llvm)."""
+    if level not in LEVEL_ENDS:
+        raise LaminaError(f"unknown level '{level}'; the levels are {', '.join(LEVEL_ENDS)}")
+    end = LEVEL_ENDS[level]
+    names = list(LOWERING_PIPELINE)
+    return names if end is None else names[: names.index(end)]
+
+
+def standard_pipeline(
+    opt_level: int | PassContext | None = None, *, lower: bool = True
+) -> list[str]:
+    """Names of the passes the standard pipeline runs at `opt_level` (an int, or a
+    context whose level, required and disabled passes apply; default: the current
+    context): the graph optimizations allowed at that level, then the lowering
+    to LLVM unless `lower=False`."""
+    ctx = (
+        PassContext.current()
+        if opt_level is None
+        else opt_level
+        if isinstance(opt_level, PassContext)
+        else PassContext(opt_level=opt_level)
+    )
+    names = graph_passes(ctx) + (list(LOWERING_PIPELINE) if lower else [])
+    return [n for n in names if ctx.pass_enabled(n)]
+
+
+@register_pass
+class OptimizePipeline(PipelinePass):
+    """Graph-level optimizations allowed at the context's opt level."""
+
+    name = "optimize"
+
+    def names(self) -> list[str]:
+        return graph_passes()
+
+
+@register_pass
+class LowerPipeline(PipelinePass):
+    """relay -> te -> tir -> llvm."""
+
+    name = "lower"
+
+    def names(self) -> list[str]:
+        return list(LOWERING_PIPELINE)
+
+
+@register_pass
+class DefaultPipeline(PipelinePass):
+    """`optimize` then `lower`: what `lamina.compile` runs."""
+
+    name = "default"
+
+    def names(self) -> list[str]:
+        return graph_passes() + list(LOWERING_PIPELINE)
+
+
+def lower_to(module: ModuleOp, level: str, ctx: PassContext) -> ModuleOp:
+    """Run the graph optimizations of `ctx` and lower `module` (in place) to the
+    end of `level`: relay, te, tir or llvm."""
+    passes = lowering_passes(level)
+    with ctx:  # named pipelines expand under the current context
+        run_pipeline(module, ["optimize", *passes], ctx)
+    return module
+
+
+# ------------------------------------------------------------------ compiling
+def _main(module: ModuleOp) -> func.FuncOp:
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == "main":
+            return op
+    raise LaminaError("the module has no graph function @main to compile")
+
+
+def _specs(fn: func.FuncOp, outputs: bool) -> list[TensorSpec]:
+    types = fn.function_type.outputs if outputs else fn.function_type.inputs
+    attrs = fn.res_attrs if outputs else fn.arg_attrs
+    prefix = "output" if outputs else "input"
+    specs = []
+    names = io_names(attrs, prefix, len(types.data))
+    for i, (t, name) in enumerate(zip(types.data, names, strict=True)):
+        if not isinstance(t, TensorType):
+            raise LaminaError(f"@main's {prefix} #{i} is {t}, not a tensor")
+        specs.append(TensorSpec(name, tuple(t.get_shape()), numpy_dtype(t.get_element_type())))
+    return specs
+
+
+def resource_types(module: ModuleOp) -> dict[str, TensorType]:
+    """The tensor type of every weight blob the graph refers to."""
+    types: dict[str, TensorType] = {}
+    for op in module.walk():
+        if isinstance(op, relay.ConstantOp) and isinstance(op.value, DenseResourceAttr):
+            t = op.value.type
+            assert isinstance(t, TensorType)
+            types[op.value.resource_handle.data] = t
+    return types
+
+
+def param_arrays(keys: Sequence[str], types: dict[str, TensorType]) -> list[np.ndarray]:
+    """The weights named by `keys`, as aligned arrays of their IR types."""
+    out = []
+    for key in keys:
+        t = types.get(key)
+        if t is None:  # created during lowering, e.g. from an inline dense constant
+            stored = blobs.get(key)
+            if stored is None:
+                raise LaminaError(f"weight '{key}' has no data")
+            out.append(aligned(stored, stored.dtype))
+            continue
+        dt = numpy_dtype(t.get_element_type())
+        out.append(aligned(blobs.array(key, tuple(t.get_shape()), dt), dt))
+    return out
+
+
+def _with_byoc_targets(
+    pctx: PassContext, names: list[str], num_threads: int | None
+) -> PassContext:
+    """`pctx` with the `byoc.targets` (and `byoc.num-threads`) config set, which
+    the BYOC passes of the default pipeline (merge-composite ... external-codegen)
+    and the targets' codegens read."""
+    if not names:
+        return pctx
+    return PassContext(
+        opt_level=pctx.opt_level,
+        required_passes=pctx.required_passes,
+        disabled_passes=pctx.disabled_passes,
+        instruments=pctx.instruments,
+        config={
+            **pctx.config,
+            "byoc.targets": ",".join(names),
+            "byoc.num-threads": num_threads or host.default_threads(),
+        },
+    )
+
+
+def compile(
+    model: Any,
+    opt_level: int = 3,
+    targets: Sequence[str] = (),
+    num_threads: int | None = None,
+    input_shapes: dict[str, Sequence[int]] | None = None,
+    pass_context: PassContext | None = None,
+) -> CompiledModel:
+    """Compile an ONNX model (path or ModelProto) or a graph-level module.
+
+    The standard pipeline for `opt_level` runs under `pass_context` (which, when
+    given, also decides the opt level, required/disabled passes, config and
+    instruments)."""
+    target_names = parse_targets(targets) if targets else []
+    module = model.clone() if isinstance(model, ModuleOp) else from_onnx(model, input_shapes)
+    graph = _main(module)
+    inputs, outputs = _specs(graph, False), _specs(graph, True)
+    for spec in (*inputs, *outputs):  # before lowering allocates anything
+        check_size(f"@main's tensor '{spec.name}'", spec.shape, spec.dtype.itemsize)
+    types = resource_types(module)
+    pctx = pass_context if pass_context is not None else PassContext(opt_level=opt_level)
+    pctx = _with_byoc_targets(pctx, target_names, num_threads)
+    run_pipeline(module, "default", pctx, mlir_ctx=context())
+    keys = module.attributes.get(PARAMS_ATTR)
+    key_list = [k.data for k in keys.data] if isinstance(keys, ArrayAttr) else []
+    params = param_arrays(key_list, types)
+    ws = module.attributes.get(WORKSPACE_SIZE_ATTR)
+    workspace = ws.value.data if isinstance(ws, IntegerAttr) else 0
+    check_size("the compiled model's workspace", [workspace], 1, error=CompileError)
+    if target_names:  # BYOC: load the external code, configure the targets
+        load_external(module, target_names, num_threads)
+    native = jit_compile(module, opt_level=opt_level)
+    exe = CompiledModel(native, inputs, outputs, params, workspace, num_threads)
+    exe._lowered, exe._opt_level = module, opt_level  # for export()
+    return exe
+
+
+__all__ = [
+    "BYOC_PASSES",
+    "GRAPH_PIPELINE",
+    "LEVEL_ENDS",
+    "LOWERING_PIPELINE",
+    "DefaultPipeline",
+    "LowerPipeline",
+    "OptimizePipeline",
+    "compile",
+    "graph_passes",
+    "lower_to",
+    "lowering_passes",
+    "param_arrays",
+    "resource_types",
+    "standard_pipeline",
+]

@@ -1,0 +1,10 @@
+"""Graph-level (relay) passes; importing the package registers them."""
+
+from lamina.passes.graph import (  # noqa: F401
+    alter_op_layout,
+    canonicalize,
+    fold_constant,
+    fuse_ops,
+    simplify_expr,
+    simplify_inference,
+)

@@ -1,0 +1,188 @@
+"""A compiled model in the process: `CompiledModel.run` on numpy arrays.
+
+The native entry point is `void main(void **args, void **params, char
+*workspace)` (`lamina.abi`): `args` holds the input buffers then the output
+buffers, `params` the weights (numpy arrays, never printed into LLVM IR) and
+`workspace` the planned arena for intermediates. A `CompiledModel` comes from
+`lamina.compile` (JIT-compiled code) or `lamina.load` (a shared library).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from lamina import host
+from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY
+from lamina.errors import InputError
+from lamina.runtime.export import export_library
+
+_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """Name, shape and dtype of a model input or output."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    def describe(self) -> str:
+        return f"{self.name}: {self.dtype}[{', '.join(map(str, self.shape))}]"
+
+
+def aligned_empty(shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
+    """An uninitialized C-contiguous array whose data is 64-byte aligned and
+    followed by `BUFFER_SLACK` readable bytes (vector tails may load them)."""
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + BUFFER_ALIGN + BUFFER_SLACK, dtype=np.uint8)
+    offset = (-raw.ctypes.data) % BUFFER_ALIGN
+    return raw[offset : offset + nbytes].view(dtype).reshape(shape)
+
+
+def aligned(arr: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """A copy of `arr` as a C-contiguous, 64-byte aligned array of `dtype`, with
+    the readable slack after it that compiled code may rely on (see
+    `aligned_empty`)."""
+    out = aligned_empty(arr.shape, dtype)
+    np.copyto(out, arr, casting="no" if arr.dtype == dtype else "unsafe")
+    return out
+
+
+class CompiledModel:
+    """A compiled model: call `run(...)` with numpy arrays."""
+
+    def __init__(
+        self,
+        native: Any,
+        inputs: list[TensorSpec],
+        outputs: list[TensorSpec],
+        params: list[np.ndarray],
+        workspace_size: int,
+        num_threads: int | None = None,
+    ):
+        self._native = native
+        self.inputs = inputs
+        self.outputs = outputs
+        self._params = params
+        self._param_table = (ctypes.c_void_p * max(len(params), 1))(
+            *[p.ctypes.data for p in params]
+        )
+        self.workspace_size = workspace_size
+        #: The sum of every intermediate's size, which the arena (`workspace_size`,
+        #: planned by liveness) shares out.
+        self.intermediate_bytes: int = getattr(native, "intermediate_bytes", workspace_size)
+        self._entry = _ENTRY(native.address(ENTRY))
+        self._local = threading.local()
+        self.num_threads = num_threads or host.default_threads()
+        # What export() needs: the lowered module, or the library it was loaded from.
+        self._lowered: ModuleOp | None = None
+        self._opt_level = 3
+        self._library_path: str | os.PathLike[str] | None = None
+
+    @property
+    def input_names(self) -> list[str]:
+        return [s.name for s in self.inputs]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [s.name for s in self.outputs]
+
+    def _workspace(self) -> np.ndarray:
+        ws = getattr(self._local, "workspace", None)
+        if ws is None:
+            ws = aligned_empty((max(self.workspace_size, 1),), np.dtype(np.uint8))
+            self._local.workspace = ws
+        return ws
+
+    def _bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[np.ndarray]:
+        n = len(self.inputs)
+        if len(args) > n:
+            raise InputError(f"the model takes {n} input(s), got {len(args)} positional")
+        given: dict[str, Any] = {}
+        for spec, a in zip(self.inputs, args, strict=False):
+            given[spec.name] = a
+        for name, a in kwargs.items():
+            if name not in self.input_names:
+                raise InputError(
+                    f"unknown input '{name}'; the model's inputs are "
+                    + ", ".join(s.describe() for s in self.inputs)
+                )
+            if name in given:
+                raise InputError(f"input '{name}' given twice")
+            given[name] = a
+        missing = [s.describe() for s in self.inputs if s.name not in given]
+        if missing:
+            raise InputError("missing input(s): " + ", ".join(missing))
+        bound = []
+        staging = self._staging()
+        for spec in self.inputs:
+            arr = np.asarray(given[spec.name])
+            if arr.shape != spec.shape:
+                raise InputError(
+                    f"input '{spec.name}': expected shape {spec.shape}, got {arr.shape}"
+                )
+            if arr.dtype != spec.dtype:
+                raise InputError(
+                    f"input '{spec.name}': expected dtype {spec.dtype}, got {arr.dtype}"
+                )
+            # Into this thread's padded input buffer (aligned, with BUFFER_SLACK).
+            buf = staging[spec.name]
+            np.copyto(buf, arr, casting="no")
+            bound.append(buf)
+        return bound
+
+    def _staging(self) -> dict[str, np.ndarray]:
+        bufs = getattr(self._local, "inputs", None)
+        if bufs is None:
+            bufs = {s.name: aligned_empty(s.shape, s.dtype) for s in self.inputs}
+            self._local.inputs = bufs
+        return bufs
+
+    def run(self, *args: Any, **kwargs: Any) -> list[np.ndarray]:
+        """Run on inputs given positionally or by name; returns the outputs."""
+        ins = self._bind(args, kwargs)
+        set_num_threads(self.num_threads)
+        outs = [aligned_empty(s.shape, s.dtype) for s in self.outputs]
+        table = (ctypes.c_void_p * max(len(ins) + len(outs), 1))(
+            *[a.ctypes.data for a in (*ins, *outs)]
+        )
+        ws = self._workspace()
+        # ctypes releases the GIL for the duration of the native call.
+        self._entry(
+            ctypes.addressof(table),
+            ctypes.addressof(self._param_table),
+            ws.ctypes.data,
+        )
+        return outs
+
+    __call__ = run
+
+    def export(self, path: str | os.PathLike[str]) -> None:
+        """Write the model as one shared library; `lamina.load(path)` reloads it."""
+        export_library(self, path)
+
+
+_gomp: ctypes.CDLL | None = None
+
+
+def set_num_threads(n: int) -> None:
+    """The team size of parallel loops run from the calling thread (libgomp's
+    per-thread `omp_set_num_threads`)."""
+    global _gomp
+    if _gomp is None:
+        gomp = next(lib for lib in host.runtime_libraries() if "gomp" in lib)
+        _gomp = ctypes.CDLL(gomp)
+        _gomp.omp_set_num_threads.argtypes = [ctypes.c_int]
+    _gomp.omp_set_num_threads(max(1, int(n)))
+
+
+__all__ = ["CompiledModel", "TensorSpec", "aligned", "aligned_empty", "set_num_threads"]

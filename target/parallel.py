@@ -1,0 +1,100 @@
+"""The libgomp glue of outlined parallel loops (MLIR keeps OpenMP glue in its
+translation to LLVM IR, not in a dialect; so does lamina).
+
+`emit_parallel_glue` defines the launcher of each loop that
+`lamina.lowering.parallel.outline_parallel_loops` outlined: it packs the buffer
+pointers and calls `GOMP_parallel(worker, data, threads, 0)`; the worker takes its
+static chunk of the iterations from `omp_get_thread_num()` /
+`omp_get_num_threads()`. The team size is the calling thread's
+`omp_set_num_threads` (set by the runtime from `num_threads` or
+`LAMINA_NUM_THREADS`); with one thread the launcher calls the body directly.
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from lamina.lowering.parallel import ParallelLoop
+
+_I64 = ir.IntType(64)
+_I32 = ir.IntType(32)
+_PTR = ir.PointerType()  # opaque, as xDSL's llvm.ptr
+
+
+def _function(module: ir.Module, name: str, ftype: ir.FunctionType) -> ir.Function:
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ftype, name)
+    return fn
+
+
+def _range(b: ir.IRBuilder, lo: ir.Value, hi: ir.Value) -> ir.Value:
+    """The body's `range` argument: a stack pair of i64, `[lo, hi)`."""
+    rng = b.alloca(_I64, size=ir.Constant(_I64, 2))
+    b.store(lo, rng)
+    b.store(hi, b.gep(rng, [ir.Constant(_I64, 1)], source_etype=_I64))
+    return rng
+
+
+def emit_parallel_glue(module: ir.Module, loops: list[ParallelLoop]) -> None:
+    """Define each loop's launcher and worker in `module` (llvmlite IR)."""
+    void = ir.VoidType()
+    worker_t = ir.FunctionType(void, [_PTR])
+    gomp = _function(module, "GOMP_parallel", ir.FunctionType(void, [_PTR, _PTR, _I32, _I32]))
+    tid_fn = _function(module, "omp_get_thread_num", ir.FunctionType(_I32, []))
+    nt_fn = _function(module, "omp_get_num_threads", ir.FunctionType(_I32, []))
+    max_fn = _function(module, "omp_get_max_threads", ir.FunctionType(_I32, []))
+    for p in loops:
+        launch = module.globals[p.launch]
+        body = module.globals[p.body]
+        # worker(data): its chunk of the iterations, then the body
+        worker = ir.Function(module, worker_t, f"{p.body}_worker")
+        worker.linkage = "internal"
+        b = ir.IRBuilder(worker.append_basic_block("entry"))
+        tid = b.zext(b.call(tid_fn, []), _I64)
+        nt = b.zext(b.call(nt_fn, []), _I64)
+        count = -(-(p.ub - p.lb) // p.step)
+        chunk = b.udiv(b.add(ir.Constant(_I64, count), b.sub(nt, ir.Constant(_I64, 1))), nt)
+        first = b.mul(tid, chunk)
+        last = b.select(
+            b.icmp_unsigned("<", b.add(first, chunk), ir.Constant(_I64, count)),
+            b.add(first, chunk), ir.Constant(_I64, count),
+        )
+        run, done = worker.append_basic_block("run"), worker.append_basic_block("done")
+        b.cbranch(b.icmp_unsigned("<", first, last), run, done)
+        b.position_at_end(done)
+        b.ret_void()
+        b.position_at_end(run)
+        step = ir.Constant(_I64, p.step)
+        rng = _range(
+            b,
+            b.add(ir.Constant(_I64, p.lb), b.mul(first, step)),
+            b.add(ir.Constant(_I64, p.lb), b.mul(last, step)),
+        )
+        table = worker.args[0]
+        args = [
+            b.load(b.gep(table, [ir.Constant(_I64, i)], source_etype=_PTR), typ=_PTR)
+            for i in range(p.buffers)
+        ]
+        args.append(rng)
+        b.call(body, args)
+        b.ret_void()
+        # launch(buffers...): one thread runs the body on every iteration itself;
+        # more pack the pointers and run the team.
+        b = ir.IRBuilder(launch.append_basic_block("entry"))
+        threads = b.call(max_fn, [])
+        alone, team = launch.append_basic_block("alone"), launch.append_basic_block("team")
+        b.cbranch(b.icmp_signed("<=", threads, ir.Constant(_I32, 1)), alone, team)
+        b.position_at_end(alone)
+        rng = _range(b, ir.Constant(_I64, p.lb), ir.Constant(_I64, p.ub))
+        b.call(body, [*launch.args, rng])
+        b.ret_void()
+        b.position_at_end(team)
+        data = b.alloca(_PTR, size=ir.Constant(_I64, max(p.buffers, 1)))
+        for i, a in enumerate(launch.args):
+            b.store(a, b.gep(data, [ir.Constant(_I64, i)], source_etype=_PTR))
+        b.call(gomp, [worker, data, threads, ir.Constant(_I32, 0)])
+        b.ret_void()
+
+
+__all__ = ["emit_parallel_glue"]
