@@ -14,22 +14,19 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from lamina.dialects import resources
 from lamina.dialects.dominance import verify_ssa_order
+from lamina.dialects.llvm_ext import LLVMExt
 from lamina.dialects.parser import make_parser
-from lamina.dialects.relay import Relay
+from lamina.dialects.relay import relay_dialect
 from lamina.dialects.te import TE
 from lamina.dialects.tir import TIR
 from lamina.errors import IRError
+from lamina.plugins import plugin_dialects
 
 
 @cache
 def lamina_dialects() -> tuple[Dialect, ...]:
     """Every dialect lamina reads and writes: its own three levels and the xDSL
     dialects they are built from."""
-    try:
-        from lamina.dialects.llvm_ext import LLVMExt
-    except ImportError:  # pragma: no cover
-        LLVMExt = None
-
     return (
         builtin.Builtin,
         func.Func,
@@ -38,19 +35,12 @@ def lamina_dialects() -> tuple[Dialect, ...]:
         scf.Scf,
         vector.Vector,
         llvm.LLVM,
-        *([LLVMExt] if LLVMExt else []),
-        Relay,
+        LLVMExt,
+        relay_dialect(),
         TE,
         TIR,
-        *_plugin_dialects(),
+        *plugin_dialects(),
     )
-
-
-def _plugin_dialects() -> tuple[Dialect, ...]:
-    """Dialects of installed plugin packages (entry points `lamina.dialects`)."""
-    from lamina.plugins import plugin_dialects
-
-    return plugin_dialects()
 
 
 def context() -> Context:

@@ -151,6 +151,12 @@ class Registry(Generic[T]):
             raise LaminaError(f"unknown {self.what} '{name}'{hint}")
         return found
 
+    def __getitem__(self, name: str) -> T:
+        found = self.lookup(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and (
             name in self._own or name in self._plugin_eps()

@@ -13,6 +13,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Mapping
 
+import llvmlite.binding as llvm
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+
+from lamina.abi import EXTERNAL_LIBRARIES_ATTR
 from lamina.backends.registry import (
     CompositePattern,
     ExternalFunction,
@@ -24,6 +28,7 @@ from lamina.backends.registry import (
     stable_symbol,
     unregister_target,
 )
+from lamina.errors import CompileError
 
 _lock = threading.Lock()
 _loaded: set[str] = set()
@@ -32,10 +37,6 @@ _loaded: set[str] = set()
 def load_libraries(paths: Iterable[str]) -> None:
     """Load shared libraries into the process so that JIT-compiled code can call
     their symbols (`llvm.load_library_permanently`, once per path)."""
-    import llvmlite.binding as llvm
-
-    from lamina.errors import CompileError
-
     with _lock:
         for path in paths:
             if path in _loaded:
@@ -49,8 +50,6 @@ def load_libraries(paths: Iterable[str]) -> None:
 
 def add_symbols(symbols: Mapping[str, int]) -> None:
     """Make in-process addresses callable from JIT-compiled code by name."""
-    import llvmlite.binding as llvm
-
     for name, address in symbols.items():
         llvm.add_symbol(name, address)
 
@@ -58,10 +57,8 @@ def add_symbols(symbols: Mapping[str, int]) -> None:
 def load_external(module: object, targets: Iterable[str] = (), num_threads: int | None = None) -> None:
     """Before JIT-compiling a module that went through external-codegen: load
     the libraries it lists and configure the targets (e.g. BLAS threads)."""
-    from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
-
     if isinstance(module, ModuleOp):
-        libs = module.attributes.get("lamina.external_libraries")
+        libs = module.attributes.get(EXTERNAL_LIBRARIES_ATTR)
         if isinstance(libs, ArrayAttr):
             load_libraries(a.data for a in libs.data if isinstance(a, StringAttr))
     for name in targets:

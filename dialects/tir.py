@@ -87,6 +87,8 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from lamina.dialects.resources import blobs
+
 
 class ForKind(StrEnum):
     """What a loop promises about its iterations (TVM's ForKind)."""
@@ -715,8 +717,6 @@ class ConstantOp(IRDLOperation):
 
 def blobs_declare(key: str) -> str:
     """Declare a resource key met in custom syntax, as the attribute parser does."""
-    from lamina.dialects.resources import blobs
-
     return blobs.declare_resource(key)
 
 

@@ -19,8 +19,9 @@ Axes are named `i0, i1, ...` (output dimensions) and `r0, r1, ...` (reduce axes)
   intermediates are always inlined into their readers.
 
 A schedule is stored on its `te.compute` as the string attribute `schedule`, so
-the TE text shows it, and editing the text replays another one. Default schedules
-come from `lowering/topi.py` (per op, like TVM's strategies) or `default_for`.
+the TE text shows it, and editing the text replays another one. The default
+schedules (the templates and which op gets which, like TVM's strategies) are in
+`lamina.lowering.strategy`, one module per target class.
 """
 
 from __future__ import annotations
@@ -28,8 +29,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from lamina import host
-from lamina.dialects import te
 from lamina.dialects.tir import ForKind
 from lamina.errors import LoweringError
 from lamina.lowering.index import Lin, Var
@@ -264,124 +263,14 @@ class LoopNest:
                 )
 
 
-# ---------------------------------------------------------------- defaults
-def _parallel_outer(loops: list[str], extents: list[int], threads_hint: int = 16) -> list[Primitive]:
-    """Fuse leading loops until there is enough parallel work, mark it parallel."""
-    if not loops:
-        return []
-    steps: list[Primitive] = []
-    name, work = loops[0], extents[0]
-    for nxt, e in zip(loops[1:], extents[1:], strict=False):
-        if work >= threads_hint:
-            break
-        steps.append(Fuse(name, nxt))
-        name, work = f"{name}.{nxt}", work * e
-    if work < 2:
-        return steps
-    return [*steps, Annotate(ForKind.PARALLEL, name)]
-
-
-def gemm(
-    extents: tuple[int, ...],
-    row: int,
-    cols: tuple[int, ...],
-    elem_bits: int = 32,
-    nreduce: int = 1,
-    reduce_size: int = 0,
-) -> Schedule:
-    """A register-tiled GEMM micro-kernel for a sum reduction over `r0` whose
-    output axes are `batch..., row, cols...` (`cols` are fused into one vector
-    axis): MR rows x NR lanes of accumulators, B panels reused across row tiles."""
-    lanes = host.cpu().lanes(elem_bits)
-    steps: list[Primitive] = []
-    col = f"i{cols[0]}"
-    ncol = 1
-    for c in cols:
-        ncol *= extents[c]
-    for c in cols[1:]:
-        steps.append(Fuse(col, f"i{c}"))
-        col = f"{col}.i{c}"
-    nr = 2 * lanes if ncol > lanes else lanes
-    mr = min(6 if nr == 2 * lanes else 12, extents[row])
-    r = f"i{row}"
-    steps += [Split(r, mr), Split(col, nr)]
-    batch = [f"i{d}" for d in range(row)]
-    # The larger operand is streamed once: by default each B panel (reduce x NR)
-    # is reused across the row tiles; when A (rows x reduce) is the larger, as in
-    # a late conv layer (many channels, few pixels), each row panel of A is
-    # reused across the column tiles instead.
-    tiles = [(f"{col}.o", -(-ncol // nr)), (f"{r}.o", -(-extents[row] // mr))]
-    if reduce_size and extents[row] > ncol:
-        tiles.reverse()
-    outer = [*batch, *(name for name, _ in tiles)]
-    reduce = [f"r{d}" for d in range(nreduce)]
-    steps.append(Reorder((*outer, *reduce, f"{r}.i", f"{col}.i")))
-    outer_extents = [extents[d] for d in range(row)] + [n for _, n in tiles]
-    par = _parallel_outer(outer, outer_extents)
-    steps += par
-    fused = sum(isinstance(p, Fuse) for p in par)
-    at = ".".join(outer[: fused + 1]) if fused else outer[-1]
-    if fused + 1 < len(outer):
-        at = outer[-1]
-    steps += [CacheWrite(at), Annotate(ForKind.UNROLLED, f"{r}.i")]
-    steps.append(Annotate(ForKind.VECTORIZED, f"{col}.i"))
-    return Schedule(tuple(steps))
-
-
-def injective(extents: tuple[int, ...], elem_bits: int = 32) -> Schedule:
-    """Elementwise/injective stages: vector lanes along the last axis, the outer
-    loops parallel when there is enough work."""
-    if not extents or 0 in extents:
-        return Schedule()
-    lanes = host.cpu().lanes(elem_bits)
-    names = [f"i{d}" for d in range(len(extents))]
-    steps: list[Primitive] = []
-    total = 1
-    for e in extents:
-        total *= e
-    last = names[-1]
-    outer_names, outer_extents = names[:-1], list(extents[:-1])
-    if extents[-1] >= lanes:
-        steps += [Split(last, lanes), Annotate(ForKind.VECTORIZED, f"{last}.i")]
-        outer_names.append(f"{last}.o")
-        outer_extents.append(-(-extents[-1] // lanes))
-    if total >= 4096:
-        steps += _parallel_outer(outer_names, outer_extents)
-    return Schedule(tuple(steps))
-
-
-def default_for(op: te.ComputeOp) -> Schedule:
-    """The schedule of a compute that carries none: by its class."""
-    elem = op.result.type.get_element_type()  # type: ignore[union-attr]
-    bits = getattr(elem, "bitwidth", 32) or 32
-    if op.reduce is None:
-        return injective(op.extents, max(bits, 8))
-    return reduction(op.extents, op.reduce_shape)
-
-
-def reduction(extents: tuple[int, ...], reduce_extents: tuple[int, ...]) -> Schedule:
-    """Reductions: the outer output loops parallel when there is enough work."""
-    total = 1
-    for e in (*extents, *reduce_extents):
-        total *= e
-    if total < 4096 or not extents:
-        return Schedule()
-    names = [f"i{d}" for d in range(len(extents))]
-    return Schedule(tuple(_parallel_outer(names, list(extents))))
-
-
 __all__ = [
     "Annotate",
     "CacheWrite",
     "Fuse",
     "Loop",
     "LoopNest",
+    "Primitive",
     "Reorder",
     "Schedule",
     "Split",
-    "default_for",
-    "gemm",
-    "host",
-    "injective",
-    "reduction",
 ]

@@ -46,7 +46,8 @@ from lamina.ir import io_names
 from lamina.lowering.expr import Expr
 from lamina.lowering.index import Clamp, Div, Lin, Mod, Opaque, Var
 from lamina.lowering.relay_to_te import SymbolNamer
-from lamina.lowering.schedule import Loop, LoopNest, Schedule, default_for
+from lamina.lowering.schedule import Loop, LoopNest, Schedule
+from lamina.lowering.strategy.cpu import default_for
 from lamina.lowering.topi import Kernel
 from lamina.passes.registry import register_pass
 

@@ -17,14 +17,9 @@ from xdsl.irdl import irdl_op_definition
 import lamina
 from lamina import passes as manager
 from lamina.dialects import relay
+from lamina.dialects.constants import INLINE_LIMIT, constant_data, make_constant
 from lamina.dialects.dtypes import element_type
-from lamina.passes.graph.fold_constant import (
-    EVALUATORS,
-    INLINE_LIMIT,
-    fold_constants,
-    make_constant,
-)
-from lamina.pattern import constant_data
+from lamina.passes.graph.fold_constant import EVALUATORS, fold_constants
 
 rng = np.random.default_rng(0)
 

@@ -33,8 +33,8 @@ from xdsl.printer import Printer
 
 import lamina
 from lamina.dialects import relay
+from lamina.dialects.constants import constant_data
 from lamina.passes.graph.fold_constant import EVALUATORS
-from lamina.pattern import constant_data
 
 F32 = np.float32
 #: Multiplies the examples per property (LAMINA_PROPERTY_SCALE=10 for a long run).

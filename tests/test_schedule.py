@@ -28,10 +28,8 @@ from lamina.lowering.schedule import (
     Reorder,
     Schedule,
     Split,
-    gemm,
-    injective,
-    reduction,
 )
+from lamina.lowering.strategy.cpu import gemm, injective, reduction
 from lamina.lowering.te_to_tir import LowerTeToTirPass
 from lamina.lowering.tir_to_llvm import LowerTirToLlvmPass
 from lamina.passes.tir.unroll import TirUnrollPass

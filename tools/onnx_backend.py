@@ -41,7 +41,7 @@ from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupl
 
 from lamina.driver import compile as lamina_compile
 from lamina.errors import FrontendError, InputError, LaminaError, UnsupportedOpError
-from lamina.frontends.onnx import CONVERTERS, load_model
+from lamina.frontends.onnx import CONVERTERS, converter_key, load_model
 
 #: The importer's message for an input it needs as a constant (frontends/onnx.py,
 #: `NodeContext.const_value`): "[graph ]input #i ('name') must be a constant".
@@ -92,7 +92,7 @@ def check_supported(model: onnx.ModelProto) -> None:
     bad = [
         n
         for n in model.graph.node
-        if n.op_type not in CONVERTERS or n.domain not in ("", "ai.onnx")
+        if converter_key(n.op_type, n.domain) not in CONVERTERS
     ]
     if bad:
         listed = "; ".join(

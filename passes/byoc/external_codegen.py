@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from lamina.backends import add_symbols
 from lamina.backends.registry import ExternalFunction, get_target
 from lamina.dialects import te
 from lamina.errors import LaminaError
@@ -81,8 +82,6 @@ def external_codegen(module: ModuleOp) -> list[ExternalFunction]:
             )
         ext = _codegen(fn, target_name)
         if ext.symbols:
-            from lamina.backends import add_symbols
-
             add_symbols(ext.symbols)
         for lib in [*get_target(target_name).libraries(), *ext.libraries]:
             if lib not in libs:

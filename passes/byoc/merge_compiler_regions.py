@@ -25,13 +25,13 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, OpResult
 from xdsl.passes import ModulePass
 
+from lamina.dialects.outline import outline_fused
 from lamina.passes import record_statistic
 from lamina.passes.byoc.regions import (
     COMPILER,
     TARGET,
     graph_blocks,
     str_attr,
-    wrap_region,
 )
 from lamina.passes.registry import register_pass
 
@@ -133,7 +133,7 @@ def merge_regions(module: ModuleOp) -> list[Operation]:
             assert target is not None
             for m in members:
                 del m.attributes[TARGET]
-            created.append(wrap_region(members, {COMPILER: StringAttr(target)}))
+            created.append(outline_fused(members, {COMPILER: StringAttr(target)}))
             record_statistic(f"regions.{target}")
     return created
 

@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from lamina.dialects.outline import outline_fused
 from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.passes import record_statistic
 from lamina.passes.byoc.regions import (
@@ -34,7 +35,6 @@ from lamina.passes.byoc.regions import (
     graph_functions,
     hoist_constants,
     str_attr,
-    wrap_region,
 )
 from lamina.passes.registry import register_pass
 
@@ -54,7 +54,7 @@ def outline(module: ModuleOp) -> list[func.FuncOp]:
                 if TARGET in op.attributes and COMPILER not in op.attributes:
                     target = str_attr(op, TARGET)
                     del op.attributes[TARGET]
-                    op = wrap_region([op], {COMPILER: StringAttr(target or "")})
+                    op = outline_fused([op], {COMPILER: StringAttr(target or "")})
             for op in list(block.ops):
                 target = str_attr(op, COMPILER)
                 if not isinstance(op, FusedOp) or target is None:

@@ -15,14 +15,14 @@ Conventions (all visible in the IR, so each pass can run alone in lamina-opt):
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr
-from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
+from xdsl.ir import Block, Operation
 
 from lamina.dialects import relay
-from lamina.dialects.relay_region import FusedOp, YieldOp
+from lamina.dialects.relay_region import FusedOp
 
 TARGET = "lamina.target"
 COMPOSITE = "lamina.composite"
@@ -82,64 +82,6 @@ def hoist_constants(group: FusedOp, keep_splats: bool = True) -> None:
         group.operands = [*group.operands, const.output]
 
 
-def wrap_region(ops: Sequence[Operation], attrs: dict) -> FusedOp:
-    """Wrap `ops` (ops of one block, a convex set: no path leaves it and comes
-    back) into a `relay.fused` op. Every value used outside becomes a result;
-    every value from outside becomes an operand (in order of first use). The
-    region takes the place of its last op; ops in between that depend on the
-    region move after it."""
-    block = ops[0].parent_block()
-    assert block is not None
-    order = {op: i for i, op in enumerate(block.ops)}
-    members = sorted(ops, key=order.__getitem__)
-    member_set = set(members)
-    first, last = members[0], members[-1]
-    # Non-members between first and last that depend on the region move after it.
-    moved: list[Operation] = []
-    dependent = set(member_set)
-    op = first.next_op if first is not last else None
-    while op is not None and op is not last:
-        if op not in member_set and any(
-            isinstance(v, OpResult) and v.op in dependent for v in op.operands
-        ):
-            moved.append(op)
-            dependent.add(op)
-        op = op.next_op
-    inputs: dict[SSAValue, None] = {}
-    for m in members:
-        for v in m.operands:
-            if not (isinstance(v, OpResult) and v.op in member_set):
-                inputs[v] = None
-    outputs: list[SSAValue] = [
-        r
-        for m in members
-        for r in m.results
-        if any(use.operation not in member_set for use in r.uses)
-    ]
-    body = Block(arg_types=[v.type for v in inputs])
-    for arg, v in zip(body.args, inputs, strict=True):
-        arg.name_hint = v.name_hint
-    mapping = dict(zip(inputs, body.args, strict=True))
-    fused = FusedOp(list(inputs), Region(body), [r.type for r in outputs], attrs)
-    block.insert_op_before(fused, last)
-    for old, new in zip(outputs, fused.results, strict=True):
-        old.replace_uses_with_if(new, lambda use: use.operation not in member_set)
-        new.name_hint = old.name_hint
-    for m in members:
-        m.detach()
-        body.add_op(m)
-        for i, v in enumerate(m.operands):
-            if v in mapping:
-                m.operands[i] = mapping[v]
-    body.add_op(YieldOp(*outputs))
-    anchor: Operation = fused
-    for m in moved:
-        m.detach()
-        block.insert_op_after(m, anchor)
-        anchor = m
-    return fused
-
-
 def location(op: Operation) -> str:
     """Where an op is, for messages: `relay.conv2d #3 in @main` (its position)."""
     fn = op.parent_op()
@@ -163,5 +105,4 @@ __all__ = [
     "is_splat_constant",
     "location",
     "str_attr",
-    "wrap_region",
 ]

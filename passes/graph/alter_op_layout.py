@@ -20,21 +20,14 @@ from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType, i64
-from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.ir import Operation, OpResult
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from lamina.dialects import relay
+from lamina.dialects.constants import make_constant, value_data
 from lamina.passes import record_statistic
-from lamina.passes.graph.fold_constant import make_constant
 from lamina.passes.registry import register_pass
-from lamina.pattern import constant_data
-
-
-def _const_array(v: SSAValue):
-    if isinstance(v, OpResult) and isinstance(v.op, relay.ConstantOp):
-        return constant_data(v.op)
-    return None
 
 
 def _replace(old: Operation, new_ops: list[Operation]) -> None:
@@ -54,7 +47,7 @@ def _replace(old: Operation, new_ops: list[Operation]) -> None:
 def _dense(op: relay.DenseOp) -> bool:
     if "transpose_b" not in op.properties or "transpose_a" in op.properties:
         return False
-    w = _const_array(op.operands[1])
+    w = value_data(op.operands[1])
     if w is None or w.ndim != 2:
         return False
     t = op.operands[1].type
@@ -94,7 +87,7 @@ def _conv2d(op: relay.Conv2DOp) -> bool:
         x = new[-1].results[0]
     new.append(relay.Im2ColOp(x, kernel_size=kernel, **window))
     xcol = new[-1].results[0]
-    data = _const_array(w)
+    data = value_data(w)
     new_shape = [shape[0], cols, 1, 1]
     if data is not None:
         new.append(make_constant(

@@ -3,7 +3,7 @@
 TVM's `FoldConstant`. Ops are visited in block order, so a chain of constant ops
 folds in one pass: each folded result is a new `relay.constant` that the next op
 sees. A result whose elements are all equal becomes a splat `dense<v>`, a small one
-(at most `INLINE_LIMIT` elements) an inline `dense<[...]>`, and anything larger a
+(at most `lamina.dialects.constants.INLINE_LIMIT` elements) an inline `dense<[...]>`, and anything larger a
 `dense_resource` blob (weights never go through text). Constants left without uses
 are erased.
 
@@ -28,9 +28,6 @@ from typing import ClassVar
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
-    AnyFloat,
-    DenseIntOrFPElementsAttr,
-    DenseResourceAttr,
     ModuleOp,
     TensorType,
 )
@@ -40,18 +37,27 @@ from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator
 
 from lamina.dialects import relay
+from lamina.dialects.constants import constant_data, make_constant
 from lamina.dialects.dtypes import numpy_dtype
-from lamina.dialects.resources import blobs
+from lamina.dialects.relay_region import FusedOp
 from lamina.errors import LaminaError
 from lamina.passes import record_statistic
 from lamina.passes.registry import register_pass
-from lamina.pattern import constant_data
-
-#: Folded results with at most this many elements are printed inline.
-INLINE_LIMIT = 16
+from lamina.plugins import EVALUATORS_GROUP
+from lamina.registry import Registry
 
 Evaluator = Callable[[Operation, list[np.ndarray]], np.ndarray | None]
-EVALUATORS: dict[str, Evaluator] = {}
+
+
+def _check_evaluator(name: str, obj: object) -> Evaluator:
+    if not callable(obj):
+        raise LaminaError(f"the evaluator of '{name}' is not callable: {obj!r}")
+    return obj  # type: ignore[return-value]
+
+
+#: numpy evaluators by op name: lamina's and the plugins' (entry-point group
+#: `lamina.evaluators`, the entry point's name is the op name).
+EVALUATORS: Registry[Evaluator] = Registry("numpy evaluator", EVALUATORS_GROUP, _check_evaluator)
 
 
 class NotFoldable(Exception):
@@ -63,7 +69,7 @@ def register_evaluator(*names: str) -> Callable[[Evaluator], Evaluator]:
 
     def wrap(fn: Evaluator) -> Evaluator:
         for name in names:
-            EVALUATORS[name] = fn
+            EVALUATORS.register(name, fn)
         return fn
 
     return wrap
@@ -168,8 +174,6 @@ def evaluate(block: Block, args: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Run a graph block (a function body or a `relay.fused` body) on numpy arrays
     with `EVALUATORS`: a reference interpreter for testing graph passes. Returns
     the values of the block's terminator."""
-    from lamina.dialects.relay_region import FusedOp
-
     env: dict[SSAValue, np.ndarray] = dict(zip(block.args, args, strict=True))
     for op in block.ops:
         if op.has_trait(IsTerminator):
@@ -183,7 +187,7 @@ def evaluate(block: Block, args: Sequence[np.ndarray]) -> list[np.ndarray]:
             outs = evaluate(op.body.block, [env[v] for v in op.operands])
             env.update(zip(op.results, outs, strict=True))
         else:
-            fn = EVALUATORS.get(op.name)
+            fn = EVALUATORS.lookup(op.name)
             if fn is None:
                 raise LaminaError(f"evaluate: no numpy evaluator for {op.name}")
             with np.errstate(all="ignore"):
@@ -197,29 +201,6 @@ def evaluate(block: Block, args: Sequence[np.ndarray]) -> list[np.ndarray]:
 
 
 # ------------------------------------------------------------------- the pass
-def make_constant(array: np.ndarray, t: TensorType, name: str = "folded") -> relay.ConstantOp:
-    """A `relay.constant` of type `t` holding `array`: splat, inline or blob."""
-    dtype = numpy_dtype(t.get_element_type())
-    data = np.ascontiguousarray(np.asarray(array).astype(dtype, copy=False))
-    shape = tuple(t.get_shape())
-    if data.shape != shape:
-        if data.size == int(np.prod(shape, dtype=np.int64)):
-            data = data.reshape(shape)  # e.g. one element for a rank-0 type
-        else:
-            data = np.ascontiguousarray(np.broadcast_to(data, shape))
-    flat = data.reshape(-1)
-    is_float = isinstance(t.get_element_type(), AnyFloat)
-    convert = float if is_float else int
-    if flat.size and np.all(flat == flat[0]) and not (is_float and np.isnan(flat[0])):
-        return relay.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [convert(flat[0])]))
-    if 0 < flat.size <= INLINE_LIMIT and not (is_float and np.isnan(flat).any()):
-        return relay.ConstantOp(
-            DenseIntOrFPElementsAttr.from_list(t, [convert(v) for v in flat])
-        )
-    key = blobs.add(name, data)
-    return relay.ConstantOp(DenseResourceAttr.from_params(key, t))
-
-
 def _operand_data(op: Operation) -> list[np.ndarray] | None:
     arrays = []
     for operand in op.operands:
@@ -247,7 +228,7 @@ def fold_block(block: Block) -> tuple[int, int]:
         args = _operand_data(op)
         if args is None:
             continue
-        evaluator = EVALUATORS.get(op.name)
+        evaluator = EVALUATORS.lookup(op.name)
         if evaluator is None:
             missing += 1
             continue
@@ -299,11 +280,9 @@ class FoldConstantPass(ModulePass):
 
 __all__ = [
     "EVALUATORS",
-    "INLINE_LIMIT",
     "FoldConstantPass",
     "NotFoldable",
     "evaluate",
     "fold_constants",
-    "make_constant",
     "register_evaluator",
 ]

@@ -39,11 +39,11 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator
 
 from lamina.dialects import relay
+from lamina.dialects.outline import outline_fused
 from lamina.dialects.relay import OpPattern
 from lamina.dialects.relay_region import FusedOp
 from lamina.errors import LaminaError
 from lamina.passes import PassContext, record_statistic, register_config, register_pass
-from lamina.pattern import wrap_ops
 
 register_config(
     "fuse-ops.max-depth",
@@ -305,7 +305,7 @@ def fuse_block(block: Block, max_depth: int) -> list[FusedOp]:
             )
         label = "_".join(op.name.removeprefix("relay.") for op in ops)
         attrs = {"lamina.primitive": UnitAttr(), "lamina.group": StringAttr(label)}
-        created.append(wrap_ops(ops, attrs))
+        created.append(outline_fused(ops, attrs, outputs="last"))
     return created
 
 

@@ -40,19 +40,11 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from lamina.dialects import relay
+from lamina.dialects.constants import make_constant, value_data
 from lamina.passes import max_iterations, not_converged, record_statistic
-from lamina.passes.graph.fold_constant import make_constant
 from lamina.passes.registry import register_pass
-from lamina.pattern import constant_data
-
 
 # ------------------------------------------------------------------- helpers
-def _const(value: SSAValue) -> np.ndarray | None:
-    """The data of `value` when a readable `relay.constant` defines it."""
-    if isinstance(value, OpResult) and isinstance(value.op, relay.ConstantOp):
-        return constant_data(value.op)
-    return None
-
 
 def _name(value: SSAValue, default: str) -> str:
     return value.name_hint or default
@@ -110,7 +102,7 @@ def expand_batch_norm(op: relay.BatchNormOp) -> None:
     eps = relay.float_prop(op, "epsilon", 1e-5)
     channels = t.get_shape()[axis]
     bshape = (channels, *([1] * (rank - 1 - axis)))
-    stats = [_const(v) for v in (gamma, beta, mean, var)]
+    stats = [value_data(v) for v in (gamma, beta, mean, var)]
     base = _name(op.results[0], "bn")
     new_ops: list[Operation] = []
     if all(s is not None for s in stats):
@@ -171,7 +163,7 @@ def _scaled_producer(op: Operation, s: np.ndarray) -> list[Operation] | None:
     """New ops computing `op`'s result times the per-channel `s` (`op` a conv or a
     dense with constant weights); the last one replaces the product."""
     w_val = op.operands[1]
-    w = _const(w_val)
+    w = value_data(w_val)
     if w is None:
         return None
     wt = w_val.type
@@ -185,7 +177,7 @@ def _scaled_producer(op: Operation, s: np.ndarray) -> list[Operation] | None:
         new_ops: list[Operation] = [_new_constant(new_w.astype(w.dtype), wt, name)]
         operands.append(new_ops[0])
         if len(op.operands) == 3:
-            bias = _const(op.operands[2])
+            bias = value_data(op.operands[2])
             if bias is None:
                 return None
             new_bias = (bias * s).astype(bias.dtype)
@@ -205,10 +197,10 @@ def _scaled_producer(op: Operation, s: np.ndarray) -> list[Operation] | None:
 def _split_const(op: Operation) -> tuple[SSAValue, np.ndarray] | None:
     """(the other operand, the constant's data) of a binary op with one constant."""
     a, b = op.operands
-    cb = _const(b)
+    cb = value_data(b)
     if cb is not None:
         return a, cb
-    ca = _const(a)
+    ca = value_data(a)
     if ca is not None:
         return b, ca
     return None
@@ -240,7 +232,7 @@ def _fold_multiply(op: relay.MultiplyOp) -> str | None:
     if not isinstance(producer, relay.AddOp | relay.BiasAddOp):
         return None
     if isinstance(producer, relay.BiasAddOp):
-        z, c_or_none = producer.operands[0], _const(producer.operands[1])
+        z, c_or_none = producer.operands[0], value_data(producer.operands[1])
     else:
         inner_split = _split_const(producer)
         if inner_split is None:

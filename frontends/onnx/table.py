@@ -1,16 +1,17 @@
 """Print the README's table of supported ONNX ops, generated from the converter
-registry: `python -m lamina.frontends.onnx_table`.
+registry: `python -m lamina.frontends.onnx.table`.
 
 One row per ONNX op (default domain): the relay ops its converter emits, the
 opset versions of the op that ONNX defines (all of them are handled), and the
-converter's notes.
+converter's notes. Only lamina's own converters are listed (a plugin's are not
+lamina's to document).
 """
 
 from __future__ import annotations
 
 import onnx
 
-from lamina.frontends.onnx import CONVERTER_INFO, CONVERTERS
+from lamina.frontends.onnx.registry import CONVERTER_INFO, CONVERTERS
 
 
 def _versions(op_type: str) -> str:
@@ -29,7 +30,7 @@ def table() -> str:
         "| ONNX op | relay ops | opset versions | notes |",
         "|---|---|---|---|",
     ]
-    for op_type in sorted(CONVERTERS):
+    for op_type in sorted(CONVERTERS.own()):
         info = CONVERTER_INFO[op_type]
         emits = ", ".join(f"`{e}`" for e in info.emits) or "(folded / identity)"
         rows.append(f"| {op_type} | {emits} | {_versions(op_type)} | {info.notes} |")

@@ -1,0 +1,483 @@
+"""The machinery every relay op shares: `RelayOp` and the op-pattern kinds.
+
+`RelayOp` infers an op's result types from its operands and properties, verifies
+by re-inferring, and gives every op the custom form `%r = relay.op %a, %b {props}
+: (types) -> type`. Beside it live the helpers the op families' type inference is
+written with (shapes, broadcasting, axes, typed property readers, element-kind
+checks), the sliding-window geometry (`Window`) that convolution, pooling and
+im2col share, and the attribute builders (`i64_array`, `i64_attr`, `f64_attr`)
+that frontends and passes build op properties with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    f64,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    OptionalDef,
+    VariadicDef,
+    VerificationContext,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+
+class OpPattern(IntEnum):
+    """TVM's op-pattern kinds, ordered as fusion compares them."""
+
+    ELEMWISE = 0
+    BROADCAST = 1
+    INJECTIVE = 2
+    COMM_REDUCE = 3
+    OUT_ELEMWISE_FUSABLE = 4
+    TUPLE = 7
+    OPAQUE = 8
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", "-")
+
+
+# -------------------------------------------------------------------- helpers
+def tensor(shape: Sequence[int], element_type: Attribute) -> TensorType:
+    return TensorType(element_type, list(shape))
+
+
+def shape_of(t: Attribute) -> tuple[int, ...]:
+    assert isinstance(t, TensorType)
+    return tuple(t.get_shape())
+
+
+def broadcast_shapes(op_name: str, *shapes: Sequence[int]) -> tuple[int, ...]:
+    """numpy's broadcasting rule, with an error that names the clashing dimension."""
+    rank = max(len(s) for s in shapes)
+    out: list[int] = []
+    for axis in range(rank):
+        dims = {s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0}
+        dims.discard(1)
+        if len(dims) > 1:
+            listed = " and ".join("x".join(map(str, s)) or "scalar" for s in shapes)
+            raise VerifyException(
+                f"{op_name}: shapes {listed} do not broadcast (dimension {axis} of "
+                f"the result would be one of {sorted(dims)})"
+            )
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)
+
+
+def normalize_axis(op_name: str, axis: int, rank: int) -> int:
+    if not -rank <= axis < max(rank, 1):
+        raise VerifyException(
+            f"{op_name}: axis {axis} is out of range for a rank-{rank} tensor "
+            f"(expected {-rank} <= axis < {rank})"
+        )
+    return axis % rank if rank else 0
+
+
+PropSource = Operation | dict[str, Attribute]
+
+
+def _props(src: PropSource) -> dict[str, Attribute]:
+    return dict(src.properties) if isinstance(src, Operation) else src
+
+
+def int_prop(src: PropSource, name: str, default: int) -> int:
+    """An integer property of an op (or of a property dict), or `default`."""
+    attr = _props(src).get(name)
+    return attr.value.data if isinstance(attr, IntegerAttr) else default
+
+
+def float_prop(src: PropSource, name: str, default: float) -> float:
+    attr = _props(src).get(name)
+    return attr.value.data if isinstance(attr, FloatAttr) else default
+
+
+def ints_prop(src: PropSource, name: str) -> tuple[int, ...]:
+    attr = _props(src).get(name)
+    return tuple(int(v) for v in attr.get_values()) if isinstance(attr, DenseArrayBase) else ()
+
+
+def floats_prop(src: PropSource, name: str) -> tuple[float, ...]:
+    attr = _props(src).get(name)
+    return tuple(float(v) for v in attr.get_values()) if isinstance(attr, DenseArrayBase) else ()
+
+
+def str_prop(src: PropSource, name: str, default: str) -> str:
+    attr = _props(src).get(name)
+    return attr.data if isinstance(attr, StringAttr) else default
+
+
+def flag_prop(src: PropSource, name: str) -> bool:
+    return name in _props(src)
+
+
+def is_float(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat)
+
+
+def is_bool(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 1
+
+
+def is_int(t: Attribute) -> bool:
+    """An integer element type other than bool (i1)."""
+    return isinstance(t, IntegerType) and t.width.data > 1
+
+
+def require_element(
+    op_name: str,
+    t: TensorType,
+    *,
+    floating: bool = False,
+    integer: bool = False,
+    boolean: bool = False,
+) -> None:
+    """Check that the element type of `t` is one of the allowed kinds."""
+    elem = t.get_element_type()
+    if (
+        (floating and is_float(elem))
+        or (integer and is_int(elem))
+        or (boolean and is_bool(elem))
+    ):
+        return
+    kinds = [
+        k
+        for k, ok in (
+            ("floating-point", floating),
+            ("integer", integer),
+            ("boolean (i1)", boolean),
+        )
+        if ok
+    ]
+    raise VerifyException(f"{op_name}: needs a {' or '.join(kinds)} tensor, got {t}")
+
+
+def _tensor_operands(op_name: str, types: Sequence[Attribute]) -> list[TensorType]:
+    out: list[TensorType] = []
+    for i, t in enumerate(types):
+        if not isinstance(t, TensorType):
+            raise VerifyException(f"{op_name}: operand #{i} must be a tensor, got {t}")
+        if any(d < 0 for d in t.get_shape()):
+            raise VerifyException(
+                f"{op_name}: operand #{i} has a dynamic shape {t}; lamina needs static "
+                "shapes (give input_shapes= when importing)"
+            )
+        out.append(t)
+    return out
+
+
+def _same_element_type(op_name: str, types: Sequence[TensorType]) -> Attribute:
+    elems = {t.get_element_type() for t in types}
+    if len(elems) > 1:
+        raise VerifyException(
+            f"{op_name}: operands must share an element type, got "
+            + ", ".join(str(t.get_element_type()) for t in types)
+        )
+    return types[0].get_element_type()
+
+
+# ----------------------------------------------------------------------- base
+class RelayOp(IRDLOperation):
+    """Base of relay's graph ops: tensor results inferred from the operands and
+    properties. Most ops have one result; an op whose `infer` returns a list (e.g.
+    `relay.split`) has one result per entry."""
+
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    def __init__(
+        self,
+        *operands: SSAValue | Operation | None,
+        result_type: Attribute | None = None,
+        result_types: Sequence[Attribute] | None = None,
+        **props: Attribute | None,
+    ):
+        flat = [SSAValue.get(o) for o in operands if o is not None]
+        properties = {k: v for k, v in props.items() if v is not None}
+        if result_types is None:
+            result_types = (
+                [result_type]
+                if result_type is not None
+                else self.infer_types([o.type for o in flat], properties)
+            )
+        super().__init__(
+            operands=self._group(flat),
+            result_types=self._group_results(list(result_types)),
+            properties=properties,
+        )
+
+    # --- to be provided by each op --------------------------------------
+    @classmethod
+    def infer(
+        cls, types: list[TensorType], props: dict[str, Attribute]
+    ) -> TensorType | list[TensorType]:
+        """The result type (or, for multi-result ops, the list of result types)
+        for operands of `types` and properties `props`; raise VerifyException with
+        a message naming the op when they are invalid."""
+        raise NotImplementedError
+
+    # --- shared machinery -----------------------------------------------
+    @classmethod
+    def infer_types(
+        cls, types: Sequence[Attribute], props: dict[str, Attribute]
+    ) -> list[TensorType]:
+        """Every result type, as a list."""
+        inferred = cls.infer(_tensor_operands(cls.name, types), props)
+        return list(inferred) if isinstance(inferred, list | tuple) else [inferred]
+
+    @classmethod
+    def infer_type(
+        cls, types: Sequence[Attribute], props: dict[str, Attribute]
+    ) -> TensorType:
+        """The result type of a single-result op."""
+        (t,) = cls.infer_types(types, props)
+        return t
+
+    @classmethod
+    def _group(cls, flat: list[SSAValue]) -> list[SSAValue | list[SSAValue]]:
+        defs = cls.get_irdl_definition().operands
+        groups: list[SSAValue | list[SSAValue]] = []
+        rest = list(flat)
+        required = sum(
+            1 for _, d in defs if not isinstance(d, OptionalDef | VariadicDef)
+        )
+        for _, d in defs:
+            if isinstance(d, OptionalDef):
+                groups.append([rest.pop(0)] if len(rest) > required else [])
+            elif isinstance(d, VariadicDef):
+                take = len(rest) - required
+                groups.append(rest[:take])
+                rest = rest[take:]
+            else:
+                if not rest:
+                    raise VerifyException(
+                        f"{cls.name} needs {required} operands, got {len(flat)}"
+                    )
+                groups.append(rest.pop(0))
+                required -= 1
+        if rest:
+            raise VerifyException(f"{cls.name}: too many operands ({len(flat)})")
+        return groups
+
+    @classmethod
+    def _group_results(
+        cls, types: list[Attribute]
+    ) -> list[Attribute | list[Attribute]]:
+        defs = cls.get_irdl_definition().results
+        if len(defs) == 1 and isinstance(defs[0][1], VariadicDef):
+            return [types]
+        if len(types) != len(defs):
+            raise VerifyException(
+                f"{cls.name} has {len(defs)} result(s), got {len(types)} type(s)"
+            )
+        return list(types)
+
+    @property
+    def result(self) -> SSAValue:
+        return self.results[0]
+
+    def verify_(self) -> None:
+        expected = self.infer_types(self.operand_types, dict(self.properties))
+        got = list(self.result_types)
+        if got != expected:
+            def show(ts: Sequence[Attribute]) -> str:
+                return str(ts[0]) if len(ts) == 1 else f"({', '.join(map(str, ts))})"
+
+            raise VerifyException(
+                f"{self.name}: result type {show(got)} does not match the "
+                f"inferred type {show(expected)}"
+            )
+
+    @classmethod
+    def check_signature(cls, num_operands: int, props: dict[str, Attribute]) -> None:
+        """Operand count and properties as the op's definition wants them, checked
+        before `infer` (which assumes both)."""
+        cls._group([None] * num_operands)  # type: ignore[list-item]
+        for name, pdef in cls.get_irdl_definition().properties.items():
+            if name not in props:
+                if not isinstance(pdef, OptionalDef):
+                    raise VerifyException(f"{cls.name}: property '{name}' is required")
+                continue
+            try:
+                pdef.constr.verify(props[name], VerificationContext())
+            except VerifyException as e:
+                raise VerifyException(
+                    f"{cls.name}: property '{name}' = {props[name]} is invalid: {e}"
+                ) from None
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RelayOp:
+        start = parser.pos
+        unresolved = parser.parse_optional_undelimited_comma_separated_list(
+            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+        ) or []
+        attrs = parser.parse_optional_attr_dict()
+        end = parser.pos
+        parser.parse_punctuation(":")
+        result_types = None
+        if parser.parse_optional_punctuation("(") is not None:
+            types = []
+            if parser.parse_optional_punctuation(")") is None:
+                types = parser.parse_comma_separated_list(
+                    Parser.Delimiter.NONE, parser.parse_type
+                )
+                parser.parse_punctuation(")")
+            if parser.parse_optional_punctuation("->") is not None:
+                if parser.parse_optional_punctuation("(") is not None:
+                    result_types = parser.parse_comma_separated_list(
+                        Parser.Delimiter.NONE, parser.parse_type
+                    )
+                    parser.parse_punctuation(")")
+                else:
+                    result_types = [parser.parse_type()]
+        else:
+            single = parser.parse_type()
+            types = [single] * len(unresolved)
+            result_types = [single]
+        if len(types) != len(unresolved):
+            parser.raise_error(
+                f"{cls.name}: {len(unresolved)} operands but {len(types)} types",
+                start,
+                end,
+            )
+        operands = [
+            parser.resolve_operand(u, t) for u, t in zip(unresolved, types, strict=True)
+        ]
+        prop_names = cls.get_irdl_definition().properties
+        props = {k: v for k, v in attrs.items() if k in prop_names}
+        other = {k: v for k, v in attrs.items() if k not in prop_names}
+        try:
+            cls.check_signature(len(operands), props)
+            inferred = cls.infer_types(types, props)
+        except VerifyException as e:
+            parser.raise_error(str(e), start, end)
+        if result_types is not None and list(result_types) != inferred:
+            shown = ", ".join(map(str, result_types))
+            want = ", ".join(map(str, inferred))
+            parser.raise_error(
+                f"{cls.name}: result type {shown} does not match the inferred "
+                f"type {want}",
+                start,
+                end,
+            )
+        op = cls(*operands, result_types=inferred, **props)
+        op.attributes |= other
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.operands:
+            printer.print_string(" ")
+            printer.print_list(self.operands, printer.print_operand)
+        printer.print_op_attributes({**self.properties, **self.attributes})
+        printer.print_string(" : ")
+        results = list(self.result_types)
+        types = [*self.operand_types, *results]
+        if self.operands and len(results) == 1 and len(set(types)) == 1:
+            printer.print_attribute(types[0])
+            return
+        printer.print_string("(")
+        printer.print_list(self.operand_types, printer.print_attribute)
+        printer.print_string(") -> ")
+        if len(results) == 1:
+            printer.print_attribute(results[0])
+            return
+        printer.print_string("(")
+        printer.print_list(results, printer.print_attribute)
+        printer.print_string(")")
+
+
+# -------------------------------------------------------------- element kinds
+_NUMERIC: dict[str, bool] = {"floating": True, "integer": True}
+_FLOATING: dict[str, bool] = {"floating": True}
+
+
+# -------------------------------------------------------------------- windows
+def _spatial(
+    op_name: str, props: dict[str, Attribute], name: str, n: int, default: int
+) -> tuple[int, ...]:
+    """A per-spatial-axis property of `n` values (`default` for each if absent)."""
+    if name not in props:
+        return (default,) * n
+    values = ints_prop(props, name)
+    if len(values) != n:
+        raise VerifyException(
+            f"{op_name}: {name} needs {n} values (one per spatial axis), got "
+            f"{list(values)}"
+        )
+    return values
+
+
+class Window:
+    """The sliding-window geometry of a convolution or pooling over `n` spatial
+    axes: strides, dilation and padding (`[begin..., end...]`, as in ONNX)."""
+
+    def __init__(
+        self, op_name: str, props: PropSource, n: int, negative_padding: bool = False
+    ):
+        p = _props(props)
+        self.strides = _spatial(op_name, p, "strides", n, 1)
+        self.dilation = _spatial(op_name, p, "dilation", n, 1)
+        pad = _spatial(op_name, p, "padding", 2 * n, 0)
+        self.pad_begin, self.pad_end = pad[:n], pad[n:]
+        if any(v < 1 for v in self.strides + self.dilation):
+            raise VerifyException(
+                f"{op_name}: strides {list(self.strides)} and dilation "
+                f"{list(self.dilation)} must be positive"
+            )
+        if not negative_padding and any(v < 0 for v in pad):
+            raise VerifyException(f"{op_name}: padding {list(pad)} must be non-negative")
+
+    def output_size(
+        self, op_name: str, axis: int, size: int, kernel: int, ceil_mode: bool = False
+    ) -> int:
+        span = (kernel - 1) * self.dilation[axis] + 1
+        padded = size + self.pad_begin[axis] + self.pad_end[axis]
+        if padded < span:
+            raise VerifyException(
+                f"{op_name}: the window (extent {span}) is larger than the padded "
+                f"input (extent {padded}) along spatial axis {axis}"
+            )
+        stride = self.strides[axis]
+        out = (padded - span + (stride - 1 if ceil_mode else 0)) // stride + 1
+        # The last window must start inside the input or its begin padding.
+        if ceil_mode and (out - 1) * stride >= size + self.pad_begin[axis]:
+            out -= 1
+        return out
+
+
+def _nchw(op_name: str, t: TensorType, spatial: int) -> tuple[int, ...]:
+    shape = shape_of(t)
+    if len(shape) != spatial + 2:
+        raise VerifyException(
+            f"{op_name}: data must be {spatial + 2}-D (batch, channels and {spatial} "
+            f"spatial axes), got {t}"
+        )
+    return shape
+
+
+# ------------------------------------------------------------------- builders
+def i64_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, [int(v) for v in values])
+
+
+def i64_attr(value: int) -> IntegerAttr:
+    return IntegerAttr(int(value), i64)
+
+
+def f64_attr(value: float) -> FloatAttr:
+    return FloatAttr(float(value), f64)

@@ -1,0 +1,67 @@
+"""`relay.constant`: a constant tensor, from a `dense_resource` blob or inline.
+
+Weights and other constants enter the graph through this one op; its result
+type is the type of its value, and it prints as just the value
+(`relay.constant dense_resource<w> : tensor<4x8xf32>`). It is `ConstantLike`, so
+constant folding and the xDSL canonicalizer treat it as a constant.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute
+from xdsl.irdl import irdl_op_definition, prop_def, result_def, traits_def
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import ConstantLike, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from lamina.dialects.relay.base import OpPattern, RelayOp
+
+
+@irdl_op_definition
+class ConstantOp(RelayOp):
+    """A constant tensor: a `dense_resource` blob (weights) or an inline `dense`."""
+
+    name = "relay.constant"
+    value = prop_def(DenseResourceAttr | DenseIntOrFPElementsAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure(), ConstantLike())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    def __init__(self, value: DenseResourceAttr | DenseIntOrFPElementsAttr):
+        super().__init__(result_type=value.get_type(), value=value)
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        value = props["value"]
+        assert isinstance(value, DenseResourceAttr | DenseIntOrFPElementsAttr)
+        t = value.get_type()
+        if not isinstance(t, TensorType):
+            raise VerifyException(f"relay.constant: value must have a tensor type, got {t}")
+        return t
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        start = parser._current_token.span  # pyright: ignore[reportPrivateUsage]
+        value = parser.parse_attribute()
+        if not isinstance(value, DenseResourceAttr | DenseIntOrFPElementsAttr):
+            parser.raise_error(
+                "relay.constant expects dense_resource<...> or dense<...> : tensor<...>",
+                start,
+            )
+        attrs = parser.parse_optional_attr_dict()
+        op = cls(value)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+        printer.print_op_attributes(self.attributes)

@@ -1,0 +1,496 @@
+"""Data movement: ops that rearrange, select or replicate elements without
+arithmetic on them.
+
+Reshape, transpose, concatenate, split, strided slice, take and gather,
+broadcast_to, tile, pad, trilu and resize are INJECTIVE (or BROADCAST/ELEMWISE)
+for fusion; `relay.im2col` (a convolution's input patches as columns, for
+`alter-op-layout`) is OPAQUE, materialized once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from lamina.dialects.relay.base import (
+    OpPattern,
+    RelayOp,
+    Window,
+    _nchw,
+    _same_element_type,
+    _spatial,
+    broadcast_shapes,
+    floats_prop,
+    int_prop,
+    ints_prop,
+    is_int,
+    normalize_axis,
+    require_element,
+    shape_of,
+    str_prop,
+    tensor,
+)
+
+
+@irdl_op_definition
+class ReshapeOp(RelayOp):
+    """Reshape to a static `shape` with the same number of elements."""
+
+    name = "relay.reshape"
+    data = operand_def(TensorType)
+    shape = prop_def(DenseArrayBase)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        attr = props["shape"]
+        assert isinstance(attr, DenseArrayBase)
+        new = tuple(int(v) for v in attr.get_values())
+        old = shape_of(types[0])
+        if any(d < 0 for d in new):
+            raise VerifyException(
+                f"relay.reshape: shape {list(new)} must be static and non-negative "
+                "(resolve -1 and 0 before building the op)"
+            )
+        if math.prod(new) != math.prod(old):
+            raise VerifyException(
+                f"relay.reshape: cannot reshape {list(old)} ({math.prod(old)} elements) "
+                f"to {list(new)} ({math.prod(new)} elements)"
+            )
+        return tensor(new, types[0].get_element_type())
+
+
+@irdl_op_definition
+class TransposeOp(RelayOp):
+    """Permute dimensions: result dim i is operand dim perm[i]."""
+
+    name = "relay.transpose"
+    data = operand_def(TensorType)
+    perm = prop_def(DenseArrayBase)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        attr = props["perm"]
+        assert isinstance(attr, DenseArrayBase)
+        perm = tuple(int(v) for v in attr.get_values())
+        old = shape_of(types[0])
+        if sorted(perm) != list(range(len(old))):
+            raise VerifyException(
+                f"relay.transpose: perm {list(perm)} is not a permutation of "
+                f"0..{len(old) - 1}"
+            )
+        return tensor([old[p] for p in perm], types[0].get_element_type())
+
+
+
+
+@irdl_op_definition
+class ConcatenateOp(RelayOp):
+    """Join tensors along `axis`; the other dimensions must agree."""
+
+    name = "relay.concatenate"
+    inputs = var_operand_def(TensorType)
+    axis = prop_def(IntegerAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        if not types:
+            raise VerifyException(f"{cls.name}: needs at least one operand")
+        elem = _same_element_type(cls.name, types)
+        first = shape_of(types[0])
+        axis = normalize_axis(cls.name, int_prop(props, "axis", 0), len(first))
+        for t in types[1:]:
+            s = shape_of(t)
+            if len(s) != len(first) or any(
+                a != b for i, (a, b) in enumerate(zip(s, first, strict=True)) if i != axis
+            ):
+                raise VerifyException(
+                    f"{cls.name}: {types[0]} and {t} differ outside axis {axis}"
+                )
+        out = list(first)
+        out[axis] = sum(shape_of(t)[axis] for t in types)
+        return tensor(out, elem)
+
+
+@irdl_op_definition
+class SplitOp(RelayOp):
+    """Split along `axis` at the ascending positions `indices`: one result per
+    piece (TVM's `split` with indices)."""
+
+    name = "relay.split"
+    data = operand_def(TensorType)
+    axis = prop_def(IntegerAttr)
+    indices = prop_def(DenseArrayBase)
+    outputs = var_result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    @classmethod
+    def infer(
+        cls, types: list[TensorType], props: dict[str, Attribute]
+    ) -> list[TensorType]:
+        shape = shape_of(types[0])
+        axis = normalize_axis(cls.name, int_prop(props, "axis", 0), len(shape))
+        points = [0, *ints_prop(props, "indices"), shape[axis]]
+        if any(b < a for a, b in itertools.pairwise(points)):
+            raise VerifyException(
+                f"{cls.name}: indices {points[1:-1]} must ascend within "
+                f"0..{shape[axis]} (the size of axis {axis})"
+            )
+        elem = types[0].get_element_type()
+        return [
+            tensor([b - a if i == axis else d for i, d in enumerate(shape)], elem)
+            for a, b in itertools.pairwise(points)
+        ]
+
+
+@irdl_op_definition
+class StridedSliceOp(RelayOp):
+    """Elements `begin[i] + k * strides[i]` for `k` in `0..ceil((end[i] -
+    begin[i]) / strides[i])` along every axis (strides may be negative). Every
+    position read must be in bounds: the importer resolves ONNX's clamping."""
+
+    name = "relay.strided_slice"
+    data = operand_def(TensorType)
+    begin = prop_def(DenseArrayBase)
+    end = prop_def(DenseArrayBase)
+    strides = opt_prop_def(DenseArrayBase)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    @staticmethod
+    def extent(begin: int, end: int, step: int) -> int:
+        return max(0, -((begin - end) // step)) if step > 0 else max(0, -((end - begin) // -step))
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        shape = shape_of(types[0])
+        n = len(shape)
+        begin, end = ints_prop(props, "begin"), ints_prop(props, "end")
+        strides = ints_prop(props, "strides") if "strides" in props else (1,) * n
+        if not len(begin) == len(end) == len(strides) == n:
+            raise VerifyException(
+                f"{cls.name}: begin, end and strides need {n} values each (one per "
+                f"axis), got {list(begin)}, {list(end)}, {list(strides)}"
+            )
+        out = []
+        for axis, (b, e, s, d) in enumerate(zip(begin, end, strides, shape, strict=True)):
+            if s == 0:
+                raise VerifyException(f"{cls.name}: stride of axis {axis} is 0")
+            k = cls.extent(b, e, s)
+            if k and not (0 <= b < d and 0 <= b + (k - 1) * s < d):
+                raise VerifyException(
+                    f"{cls.name}: axis {axis} of size {d} is read out of bounds "
+                    f"(begin {b}, end {e}, stride {s})"
+                )
+            out.append(k)
+        return tensor(out, types[0].get_element_type())
+
+
+def _index_tensor(op_name: str, t: TensorType) -> None:
+    if not is_int(t.get_element_type()):
+        raise VerifyException(f"{op_name}: indices must be an integer tensor, got {t}")
+
+
+@irdl_op_definition
+class TakeOp(RelayOp):
+    """Gather whole slices along `axis` at `indices` (ONNX Gather): the result
+    shape is `data[:axis] + indices + data[axis+1:]`. Negative indices count from
+    the end; indices out of range are clamped."""
+
+    name = "relay.take"
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    axis = prop_def(IntegerAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        _index_tensor(cls.name, types[1])
+        shape = shape_of(types[0])
+        if not shape:
+            raise VerifyException(f"{cls.name}: data must have rank >= 1")
+        axis = normalize_axis(cls.name, int_prop(props, "axis", 0), len(shape))
+        if shape[axis] == 0 and math.prod(shape_of(types[1])):
+            raise VerifyException(f"{cls.name}: cannot take from the empty axis {axis}")
+        out = [*shape[:axis], *shape_of(types[1]), *shape[axis + 1 :]]
+        return tensor(out, types[0].get_element_type())
+
+
+@irdl_op_definition
+class GatherOp(RelayOp):
+    """`out[i...] = data[i... with axis replaced by indices[i...]]` (ONNX
+    GatherElements, TVM's `gather`); indices behave as in `relay.take`."""
+
+    name = "relay.gather"
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    axis = prop_def(IntegerAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        _index_tensor(cls.name, types[1])
+        shape, idx = shape_of(types[0]), shape_of(types[1])
+        axis = normalize_axis(cls.name, int_prop(props, "axis", 0), len(shape))
+        if len(idx) != len(shape) or any(
+            i > d for a, (i, d) in enumerate(zip(idx, shape, strict=True)) if a != axis
+        ):
+            raise VerifyException(
+                f"{cls.name}: indices {types[1]} must have the data's rank and fit in "
+                f"the data {types[0]} outside axis {axis}"
+            )
+        if shape[axis] == 0 and math.prod(idx):
+            raise VerifyException(f"{cls.name}: cannot gather from the empty axis {axis}")
+        return tensor(idx, types[0].get_element_type())
+
+
+@irdl_op_definition
+class BroadcastToOp(RelayOp):
+    """Broadcast to `shape` (numpy's `broadcast_to`)."""
+
+    name = "relay.broadcast_to"
+    data = operand_def(TensorType)
+    shape = prop_def(DenseArrayBase)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        target = ints_prop(props, "shape")
+        src = shape_of(types[0])
+        if any(d < 0 for d in target) or broadcast_shapes(cls.name, src, target) != target:
+            raise VerifyException(
+                f"{cls.name}: {types[0]} does not broadcast to shape {list(target)}"
+            )
+        return tensor(target, types[0].get_element_type())
+
+
+@irdl_op_definition
+class TileOp(RelayOp):
+    """Repeat the tensor `reps[i]` times along each axis."""
+
+    name = "relay.tile"
+    data = operand_def(TensorType)
+    reps = prop_def(DenseArrayBase)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        reps = ints_prop(props, "reps")
+        shape = shape_of(types[0])
+        if len(reps) != len(shape) or any(r < 0 for r in reps):
+            raise VerifyException(
+                f"{cls.name}: reps {list(reps)} needs {len(shape)} non-negative values"
+            )
+        return tensor([d * r for d, r in zip(shape, reps, strict=True)], types[0].get_element_type())
+
+
+PAD_MODES = ("constant", "reflect", "edge", "wrap")
+
+
+@irdl_op_definition
+class PadOp(RelayOp):
+    """Pad (or, with negative widths, crop) every axis by `pad_width` =
+    `[begin..., end...]`. `pad_mode` is `constant` (with `pad_value`, 0 by
+    default), `reflect`, `edge` or `wrap`, as numpy's `pad`."""
+
+    name = "relay.pad"
+    data = operand_def(TensorType)
+    pad_width = prop_def(DenseArrayBase)
+    pad_mode = opt_prop_def(StringAttr)
+    pad_value = opt_prop_def(FloatAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        shape = shape_of(types[0])
+        n = len(shape)
+        pads = ints_prop(props, "pad_width")
+        mode = str_prop(props, "pad_mode", "constant")
+        if mode not in PAD_MODES:
+            raise VerifyException(
+                f"{cls.name}: pad_mode must be one of {', '.join(PAD_MODES)}, got "
+                f'"{mode}"'
+            )
+        if len(pads) != 2 * n:
+            raise VerifyException(
+                f"{cls.name}: pad_width needs {2 * n} values ([begin..., end...]), "
+                f"got {list(pads)}"
+            )
+        out = [d + pads[i] + pads[n + i] for i, d in enumerate(shape)]
+        if any(d < 0 for d in out):
+            raise VerifyException(f"{cls.name}: pad_width {list(pads)} crops {types[0]} below size 0")
+        for i, d in enumerate(shape):
+            grows = pads[i] > 0 or pads[n + i] > 0
+            if mode != "constant" and grows and d == 0:
+                raise VerifyException(
+                    f"{cls.name}: {mode} padding of the empty axis {i} has nothing to copy"
+                )
+        return tensor(out, types[0].get_element_type())
+
+
+@irdl_op_definition
+class TriluOp(RelayOp):
+    """Keep the upper (`upper`) or lower triangle of the last two axes, relative to
+    diagonal `k`; zero the rest."""
+
+    name = "relay.trilu"
+    data = operand_def(TensorType)
+    upper = opt_prop_def(UnitAttr)
+    k = opt_prop_def(IntegerAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.ELEMWISE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        if len(shape_of(types[0])) < 2:
+            raise VerifyException(f"{cls.name}: data must have rank >= 2, got {types[0]}")
+        return types[0]
+
+
+RESIZE_METHODS = ("nearest_neighbor", "linear", "cubic")
+RESIZE_COORDINATES = (
+    "half_pixel",
+    "half_pixel_symmetric",
+    "pytorch_half_pixel",
+    "align_corners",
+    "asymmetric",
+    "tf_crop_and_resize",
+)
+RESIZE_ROUNDING = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+
+
+@irdl_op_definition
+class ResizeOp(RelayOp):
+    """Resize every axis to `size` by interpolation (ONNX Resize). Output index `y`
+    maps to input coordinate `x` by `coordinate_transformation_mode` with the
+    per-axis `scales` (size / input size when absent); `method` picks the nearest
+    element (rounded by `rounding_method`), interpolates linearly or cubically
+    (`cubic_alpha`, `cubic_exclude`) between the neighbours, clamped to the edge;
+    `antialias` widens the kernel by 1 / scale when downscaling.
+    `tf_crop_and_resize` reads inside `roi` ([begin..., end...], normalized) and
+    yields `extrapolation_value` outside the input."""
+
+    name = "relay.resize"
+    data = operand_def(TensorType)
+    size = prop_def(DenseArrayBase)
+    scales = opt_prop_def(DenseArrayBase)
+    roi = opt_prop_def(DenseArrayBase)
+    method = opt_prop_def(StringAttr)
+    coordinate_transformation_mode = opt_prop_def(StringAttr)
+    rounding_method = opt_prop_def(StringAttr)
+    cubic_alpha = opt_prop_def(FloatAttr)
+    cubic_exclude = opt_prop_def(UnitAttr)
+    antialias = opt_prop_def(UnitAttr)
+    extrapolation_value = opt_prop_def(FloatAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        shape = shape_of(types[0])
+        n = len(shape)
+        size = ints_prop(props, "size")
+        for name, allowed, default in (
+            ("method", RESIZE_METHODS, "nearest_neighbor"),
+            ("coordinate_transformation_mode", RESIZE_COORDINATES, "half_pixel"),
+            ("rounding_method", RESIZE_ROUNDING, "round_prefer_floor"),
+        ):
+            value = str_prop(props, name, default)
+            if value not in allowed:
+                raise VerifyException(
+                    f"{cls.name}: {name} must be one of {', '.join(allowed)}, got "
+                    f'"{value}"'
+                )
+        if str_prop(props, "method", "nearest_neighbor") != "nearest_neighbor":
+            require_element(cls.name, types[0], floating=True)
+        elif "antialias" in props:
+            raise VerifyException(f"{cls.name}: antialias needs linear or cubic")
+        if len(size) != n or any(d < 0 for d in size):
+            raise VerifyException(
+                f"{cls.name}: size {list(size)} needs {n} non-negative values"
+            )
+        if any(d == 0 < o for d, o in zip(shape, size, strict=True)):
+            raise VerifyException(f"{cls.name}: cannot resize an empty axis of {types[0]}")
+        for name, count in (("scales", n), ("roi", 2 * n)):
+            if name in props and len(floats_prop(props, name)) != count:
+                raise VerifyException(
+                    f"{cls.name}: {name} needs {count} values, got "
+                    f"{list(floats_prop(props, name))}"
+                )
+        if "scales" in props and any(s <= 0 for s in floats_prop(props, "scales")):
+            raise VerifyException(f"{cls.name}: scales must be positive")
+        return tensor(size, types[0].get_element_type())
+
+
+# --------------------------------------------------------------------- im2col
+@irdl_op_definition
+class Im2ColOp(RelayOp):
+    """The patches of a 2-D convolution's input as columns: `out[n, (c, kh, kw),
+    oh, ow] = x[n, c, oh * s + kh * d - p, ...]` (zero outside). A convolution is
+    then a 1x1 convolution (a GEMM) of its reshaped weight with this
+    (`alter-op-layout`). Opaque to fusion: it is materialized once."""
+
+    name = "relay.im2col"
+    data = operand_def(TensorType)
+    kernel_size = prop_def(DenseArrayBase)
+    strides = opt_prop_def(DenseArrayBase)
+    padding = opt_prop_def(DenseArrayBase)
+    dilation = opt_prop_def(DenseArrayBase)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        x = _nchw(cls.name, types[0], 2)
+        kernel = _spatial(cls.name, props, "kernel_size", 2, 1)
+        if any(k < 1 for k in kernel):
+            raise VerifyException(f"{cls.name}: kernel_size {list(kernel)} must be positive")
+        win = Window(cls.name, props, 2)
+        out = [win.output_size(cls.name, i, x[2 + i], kernel[i]) for i in range(2)]
+        return tensor([x[0], x[1] * kernel[0] * kernel[1], *out], types[0].get_element_type())

@@ -1,0 +1,73 @@
+"""Converters whose result is a constant, known from static shapes or
+attributes alone: Shape, Size, Constant, ConstantOfShape, Range and EyeLike.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import onnx
+from xdsl.ir import SSAValue
+
+from lamina.dialects.dtypes import numpy_dtype
+from lamina.frontends.onnx.context import NodeContext, shape
+from lamina.frontends.onnx.helpers import _dtype, _elem, _ints, _rank
+from lamina.frontends.onnx.registry import converter
+
+
+# ------------------------------------------------------------------ shapes
+@converter("Shape", emits=(), notes="a constant (start, end)")
+def _shape(ctx: NodeContext) -> Sequence[SSAValue]:
+    s = shape(ctx.input(0))
+    rank = len(s)
+    start, end = int(ctx.attr("start", 0)), ctx.attr("end")
+    end = rank if end is None else int(end)
+    start, end = (min(max(v + rank if v < 0 else v, 0), rank) for v in (start, end))
+    return [ctx.constant(np.array(s[start:end], dtype=np.int64), "shape")]
+
+
+@converter("Size", emits=(), notes="a constant")
+def _size(ctx: NodeContext) -> Sequence[SSAValue]:
+    return [ctx.constant(np.array(math.prod(shape(ctx.input(0))), dtype=np.int64), "size")]
+
+
+@converter("Constant", emits=("relay.constant",))
+def _constant(ctx: NodeContext) -> Sequence[SSAValue]:
+    for name, a in ((a.name, a) for a in ctx.node.attribute):
+        if name == "value":
+            return [ctx.constant(onnx.numpy_helper.to_array(a.t), "cst")]
+        if name in ("value_float", "value_int"):
+            dt = np.float32 if name == "value_float" else np.int64
+            return [ctx.constant(np.array(onnx.helper.get_attribute_value(a), dtype=dt))]
+        if name in ("value_floats", "value_ints"):
+            dt = np.float32 if name == "value_floats" else np.int64
+            return [ctx.constant(np.array(onnx.helper.get_attribute_value(a), dtype=dt))]
+        if name in ("sparse_value", "value_string", "value_strings"):
+            raise ctx.unsupported(f"a {name} constant is not supported")
+    raise ctx.error("Constant without a value")
+
+
+@converter("ConstantOfShape", emits=(), notes="a constant")
+def _constant_of_shape(ctx: NodeContext) -> Sequence[SSAValue]:
+    dims = _ints(ctx.const_value(0))
+    value = ctx.attr("value")
+    arr = onnx.numpy_helper.to_array(value) if value is not None else np.zeros(1, np.float32)
+    return [ctx.constant(np.full(dims, arr.reshape(-1)[0], dtype=arr.dtype))]
+
+
+@converter("Range", emits=(), notes="constant inputs")
+def _range(ctx: NodeContext) -> Sequence[SSAValue]:
+    start, limit, delta = (ctx.const_value(i) for i in range(3))
+    return [ctx.constant(np.arange(start, limit, delta, dtype=np.asarray(start).dtype))]
+
+
+@converter("EyeLike", emits=(), notes="a constant")
+def _eye_like(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    if _rank(x) != 2:
+        raise ctx.error(f"input must be 2-D, got {list(shape(x))}")
+    elem = _dtype(ctx, int(ctx.attr("dtype"))) if ctx.has_attr("dtype") else _elem(x)
+    n, m = shape(x)
+    return [ctx.constant(np.eye(n, m, int(ctx.attr("k", 0)), dtype=numpy_dtype(elem)), "eye")]

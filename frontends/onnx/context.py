@@ -1,0 +1,160 @@
+"""What a converter sees: `NodeContext`, one ONNX node's inputs as SSA values,
+its attributes and the model's opset, and the block the converter emits relay ops
+into. Also the small helpers the importer and the converters share: `shape` of a
+value, `constant` (a weight as a blob-backed `relay.constant`) and
+`describe_node`, the "ONNX node 'n' (Op, opset k)" prefix of every error.
+
+This module is the bottom of the frontend: it imports nothing else of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import onnx
+from xdsl.dialects.builtin import DenseResourceAttr, TensorType
+from xdsl.ir import Block, Operation, SSAValue
+
+from lamina.dialects import relay
+from lamina.dialects.dtypes import element_type
+from lamina.dialects.resources import blobs
+from lamina.errors import FrontendError, UnsupportedOpError
+
+
+@dataclass
+class NodeContext:
+    """What a converter sees: the node, its inputs and a way to emit ops."""
+
+    node: onnx.NodeProto
+    inputs: list[SSAValue | None]
+    opset: int
+    block: Block
+    constants: dict[SSAValue, np.ndarray] = field(default_factory=dict)
+    #: The ONNX names of the graph's inputs (the block's arguments).
+    graph_inputs: dict[SSAValue, str] = field(default_factory=dict)
+
+    def emit(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0]
+
+    def emit_all(self, op: Operation) -> list[SSAValue]:
+        """Emit a multi-result op; its results."""
+        self.block.add_op(op)
+        return list(op.results)
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        for a in self.node.attribute:
+            if a.name == name:
+                value = onnx.helper.get_attribute_value(a)
+                return value.decode() if isinstance(value, bytes) else value
+        return default
+
+    def has_attr(self, name: str) -> bool:
+        return any(a.name == name for a in self.node.attribute)
+
+    def input(self, i: int) -> SSAValue:
+        if i >= len(self.inputs) or self.inputs[i] is None:
+            raise self.error(f"input #{i} is required")
+        v = self.inputs[i]
+        assert v is not None
+        return v
+
+    def optional_input(self, i: int) -> SSAValue | None:
+        return self.inputs[i] if i < len(self.inputs) else None
+
+    def is_const(self, i: int) -> bool:
+        v = self.optional_input(i)
+        return v is not None and v in self.constants
+
+    def const_value(self, i: int) -> np.ndarray:
+        """The value of input `i`, which must be a constant (e.g. a shape)."""
+        v = self.input(i)
+        if v in self.constants:
+            return self.constants[v]
+        sources = self.graph_inputs_of(v)
+        if not sources or sources == [self.node.input[i]]:
+            raise self.error(
+                f"input #{i} ('{self.node.input[i]}') must be a constant; lamina needs "
+                "static shapes"
+            )
+        # Computed from graph inputs: those are what must be given as constants.
+        names = list(self.graph_inputs.values())
+        first, rest = sources[0], [f"'{n}'" for n in sources[1:]]
+        also = f" (and so must {', '.join(rest)})" if rest else ""
+        raise self.error(
+            f"graph input #{names.index(first)} ('{first}') must be a constant{also}: "
+            f"input #{i} ('{self.node.input[i]}') of this node is computed from it, "
+            "and lamina needs static shapes"
+        )
+
+    def graph_inputs_of(self, v: SSAValue) -> list[str]:
+        """The graph inputs that `v` is computed from, in graph order."""
+        seen: set[SSAValue] = set()
+        stack, found = [v], set()
+        while stack:
+            u = stack.pop()
+            if u in seen:
+                continue
+            seen.add(u)
+            if u in self.graph_inputs:
+                found.add(u)
+            elif isinstance(u.owner, Operation):
+                stack.extend(u.owner.operands)
+        return [name for a, name in self.graph_inputs.items() if a in found]
+
+    def optional_const(self, i: int) -> np.ndarray | None:
+        """The constant value of optional input `i`, None when it is absent."""
+        return None if self.optional_input(i) is None else self.const_value(i)
+
+    def constant(self, value: np.ndarray | Any, name: str = "cst") -> SSAValue:
+        """Emit `value` as a `relay.constant` (tracked as a known constant)."""
+        return constant(self, self.block, np.asarray(value), name)
+
+    @property
+    def num_outputs(self) -> int:
+        """How many outputs the node declares (unused trailing ones included)."""
+        return len(self.node.output)
+
+    def output_used(self, i: int) -> bool:
+        return i < len(self.node.output) and bool(self.node.output[i])
+
+    def only_first_output(self) -> None:
+        """Refuse a node that asks for any output but the first."""
+        for i in range(1, len(self.node.output)):
+            if self.node.output[i]:
+                raise self.unsupported(
+                    f"output #{i} ('{self.node.output[i]}') is not supported; only "
+                    "the first output can be computed"
+                )
+
+    def error(self, message: str) -> FrontendError:
+        return FrontendError(f"{describe_node(self.node, self.opset)}: {message}")
+
+    def unsupported(self, message: str) -> UnsupportedOpError:
+        return UnsupportedOpError(f"{describe_node(self.node, self.opset)}: {message}")
+
+
+def describe_node(node: onnx.NodeProto, opset: int) -> str:
+    name = f" '{node.name}'" if node.name else ""
+    return f"ONNX node{name} ({node.op_type}, opset {opset})"
+
+
+def shape(v: SSAValue) -> tuple[int, ...]:
+    assert isinstance(v.type, TensorType)
+    return tuple(v.type.get_shape())
+
+
+def constant(ctx: NodeContext | None, block: Block, arr: np.ndarray, name: str) -> SSAValue:
+    """Emit a weight as a `relay.constant` backed by a blob."""
+    t = TensorType(element_type(arr.dtype), arr.shape)
+    key = blobs.add(name, arr)
+    op = relay.ConstantOp(DenseResourceAttr.from_params(key, t))
+    block.add_op(op)
+    if ctx is not None:
+        ctx.constants[op.output] = arr
+    return op.output
+
+
+__all__ = ["NodeContext", "constant", "describe_node", "shape"]

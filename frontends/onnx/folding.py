@@ -1,0 +1,77 @@
+"""Constant folding while importing: shapes are static, so a node whose inputs
+are all constants (initializers, `Constant`s, `Shape`s of static tensors, ...) is
+evaluated by `onnx.reference` and becomes a constant instead of relay ops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from xdsl.ir import SSAValue
+
+from lamina.frontends.onnx.checks import check_size
+from lamina.frontends.onnx.context import describe_node
+
+#: Ops whose reference implementation loops in Python per element: never folded.
+SLOW_TO_FOLD = frozenset(
+    {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool", "LRN", "Resize"}
+)
+#: Constant inputs up to this many elements (in total) are folded by evaluation.
+FOLD_LIMIT = 1 << 20
+
+
+def fold(
+    node: onnx.NodeProto, ins: list[SSAValue | None], consts: dict[SSAValue, np.ndarray], opset: int
+) -> list[np.ndarray] | None:
+    """Evaluate a node whose inputs are all constants with onnx.reference; None
+    when it cannot (or should not) be folded."""
+    if node.op_type in SLOW_TO_FOLD or any(v is not None and v not in consts for v in ins):
+        return None
+    if sum(consts[v].size for v in ins if v is not None) > FOLD_LIMIT:
+        return None
+    if not any(v is not None for v in ins) and node.op_type != "Constant":
+        return None  # no inputs: a source op (random, ...), not a computation
+    _check_fold_size(node, [None if v is None else consts[v] for v in ins], opset)
+    from onnx.reference import ReferenceEvaluator  # slow to import: only when folding
+
+    feeds = {name: consts[v] for name, v in zip(node.input, ins, strict=False) if v is not None}
+    try:
+        outs = ReferenceEvaluator(node, opsets={"": opset}).run(None, feeds)
+    except Exception:  # the converter reports what is wrong, in its own words
+        return None
+    arrays = [np.asarray(o) for o in outs]
+    if any(a.dtype.kind not in "biuf" for a in arrays):
+        return None
+    return arrays
+
+
+def _check_fold_size(
+    node: onnx.NodeProto, ins: list[np.ndarray | None], opset: int
+) -> None:
+    """Refuse to evaluate a node whose output, computed from constant inputs,
+    would exceed the memory budget (e.g. ConstantOfShape of an absurd shape)."""
+    op = node.op_type
+    try:
+        if op == "ConstantOfShape" and ins and ins[0] is not None:
+            shape = [int(d) for d in ins[0].reshape(-1)]
+        elif op == "Expand" and len(ins) > 1 and ins[0] is not None and ins[1] is not None:
+            target = [int(d) for d in ins[1].reshape(-1)]
+            shape = list(np.broadcast_shapes(ins[0].shape, tuple(max(d, 1) for d in target)))
+        elif op == "Tile" and len(ins) > 1 and ins[0] is not None and ins[1] is not None:
+            reps = [int(d) for d in ins[1].reshape(-1)]
+            if len(reps) != ins[0].ndim:
+                return
+            shape = [a * r for a, r in zip(ins[0].shape, reps, strict=True)]
+        elif op == "Range" and len(ins) > 2 and all(v is not None for v in ins[:3]):
+            start, limit, delta = (float(np.asarray(v).reshape(-1)[0]) for v in ins[:3])  # type: ignore[union-attr]
+            if delta == 0 or not np.isfinite([start, limit, delta]).all():
+                return
+            shape = [max(int(np.ceil((limit - start) / delta)), 0)]
+        else:
+            return
+    except (ValueError, TypeError, OverflowError, IndexError):
+        return  # the converter says what is wrong
+    check_size(f"{describe_node(node, opset)}: its output", shape, 8)
+
+
+__all__ = ["FOLD_LIMIT", "SLOW_TO_FOLD", "fold"]

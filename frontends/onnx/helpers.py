@@ -1,0 +1,74 @@
+"""What the converters share: small helpers that read a value's type and emit
+the casts, reshapes and scalar constants converters need. Package-internal (the
+leading underscores keep them from clashing with converters' local names such
+as `rank` and `axis`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import onnx
+from xdsl.dialects.builtin import TensorType, UnitAttr
+from xdsl.ir import Attribute, SSAValue
+
+from lamina.dialects import relay
+from lamina.dialects.dtypes import element_type, numpy_dtype
+from lamina.errors import LaminaError
+from lamina.frontends.onnx.context import NodeContext, shape
+
+
+def _unit(flag: Any) -> Attribute | None:
+    return UnitAttr() if flag else None
+
+
+def _f64(value: float | None) -> Attribute | None:
+    return None if value is None else relay.f64_attr(value)
+
+
+def _elem(v: SSAValue) -> Attribute:
+    assert isinstance(v.type, TensorType)
+    return v.type.get_element_type()
+
+
+def _rank(v: SSAValue) -> int:
+    return len(shape(v))
+
+
+def _ints(values: Any) -> list[int]:
+    return [int(v) for v in np.asarray(values).reshape(-1)]
+
+
+def _dtype(ctx: NodeContext, onnx_type: int) -> Attribute:
+    """The relay element type of an ONNX TensorProto data type."""
+    try:
+        return element_type(onnx.helper.tensor_dtype_to_np_dtype(onnx_type))
+    except (LaminaError, KeyError, TypeError, ValueError):
+        name = onnx.TensorProto.DataType.Name(onnx_type)
+        raise ctx.unsupported(f"element type {name} is not supported") from None
+
+
+def _reshape(ctx: NodeContext, x: SSAValue, new: Sequence[int]) -> SSAValue:
+    if tuple(new) == shape(x):
+        return x
+    return ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array(new)))
+
+
+def _cast(ctx: NodeContext, x: SSAValue, elem: Attribute) -> SSAValue:
+    if _elem(x) == elem:
+        return x
+    return ctx.emit(relay.CastOp(x, dtype=elem))
+
+
+def _axis(ctx: NodeContext, axis: int, rank: int) -> int:
+    return relay.normalize_axis(ctx.node.op_type, axis, rank)
+
+
+def _scalar(ctx: NodeContext, value: float, like: SSAValue) -> SSAValue:
+    """A rank-0 constant of `like`'s element type."""
+    return ctx.constant(np.array(value, dtype=numpy_dtype(_elem(like))))
+
+
+def _zeros_like(ctx: NodeContext, x: SSAValue) -> SSAValue:
+    return _scalar(ctx, 0, x)

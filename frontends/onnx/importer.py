@@ -1,0 +1,314 @@
+"""The ONNX importer: an ONNX model becomes a graph-level (relay) module.
+
+Each ONNX node is converted by the function registered for its op type in
+`CONVERTERS` (`@converter("Gemm")` in the converter modules of this package, or
+a plugin's entry point in the group `lamina.onnx_converters`), which receives a
+`NodeContext` with the node's inputs as SSA values, its attributes and the model's
+opset, and returns the SSA values of its outputs. Initializers become
+`relay.constant dense_resource<...>` weights that share memory with the model (no
+copy when the tensor holds raw data).
+
+Shapes are static, so shape computations fold away while importing: a node whose
+inputs are all constants (initializers, `Constant`s, `Shape`s of static tensors,
+...) is evaluated by `onnx.reference` and becomes a constant (`folding`). ONNX
+shape inference runs first; every converted value is checked against the shape
+and element type it infers, so a converter bug is reported at its node
+(`inference`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from lamina.dialects import relay
+from lamina.dialects.dtypes import element_type
+from lamina.errors import FrontendError, LaminaError, UnsupportedOpError
+from lamina.frontends.onnx.checks import (
+    check_model,
+    check_size,
+    np_dtype,
+    topological_order,
+)
+from lamina.frontends.onnx.context import NodeContext, constant, describe_node, shape
+from lamina.frontends.onnx.folding import fold
+from lamina.frontends.onnx.inference import Inferred, as_inferred
+from lamina.frontends.onnx.registry import CONVERTERS, converter_key, find_converter
+
+
+def load_model(model: str | os.PathLike[str] | bytes | onnx.ModelProto) -> onnx.ModelProto:
+    """Load a model and check it (versions, structure, declared sizes against the
+    memory budget) before reading its external data."""
+    if isinstance(model, onnx.ModelProto):
+        check_model(model)
+        return model
+    if isinstance(model, bytes | bytearray):
+        proto = onnx.ModelProto()
+        try:
+            proto.ParseFromString(bytes(model))
+        except Exception as e:  # protobuf's DecodeError
+            raise FrontendError(
+                f"cannot read the ONNX model from {len(model)} bytes: not a valid ONNX "
+                f"protobuf ({type(e).__name__}: {e})"
+            ) from None
+        check_model(proto)
+        return proto
+    if not isinstance(model, str | os.PathLike):
+        raise FrontendError(
+            f"expected an ONNX model as a path, bytes or onnx.ModelProto, got "
+            f"{type(model).__name__}"
+        )
+    path = Path(model)
+    if not path.is_file():
+        raise FrontendError(f"cannot read ONNX model '{path}': no such file")
+    try:
+        proto = onnx.load(str(path), load_external_data=False)
+    except Exception as e:  # onnx raises DecodeError and friends
+        raise FrontendError(
+            f"cannot read ONNX model '{path}': the file is not a valid ONNX protobuf "
+            f"({type(e).__name__}: {e})"
+        ) from None
+    check_model(proto)
+    _load_external_data(proto, path.parent)
+    return proto
+
+
+def _load_external_data(proto: onnx.ModelProto, base: Path) -> None:
+    """Load external tensors, refusing any path that escapes the model's folder."""
+    root = base.resolve()
+    for t in onnx.external_data_helper._get_all_tensors(proto):
+        if not onnx.external_data_helper.uses_external_data(t):
+            continue
+        info = {e.key: e.value for e in t.external_data}
+        target = (root / info.get("location", "")).resolve()
+        if root not in target.parents or not target.is_file():
+            raise FrontendError(
+                f"initializer '{t.name}' refers to external data "
+                f"'{info.get('location')}' outside the model's folder {root} (or "
+                "missing); move the data next to the model"
+            )
+    try:
+        onnx.load_external_data_for_model(proto, str(root))
+    except (OSError, ValueError) as e:
+        raise FrontendError(f"cannot read the model's external data: {e}") from None
+
+
+def _opset(proto: onnx.ModelProto) -> int:
+    for o in proto.opset_import:
+        if o.domain in ("", "ai.onnx"):
+            return o.version
+    return 1
+
+
+def _tensor_type(vi: onnx.ValueInfoProto, input_shapes: dict[str, Sequence[int]]) -> TensorType:
+    tt = vi.type.tensor_type
+    if not vi.type.HasField("tensor_type"):
+        raise FrontendError(f"graph input '{vi.name}' is not a tensor")
+    dtype = np_dtype(tt.elem_type, f"graph input '{vi.name}'")
+    if vi.name in input_shapes:
+        dims = [int(d) for d in input_shapes[vi.name]]
+        declared = len(tt.shape.dim) if tt.HasField("shape") else None
+        if declared is not None and declared != len(dims):
+            raise FrontendError(
+                f"input_shapes gives input '{vi.name}' {len(dims)} dimension(s) "
+                f"{dims}, but the model declares it with {declared}"
+            )
+        if any(d < 0 for d in dims):
+            raise FrontendError(
+                f"input_shapes gives input '{vi.name}' a negative dimension: {dims}"
+            )
+    else:
+        dims = []
+        for i, d in enumerate(tt.shape.dim):
+            if d.HasField("dim_value") and d.dim_value >= 0:
+                dims.append(d.dim_value)
+            else:
+                sym = d.dim_param or "?"
+                raise FrontendError(
+                    f"input '{vi.name}' has a symbolic dimension '{sym}' (axis {i}); "
+                    f"give its size with input_shapes={{'{vi.name}': [...]}}"
+                )
+    check_size(f"graph input '{vi.name}'", dims, dtype.itemsize)
+    try:
+        return TensorType(element_type(dtype), dims)
+    except LaminaError as e:
+        raise FrontendError(f"graph input '{vi.name}': {e}") from None
+
+
+def tensor_to_array(t: onnx.TensorProto) -> np.ndarray:
+    """An initializer as a numpy array, sharing memory with raw_data when possible."""
+    dtype = np_dtype(t.data_type, f"initializer '{t.name}'")
+    dims = tuple(t.dims)
+    try:
+        if t.HasField("raw_data") and dtype.kind in "fiub":
+            return np.frombuffer(t.raw_data, dtype=dtype).reshape(dims)
+        return numpy_helper.to_array(t)
+    except (ValueError, TypeError) as e:
+        raise FrontendError(
+            f"initializer '{t.name}' (shape {list(dims)}, {dtype}) has data that does "
+            f"not match its shape: {e}; the file is corrupt"
+        ) from None
+
+
+def from_onnx(
+    model: str | os.PathLike[str] | onnx.ModelProto,
+    input_shapes: dict[str, Sequence[int]] | None = None,
+) -> ModuleOp:
+    """Import an ONNX model (a path or a ModelProto) as a graph-level module."""
+    proto = load_model(model)
+    opset = _opset(proto)
+    graph = proto.graph
+    unsupported = [
+        n for n in graph.node if converter_key(n.op_type, n.domain) not in CONVERTERS
+    ]
+    if unsupported:
+        listed = "; ".join(
+            f"{n.op_type} (node '{n.name or '?'}', domain '{n.domain or 'ai.onnx'}')"
+            for n in unsupported
+        )
+        raise UnsupportedOpError(
+            f"the model uses {len(unsupported)} node(s) lamina does not support at "
+            f"opset {opset}: {listed}"
+        )
+    shapes = dict(input_shapes or {})
+    init_names = {t.name for t in graph.initializer}
+    inputs = [vi for vi in graph.input if vi.name not in init_names]
+    unknown = sorted(set(shapes) - {vi.name for vi in inputs})
+    if unknown:
+        raise FrontendError(
+            f"input_shapes names {', '.join(repr(n) for n in unknown)}, which the "
+            f"model has no input of; its inputs are "
+            f"{', '.join(repr(vi.name) for vi in inputs) or 'none'}"
+        )
+    in_types = [_tensor_type(vi, shapes) for vi in inputs]
+    nodes = topological_order(
+        graph.node, [*(vi.name for vi in inputs), *init_names]
+    )
+    inferred = Inferred.run(proto, {vi.name: t for vi, t in zip(inputs, in_types, strict=True)})
+    inferred.check_budget(nodes, opset)
+    block = Block(arg_types=in_types)
+    values: dict[str, SSAValue] = {}
+    consts: dict[SSAValue, np.ndarray] = {}
+    arg_names: dict[SSAValue, str] = {}
+    for vi, arg in zip(inputs, block.args, strict=True):
+        arg.name_hint = _hint(vi.name)
+        values[vi.name] = arg
+        arg_names[arg] = vi.name
+    for t in graph.initializer:
+        arr = tensor_to_array(t)
+        ctx = NodeContext(onnx.NodeProto(), [], opset, block, consts)
+        v = constant(ctx, block, arr, t.name)
+        v.name_hint = _hint(t.name)
+        values[t.name] = v
+    for node in nodes:
+        ins: list[SSAValue | None] = []
+        for name in node.input:
+            if not name:
+                ins.append(None)
+            elif name in values:
+                ins.append(values[name])
+            else:
+                raise FrontendError(
+                    f"{describe_node(node, opset)}: input '{name}' is not produced by any "
+                    "node, input or initializer (the graph is not topologically "
+                    "sorted, or an initializer is missing)"
+                )
+        ctx = NodeContext(node, ins, opset, block, consts, arg_names)
+        folded = fold(node, ins, consts, opset)
+        if folded is not None:
+            outs = [
+                ctx.constant(as_inferred(a, inferred, name), name or "cst")
+                for a, name in zip(folded, node.output, strict=False)
+            ]
+        else:
+            try:
+                # lamina's own converter or a plugin's (loaded on first use; a
+                # plugin that fails to load is reported at this node)
+                convert = find_converter(node)
+                if convert is None:
+                    raise ctx.unsupported("no converter is registered for it")
+                outs = list(convert(ctx))
+            except FrontendError:
+                raise
+            except (VerifyException, LaminaError) as e:  # name the node
+                raise ctx.error(str(e)) from None
+            except Exception as e:
+                # A node the converter did not expect (attributes or inputs out of
+                # their range): still one error naming the node.
+                raise ctx.error(
+                    f"cannot convert it ({type(e).__name__}: {e}); check the node's "
+                    "attributes and inputs against the ONNX spec"
+                ) from e
+        for name, v in zip(node.output, outs, strict=False):
+            if name:
+                if isinstance(v.type, TensorType):
+                    check_size(
+                        f"{describe_node(node, opset)}: output '{name}'",
+                        shape(v),
+                        max(_bits(v.type) // 8, 1),
+                    )
+                inferred.check(ctx, name, v)
+                v.name_hint = _hint(name)
+                values[name] = v
+        missing = [n for n in node.output[len(outs) :] if n]
+        if missing:
+            raise ctx.unsupported(f"output(s) {missing} are not supported")
+    results = []
+    for o in graph.output:
+        if o.name not in values:
+            raise FrontendError(f"graph output '{o.name}' is not produced by any node")
+        results.append(values[o.name])
+    block.add_op(func.ReturnOp(*results))
+    # Initializers and folded values that only fed shapes and attributes.
+    for op in reversed(list(block.ops)):
+        if isinstance(op, relay.ConstantOp) and not op.output.uses:
+            block.erase_op(op)
+    fn = func.FuncOp(
+        "main",
+        ([a.type for a in block.args], [r.type for r in results]),
+        Region(block),
+        arg_attrs=_name_attrs(vi.name for vi in inputs),
+        res_attrs=_name_attrs(o.name for o in graph.output),
+    )
+    module = ModuleOp([fn])
+    try:
+        module.verify()
+    except VerifyException as e:
+        raise FrontendError(f"the imported graph does not verify: {e}") from None
+    return module
+
+
+def _bits(t: TensorType) -> int:
+    el = t.get_element_type()
+    width = getattr(el, "bitwidth", None) or getattr(getattr(el, "width", None), "data", 64)
+    return int(width)
+
+
+def _name_attrs(names: Any) -> ArrayAttr[DictionaryAttr]:
+    return ArrayAttr([DictionaryAttr({"lamina.name": StringAttr(n)}) for n in names])
+
+
+def _hint(name: str | bytes) -> str | None:
+    if isinstance(name, bytes):  # protobuf hands out invalid UTF-8 names as bytes
+        name = name.decode("utf-8", errors="replace")
+    h = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return h if h and (h[0].isalpha() or h[0] == "_") and not h[0].isdigit() else None
+
+
+__all__ = ["from_onnx", "load_model", "tensor_to_array"]

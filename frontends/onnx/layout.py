@@ -1,0 +1,311 @@
+"""Layout converters: ops that move data without computing on it (Reshape,
+Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Slice, Gather,
+GatherElements, Expand, Tile, Pad, Trilu, DepthToSpace, SpaceToDepth).
+
+Inputs that describe shapes (a Reshape's `shape`, a Slice's `starts`, ...) must
+be constants; `NodeContext.const_value` says so, naming the input, when they are
+not.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import SSAValue
+
+from lamina.dialects import relay
+from lamina.frontends.onnx.context import NodeContext, shape
+from lamina.frontends.onnx.helpers import _axis, _ints, _rank, _reshape, _unit
+from lamina.frontends.onnx.registry import converter
+
+
+# ------------------------------------------------------------------ layout
+@converter("Reshape", emits=("relay.reshape",), notes="0, -1 and allowzero")
+def _reshape_op(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    src = shape(x)
+    target = _ints(ctx.const_value(1)) if ctx.opset >= 5 else list(ctx.attr("shape"))
+    allowzero = int(ctx.attr("allowzero", 0))
+    out = [src[i] if (d == 0 and not allowzero) else d for i, d in enumerate(target)]
+    if out.count(-1) > 1:
+        raise ctx.error(f"shape {target} has more than one -1")
+    if -1 in out:
+        known = math.prod(d for d in out if d != -1)
+        total = math.prod(src)
+        if known == 0 or total % known:
+            raise ctx.error(f"cannot reshape {list(src)} to {target}")
+        out[out.index(-1)] = total // known
+    return [ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array(out)))]
+
+
+@converter("Flatten", emits=("relay.reshape",))
+def _flatten(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    s = shape(x)
+    axis = int(ctx.attr("axis", 1))
+    axis = axis + len(s) if axis < 0 else axis
+    if not 0 <= axis <= len(s):
+        raise ctx.error(f"axis {ctx.attr('axis')} is out of range for rank {len(s)}")
+    return [ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array([math.prod(s[:axis]), math.prod(s[axis:])])))]
+
+
+def _axes_arg(ctx: NodeContext, since: int, index: int = 1) -> list[int] | None:
+    """Axes given as an attribute before opset `since`, as an input from it."""
+    if ctx.opset >= since:
+        v = ctx.optional_const(index)
+        return None if v is None else _ints(v)
+    axes = ctx.attr("axes")
+    return None if axes is None else [int(a) for a in axes]
+
+
+@converter("Squeeze", emits=("relay.reshape",), notes="axes as attribute or input")
+def _squeeze(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    s = shape(x)
+    axes = _axes_arg(ctx, 13)
+    if axes is None:
+        drop = {i for i, d in enumerate(s) if d == 1}
+    else:
+        drop = {_axis(ctx, a, len(s)) for a in axes}
+        bad = [a for a in sorted(drop) if s[a] != 1]
+        if bad:
+            raise ctx.error(f"cannot squeeze axes {bad} of shape {list(s)}: not of size 1")
+    out = [d for i, d in enumerate(s) if i not in drop]
+    return [ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array(out)))]
+
+
+@converter("Unsqueeze", emits=("relay.reshape",), notes="axes as attribute or input")
+def _unsqueeze(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    s = list(shape(x))
+    axes = _axes_arg(ctx, 13)
+    if not axes:
+        raise ctx.error("Unsqueeze needs axes")
+    rank = len(s) + len(axes)
+    norm = sorted(_axis(ctx, a, rank) for a in axes)
+    if len(set(norm)) != len(norm):
+        raise ctx.error(f"axes {axes} repeat an axis")
+    for a in norm:
+        s.insert(a, 1)
+    return [ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array(s)))]
+
+
+@converter("Transpose", emits=("relay.transpose",))
+def _transpose(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    perm = ctx.attr("perm")
+    if perm is None:
+        perm = list(reversed(range(_rank(x))))
+    return [ctx.emit(relay.TransposeOp(x, perm=relay.i64_array(perm)))]
+
+
+@converter("Concat", emits=("relay.concatenate",))
+def _concat(ctx: NodeContext) -> Sequence[SSAValue]:
+    ins = [ctx.input(i) for i in range(len(ctx.node.input)) if ctx.node.input[i]]
+    axis = _axis(ctx, int(ctx.attr("axis", 1)), _rank(ins[0]))
+    return [ctx.emit(relay.ConcatenateOp(*ins, axis=relay.i64_attr(axis)))]
+
+
+@converter("Split", emits=("relay.split",), notes="split as attribute or input, num_outputs")
+def _split(ctx: NodeContext) -> Sequence[SSAValue]:
+    """Sizes come from the `split` attribute (before opset 13) or input (since);
+    without them the axis splits evenly into the outputs (opset 18: into
+    `num_outputs` chunks of ceil(size / n), the last one smaller)."""
+    x = ctx.input(0)
+    axis = _axis(ctx, int(ctx.attr("axis", 0)), _rank(x))
+    dim = shape(x)[axis]
+    if ctx.opset >= 13 or ctx.optional_input(1) is not None:  # (Split-1 had both)
+        v = ctx.optional_const(1)
+        sizes = None if v is None else _ints(v)
+    else:
+        given = ctx.attr("split")
+        sizes = None if given is None else [int(v) for v in given]
+    if not sizes:
+        n = int(ctx.attr("num_outputs", ctx.num_outputs))
+        if n < 1 or (ctx.has_attr("num_outputs") and n != ctx.num_outputs):
+            raise ctx.error(
+                f"num_outputs is {n} but the node has {ctx.num_outputs} output(s); "
+                "they must agree"
+            )
+        if ctx.has_attr("num_outputs"):
+            chunk = -(-dim // n)
+            sizes = [min(chunk, dim - i * chunk) for i in range(n)]
+        elif dim % n:
+            raise ctx.error(f"axis {axis} of size {dim} does not split evenly into {n}")
+        else:
+            sizes = [dim // n] * n
+    if sum(sizes) != dim or any(s < 0 for s in sizes):
+        raise ctx.error(f"split sizes {sizes} do not add up to {dim} (axis {axis})")
+    indices = list(np.cumsum(sizes)[:-1])
+    return ctx.emit_all(
+        relay.SplitOp(x, axis=relay.i64_attr(axis), indices=relay.i64_array(indices))
+    )
+
+
+def _slice_bounds(dim: int, start: int, end: int, step: int) -> tuple[int, int]:
+    """ONNX's clamping of a Slice's start and end on an axis of size `dim`."""
+    if start < 0:
+        start += dim
+    if end < 0:
+        end += dim
+    if step > 0:
+        return min(max(start, 0), dim), min(max(end, 0), dim)
+    return min(max(start, 0), dim - 1), min(max(end, -1), dim - 1)
+
+
+@converter("Slice", emits=("relay.strided_slice",), notes="negative steps; attributes before opset 10")
+def _slice(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    s = shape(x)
+    if ctx.opset < 10:
+        starts, ends = list(ctx.attr("starts")), list(ctx.attr("ends"))
+        axes = ctx.attr("axes")
+        steps: list[int] = [1] * len(starts)
+    else:
+        starts, ends = _ints(ctx.const_value(1)), _ints(ctx.const_value(2))
+        axes = ctx.optional_const(3)
+        st = ctx.optional_const(4)
+        steps = [1] * len(starts) if st is None else _ints(st)
+    axes = list(range(len(starts))) if axes is None else _ints(axes)
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise ctx.error("starts, ends, axes and steps must have the same length")
+    begin, end, strides = [0] * len(s), list(s), [1] * len(s)
+    for a, b, e, st in zip(axes, starts, ends, steps, strict=True):
+        a = _axis(ctx, a, len(s))
+        if st == 0:
+            raise ctx.error(f"step of axis {a} is 0")
+        begin[a], end[a] = _slice_bounds(s[a], b, e, st)
+        strides[a] = st
+    return [
+        ctx.emit(
+            relay.StridedSliceOp(
+                x,
+                begin=relay.i64_array(begin),
+                end=relay.i64_array(end),
+                strides=relay.i64_array(strides),
+            )
+        )
+    ]
+
+
+@converter("Gather", emits=("relay.take",), notes="negative indices")
+def _gather(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    axis = _axis(ctx, int(ctx.attr("axis", 0)), _rank(x))
+    return [ctx.emit(relay.TakeOp(x, ctx.input(1), axis=relay.i64_attr(axis)))]
+
+
+@converter("GatherElements", emits=("relay.gather",), notes="negative indices")
+def _gather_elements(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    axis = _axis(ctx, int(ctx.attr("axis", 0)), _rank(x))
+    return [ctx.emit(relay.GatherOp(x, ctx.input(1), axis=relay.i64_attr(axis)))]
+
+
+@converter("Expand", emits=("relay.broadcast_to",))
+def _expand(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    target = relay.broadcast_shapes("Expand", shape(x), _ints(ctx.const_value(1)))
+    if target == shape(x):
+        return [x]
+    return [ctx.emit(relay.BroadcastToOp(x, shape=relay.i64_array(target)))]
+
+
+@converter("Tile", emits=("relay.tile",))
+def _tile(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    if ctx.opset < 6:  # Tile-1: `tiles` repeats along the single `axis`
+        reps = [1] * _rank(x)
+        axis = _axis(ctx, int(np.asarray(ctx.const_value(2)).reshape(-1)[0]), _rank(x))
+        reps[axis] = int(np.asarray(ctx.const_value(1)).reshape(-1)[0])
+    else:
+        reps = _ints(ctx.const_value(1))
+    return [ctx.emit(relay.TileOp(x, reps=relay.i64_array(reps)))]
+
+
+@converter("Pad", emits=("relay.pad",), notes="constant, reflect, edge, wrap; axes")
+def _pad(ctx: NodeContext) -> Sequence[SSAValue]:
+    """Pads (and the constant value) are attributes before opset 11, inputs
+    since; opset 18 adds `axes`."""
+    x = ctx.input(0)
+    rank = _rank(x)
+    mode = str(ctx.attr("mode", "constant"))
+    if mode not in relay.PAD_MODES:
+        raise ctx.unsupported(f'mode="{mode}" is not supported')
+    if ctx.opset < 11:
+        pads = list(ctx.attr("pads" if ctx.opset >= 2 else "paddings"))
+        value = float(ctx.attr("value", 0.0))
+        axes = list(range(rank))
+    else:
+        pads = _ints(ctx.const_value(1))
+        v = ctx.optional_const(2)
+        value = 0.0 if v is None or np.asarray(v).size == 0 else float(np.asarray(v).reshape(-1)[0])
+        given = ctx.optional_const(3)
+        axes = list(range(rank)) if given is None else [_axis(ctx, a, rank) for a in _ints(given)]
+    if len(pads) != 2 * len(axes):
+        raise ctx.error(f"pads {pads} needs {2 * len(axes)} values")
+    width = [0] * (2 * rank)
+    for i, a in enumerate(axes):
+        width[a], width[rank + a] = pads[i], pads[len(axes) + i]
+    return [
+        ctx.emit(
+            relay.PadOp(
+                x,
+                pad_width=relay.i64_array(width),
+                pad_mode=StringAttr(mode) if mode != "constant" else None,
+                pad_value=relay.f64_attr(value) if value else None,
+            )
+        )
+    ]
+
+
+@converter("Trilu", emits=("relay.trilu",))
+def _trilu(ctx: NodeContext) -> Sequence[SSAValue]:
+    k = ctx.optional_const(1)
+    diag = 0 if k is None else int(np.asarray(k).reshape(-1)[0])
+    return [
+        ctx.emit(
+            relay.TriluOp(
+                ctx.input(0),
+                upper=_unit(ctx.attr("upper", 1)),
+                k=relay.i64_attr(diag) if diag else None,
+            )
+        )
+    ]
+
+
+@converter("DepthToSpace", emits=("relay.reshape", "relay.transpose"), notes="DCR and CRD")
+def _depth_to_space(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    if _rank(x) != 4:
+        raise ctx.error(f"input must be 4-D, got {list(shape(x))}")
+    b, c, h, w = shape(x)
+    bs = int(ctx.attr("blocksize"))
+    mode = str(ctx.attr("mode", "DCR"))
+    if mode == "DCR":
+        tmp, perm = [b, bs, bs, c // (bs * bs), h, w], [0, 3, 4, 1, 5, 2]
+    elif mode == "CRD":
+        tmp, perm = [b, c // (bs * bs), bs, bs, h, w], [0, 1, 4, 2, 5, 3]
+    else:
+        raise ctx.unsupported(f'mode="{mode}" is not supported')
+    t = ctx.emit(relay.TransposeOp(_reshape(ctx, x, tmp), perm=relay.i64_array(perm)))
+    return [_reshape(ctx, t, [b, c // (bs * bs), h * bs, w * bs])]
+
+
+@converter("SpaceToDepth", emits=("relay.reshape", "relay.transpose"), notes="DCR and CRD")
+def _space_to_depth(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    if _rank(x) != 4:
+        raise ctx.error(f"input must be 4-D, got {list(shape(x))}")
+    b, c, h, w = shape(x)
+    bs = int(ctx.attr("blocksize"))
+    mode = str(ctx.attr("mode", "DCR"))
+    if mode not in ("DCR", "CRD"):
+        raise ctx.unsupported(f'mode="{mode}" is not supported')
+    perm = [0, 3, 5, 1, 2, 4] if mode == "DCR" else [0, 1, 3, 5, 2, 4]
+    tmp = _reshape(ctx, x, [b, c, h // bs, bs, w // bs, bs])
+    t = ctx.emit(relay.TransposeOp(tmp, perm=relay.i64_array(perm)))
+    return [_reshape(ctx, t, [b, c * bs * bs, h // bs, w // bs])]

@@ -1,0 +1,149 @@
+"""The converter registry: ONNX op type -> the function that converts its nodes.
+
+`CONVERTERS` is a `lamina.registry.Registry`. lamina's converters register
+themselves where they are defined, with the op table's notes:
+
+    @converter("Gemm", emits=("relay.dense",))
+    def _gemm(ctx: NodeContext) -> Sequence[SSAValue]: ...
+
+and an installed plugin adds converters, without any edit to lamina, through the
+entry-point group `lamina.onnx_converters` (the entry point's name is the ONNX
+op type, its value a function of the same signature):
+
+    [project.entry-points."lamina.onnx_converters"]
+    MyOp = "my_pkg.onnx:convert_my_op"
+
+A plugin converter is loaded when a model first uses its op; lamina's own
+converters win over a plugin's. For the callers that treated the table as a dict,
+`CONVERTERS[op]`, `CONVERTERS.get(op, default)`, `op in CONVERTERS`, iteration
+and `len` keep working (they see plugin op types too).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import onnx
+from xdsl.ir import SSAValue
+
+from lamina.errors import LaminaError
+from lamina.frontends.onnx.context import NodeContext
+from lamina.plugins import ONNX_CONVERTERS_GROUP as CONVERTERS_GROUP
+from lamina.registry import Registry
+
+Converter = Callable[[NodeContext], Sequence[SSAValue]]
+
+_MISSING: Any = object()
+
+
+def _check_converter(name: str, obj: Any) -> Converter:
+    """A converter is a function of one argument (the `NodeContext`)."""
+    if not callable(obj):
+        raise LaminaError(f"ONNX converter '{name}' is not callable: {obj!r}")
+    try:
+        inspect.signature(obj).bind(None)
+    except TypeError:
+        raise LaminaError(
+            f"ONNX converter '{name}' must take one argument (the NodeContext): {obj!r}"
+        ) from None
+    except ValueError:  # no signature to inspect (a builtin): trust it
+        pass
+    return obj
+
+
+class ConverterRegistry(Registry[Converter]):
+    """The converter `Registry`, also readable (and, for tests, writable) like
+    the dict it replaced."""
+
+    def __getitem__(self, op_type: str) -> Converter:
+        found = self.lookup(op_type)
+        if found is None:
+            raise KeyError(op_type)
+        return found
+
+    def __setitem__(self, op_type: str, fn: Converter) -> None:
+        self.register(op_type, fn, replace=True)
+
+    def __delitem__(self, op_type: str) -> None:
+        if op_type not in self.own():
+            raise KeyError(op_type)
+        self.unregister(op_type)
+
+    def get(self, name: str, default: Any = _MISSING) -> Any:
+        """The converter of `name`; without `default`, an unknown name is a
+        LaminaError listing the close matches (`Registry.get`)."""
+        if default is _MISSING:
+            return super().get(name)
+        found = self.lookup(name)
+        return default if found is None else found
+
+
+#: ONNX op type -> converter: lamina's and the plugins'. Ops of the default domain
+#: are keyed by their type (`"Relu"`), others by `"<domain>:<type>"`
+#: (`"com.example:SquarePlus"`), see `converter_key`.
+CONVERTERS = ConverterRegistry("ONNX converter", CONVERTERS_GROUP, _check_converter)
+
+#: The names of ONNX's default domain.
+DEFAULT_DOMAINS = ("", "ai.onnx")
+
+
+def converter_key(op_type: str, domain: str = "") -> str:
+    """The `CONVERTERS` key of an op: its type in the default domain, else
+    `"<domain>:<type>"`."""
+    return op_type if domain in DEFAULT_DOMAINS else f"{domain}:{op_type}"
+
+
+def find_converter(node: onnx.NodeProto) -> Converter | None:
+    """The converter of `node` (by its type and domain), or None."""
+    return CONVERTERS.lookup(converter_key(node.op_type, node.domain))
+
+
+@dataclass(frozen=True)
+class ConverterInfo:
+    """What the supported-op table says about a converter."""
+
+    emits: tuple[str, ...] = ()
+    notes: str = ""
+
+
+#: The op table's entries of lamina's own converters.
+CONVERTER_INFO: dict[str, ConverterInfo] = {}
+
+
+def converter(
+    *op_types: str, emits: Sequence[str] = (), notes: str = ""
+) -> Callable[[Converter], Converter]:
+    """Register the converter of one or more ONNX op types; `emits` names the relay
+    ops it produces (without `relay.`) and `notes` its limits, for the README's
+    supported-op table."""
+
+    def wrap(fn: Converter) -> Converter:
+        for t in op_types:
+            CONVERTERS.register(t, fn)
+            CONVERTER_INFO[t] = ConverterInfo(tuple(emits), notes)
+        return fn
+
+    return wrap
+
+
+def supported_ops() -> list[str]:
+    """Every ONNX op type lamina can import (plugins' included), sorted."""
+    return CONVERTERS.names()
+
+
+__all__ = [
+    "CONVERTERS",
+    "CONVERTERS_GROUP",
+    "CONVERTER_INFO",
+    "DEFAULT_DOMAINS",
+    "Converter",
+    "ConverterInfo",
+    "ConverterRegistry",
+    "converter",
+    "converter_key",
+    "find_converter",
+    "supported_ops",
+]

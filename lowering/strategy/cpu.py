@@ -1,0 +1,216 @@
+"""The CPU strategy: which schedule each compute gets on a CPU host (TVM's
+`relay/op/strategy/x86.py` with the `topi.x86` schedule templates).
+
+The schedule templates, all sized from the host's vector width
+(`lamina.host.cpu().lanes(bits)`):
+
+- `gemm`: a register-tiled micro-kernel for sum reductions shaped like a matrix
+  product (dense, batched matmul, 1x1 convolution);
+- `injective`: elementwise stages, vector lanes along the last axis and the
+  outer loops parallel;
+- `reduction`: other reductions, the outer output loops parallel.
+
+The compute library (`lamina.lowering.topi`) asks the `schedule_<op>` pickers
+for the schedule of a product's compute and attaches it (`topi.scheduled`);
+`default_for` gives every compute that carries none the template of its class
+(`lower-te-to-tir` calls it). The schedule language itself is
+`lamina.lowering.schedule`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute
+
+from lamina import host
+from lamina.dialects import relay, te
+from lamina.dialects.tir import ForKind
+from lamina.lowering.schedule import (
+    Annotate,
+    CacheWrite,
+    Fuse,
+    Primitive,
+    Reorder,
+    Schedule,
+    Split,
+)
+
+
+# ----------------------------------------------------------------- templates
+def _parallel_outer(loops: list[str], extents: list[int], threads_hint: int = 16) -> list[Primitive]:
+    """Fuse leading loops until there is enough parallel work, mark it parallel."""
+    if not loops:
+        return []
+    steps: list[Primitive] = []
+    name, work = loops[0], extents[0]
+    for nxt, e in zip(loops[1:], extents[1:], strict=False):
+        if work >= threads_hint:
+            break
+        steps.append(Fuse(name, nxt))
+        name, work = f"{name}.{nxt}", work * e
+    if work < 2:
+        return steps
+    return [*steps, Annotate(ForKind.PARALLEL, name)]
+
+
+def gemm(
+    extents: tuple[int, ...],
+    row: int,
+    cols: tuple[int, ...],
+    elem_bits: int = 32,
+    nreduce: int = 1,
+    reduce_size: int = 0,
+) -> Schedule:
+    """A register-tiled GEMM micro-kernel for a sum reduction over `r0` whose
+    output axes are `batch..., row, cols...` (`cols` are fused into one vector
+    axis): MR rows x NR lanes of accumulators, B panels reused across row tiles."""
+    lanes = host.cpu().lanes(elem_bits)
+    steps: list[Primitive] = []
+    col = f"i{cols[0]}"
+    ncol = 1
+    for c in cols:
+        ncol *= extents[c]
+    for c in cols[1:]:
+        steps.append(Fuse(col, f"i{c}"))
+        col = f"{col}.i{c}"
+    nr = 2 * lanes if ncol > lanes else lanes
+    mr = min(6 if nr == 2 * lanes else 12, extents[row])
+    r = f"i{row}"
+    steps += [Split(r, mr), Split(col, nr)]
+    batch = [f"i{d}" for d in range(row)]
+    # The larger operand is streamed once: by default each B panel (reduce x NR)
+    # is reused across the row tiles; when A (rows x reduce) is the larger, as in
+    # a late conv layer (many channels, few pixels), each row panel of A is
+    # reused across the column tiles instead.
+    tiles = [(f"{col}.o", -(-ncol // nr)), (f"{r}.o", -(-extents[row] // mr))]
+    if reduce_size and extents[row] > ncol:
+        tiles.reverse()
+    outer = [*batch, *(name for name, _ in tiles)]
+    reduce = [f"r{d}" for d in range(nreduce)]
+    steps.append(Reorder((*outer, *reduce, f"{r}.i", f"{col}.i")))
+    outer_extents = [extents[d] for d in range(row)] + [n for _, n in tiles]
+    par = _parallel_outer(outer, outer_extents)
+    steps += par
+    fused = sum(isinstance(p, Fuse) for p in par)
+    at = ".".join(outer[: fused + 1]) if fused else outer[-1]
+    if fused + 1 < len(outer):
+        at = outer[-1]
+    steps += [CacheWrite(at), Annotate(ForKind.UNROLLED, f"{r}.i")]
+    steps.append(Annotate(ForKind.VECTORIZED, f"{col}.i"))
+    return Schedule(tuple(steps))
+
+
+def injective(extents: tuple[int, ...], elem_bits: int = 32) -> Schedule:
+    """Elementwise/injective stages: vector lanes along the last axis, the outer
+    loops parallel when there is enough work."""
+    if not extents or 0 in extents:
+        return Schedule()
+    lanes = host.cpu().lanes(elem_bits)
+    names = [f"i{d}" for d in range(len(extents))]
+    steps: list[Primitive] = []
+    total = 1
+    for e in extents:
+        total *= e
+    last = names[-1]
+    outer_names, outer_extents = names[:-1], list(extents[:-1])
+    if extents[-1] >= lanes:
+        steps += [Split(last, lanes), Annotate(ForKind.VECTORIZED, f"{last}.i")]
+        outer_names.append(f"{last}.o")
+        outer_extents.append(-(-extents[-1] // lanes))
+    if total >= 4096:
+        steps += _parallel_outer(outer_names, outer_extents)
+    return Schedule(tuple(steps))
+
+
+def default_for(op: te.ComputeOp) -> Schedule:
+    """The schedule of a compute that carries none: by its class."""
+    elem = op.result.type.get_element_type()  # type: ignore[union-attr]
+    bits = getattr(elem, "bitwidth", 32) or 32
+    if op.reduce is None:
+        return injective(op.extents, max(bits, 8))
+    return reduction(op.extents, op.reduce_shape)
+
+
+def reduction(extents: tuple[int, ...], reduce_extents: tuple[int, ...]) -> Schedule:
+    """Reductions: the outer output loops parallel when there is enough work."""
+    total = 1
+    for e in (*extents, *reduce_extents):
+        total *= e
+    if total < 4096 or not extents:
+        return Schedule()
+    names = [f"i{d}" for d in range(len(extents))]
+    return Schedule(tuple(_parallel_outer(names, list(extents))))
+
+
+# ------------------------------------------------------------ per-op choices
+def _bits(elem: Attribute) -> int:
+    return max(getattr(elem, "bitwidth", 32) or 32, 8)
+
+
+def schedule_dense(op: relay.RelayOp, out: TensorType, kdim: int) -> Schedule | None:
+    """`gemm` for a dense whose `b` is not transposed (lanes along n read `b`
+    contiguously; alter-op-layout makes it so), else none."""
+    if relay.flag_prop(op, "transpose_b"):
+        return None
+    return gemm(
+        tuple(out.get_shape()), 0, (1,), _bits(out.get_element_type()), reduce_size=kdim
+    )
+
+
+def schedule_matmul(
+    out: TensorType, a_shape: Sequence[int], b_shape: Sequence[int]
+) -> Schedule | None:
+    """`gemm` over the last two output axes when neither operand is a vector."""
+    if len(a_shape) < 2 or len(b_shape) < 2:
+        return None
+    rank = out.get_num_dims()
+    return gemm(
+        tuple(out.get_shape()),
+        rank - 2,
+        (rank - 1,),
+        _bits(out.get_element_type()),
+        reduce_size=a_shape[-1],
+    )
+
+
+def schedule_conv(
+    op: relay.ConvOp, out: TensorType, wshape: Sequence[int]
+) -> Schedule | None:
+    """`gemm` for a convolution that is a GEMM (`is_gemm_conv`), else none."""
+    if not is_gemm_conv(op, wshape, relay.int_prop(op, "groups", 1)):
+        return None
+    return gemm(
+        tuple(out.get_shape()),
+        1,
+        (2, 3),
+        _bits(out.get_element_type()),
+        nreduce=3,
+        reduce_size=wshape[1],
+    )
+
+
+def is_gemm_conv(op: relay.ConvOp, wshape: Sequence[int], groups: int) -> bool:
+    """A 2-D 1x1 convolution with unit strides and no padding: a GEMM of the
+    weight (out x in channels) and the input (in channels x pixels)."""
+    win = relay.Window(op.name, op, op.SPATIAL)
+    return (
+        op.SPATIAL == 2
+        and groups == 1
+        and tuple(wshape[2:]) == (1, 1)
+        and tuple(win.strides) == (1, 1)
+        and not any(win.pad_begin + win.pad_end)
+    )
+
+
+__all__ = [
+    "default_for",
+    "gemm",
+    "injective",
+    "is_gemm_conv",
+    "reduction",
+    "schedule_conv",
+    "schedule_dense",
+    "schedule_matmul",
+]

@@ -1,0 +1,268 @@
+"""Buffers for `lower-tir-to-llvm`: access, and the ABI that binds them.
+
+Sweep 2 lowers buffer accesses (`tir.load`/`tir.store`/`tir.masked_store`) to
+address arithmetic and loads/stores, and `tir.call` to a call passing buffer
+pointers (`ACCESS_LOWERINGS`); buffers still carry their memref types then, which
+give the shapes and element types the addresses need.
+
+Sweep 3 makes buffers pointers. In a kernel, arguments become `!llvm.ptr` and a
+`tir.alloc` a static `llvm.alloca` at the entry. In `@main`, arguments are loaded
+from the `args` table, `tir.constant` weights from the `params` table, and global
+allocs become pointers into the `workspace` arena (see `memory`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import func, llvm
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseResourceAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    ModuleOp,
+    UnitAttr,
+    VectorType,
+    i1,
+    i8,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from lamina.abi import BUFFER_ALIGN
+from lamina.dialects import tir
+from lamina.errors import LoweringError
+from lamina.lowering.tir_to_llvm.emitter import (
+    Emitter,
+    EntryBuilder,
+    Lowering,
+    ModuleState,
+    lowers,
+    result_type,
+)
+from lamina.lowering.tir_to_llvm.memory import WorkspacePlan, live_range, plan_workspace
+from lamina.lowering.tir_to_llvm.types import (
+    PTR,
+    byte_size,
+    check_buffer,
+    convert_type,
+    numel,
+    row_major_strides,
+    scalar_type,
+)
+
+ACCESS_LOWERINGS: dict[type[Operation], Lowering] = {}
+
+
+# =================================================================== buffer access
+def _address(e: Emitter, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
+    """`&buffer[indices]`, row-major over the buffer's element type."""
+    mtype = check_buffer(buffer.type, e.anchor.name)
+    if not indices:
+        return buffer
+    linear: SSAValue | None = None
+    for idx, stride in zip(indices, row_major_strides(mtype.get_shape()), strict=True):
+        term = idx if stride == 1 else e.emit(llvm.MulOp(idx, e.const(stride, i64)))
+        linear = term if linear is None else e.emit(llvm.AddOp(linear, term))
+    assert linear is not None
+    elem = convert_type(mtype.get_element_type())
+    return e.emit(llvm.GEPOp.from_mixed_indices(buffer, [linear], elem, inbounds=True))
+
+
+@lowers(ACCESS_LOWERINGS, tir.LoadOp)
+def _lower_load(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    assert isinstance(op, tir.LoadOp)
+    ptr = _address(e, op.buffer, op.indices)
+    t = result_type(op)
+    align = byte_size(scalar_type(op.result.type))
+    if _is_bool_vector(t):  # bools are bytes in memory; <N x i1> would be bits
+        wide = e.emit(llvm.LoadOp(ptr, _bytes_of(t), alignment=align))
+        return [e.emit(llvm.TruncOp(wide, t))]
+    return [e.emit(llvm.LoadOp(ptr, t, alignment=align))]
+
+
+def _is_bool_vector(t: Attribute) -> bool:
+    return isinstance(t, VectorType) and t.get_element_type() == i1
+
+
+def _bytes_of(t: Attribute) -> VectorType:
+    assert isinstance(t, VectorType)
+    return VectorType(i8, t.get_shape())
+
+
+@lowers(ACCESS_LOWERINGS, tir.StoreOp)
+def _lower_store(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    assert isinstance(op, tir.StoreOp)
+    ptr = _address(e, op.buffer, op.indices)
+    align = byte_size(scalar_type(op.value.type))
+    value = op.value
+    if _is_bool_vector(convert_type(value.type)):
+        value = e.emit(llvm.ZExtOp(value, _bytes_of(convert_type(value.type))))
+    e.put(llvm.StoreOp(value, ptr, alignment=align))
+    return []
+
+
+@lowers(ACCESS_LOWERINGS, tir.MaskedStoreOp)
+def _lower_masked_store(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    assert isinstance(op, tir.MaskedStoreOp)
+    ptr = _address(e, op.buffer, op.indices)
+    align = byte_size(scalar_type(op.value.type))
+    e.put(llvm.MaskedStoreOp(op.value, ptr, op.mask, alignment=align))
+    return []
+
+
+@lowers(ACCESS_LOWERINGS, tir.CallOp)
+def _lower_call(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    assert isinstance(op, tir.CallOp)
+    callee = op.callee.string_value()
+    for i, a in enumerate(op.args):
+        check_buffer(a.type, f"tir.call @{callee} argument #{i}")
+    e.state.declare(callee, [PTR] * len(op.args), llvm.LLVMVoidType())
+    e.put(llvm.CallOp(callee, *op.args))
+    return []
+
+
+# ========================================================================= binding
+def _i64(b: EntryBuilder, value: int) -> SSAValue:
+    return b.insert(llvm.ConstantOp(IntegerAttr(value, i64), i64)).result
+
+
+def _lower_alloca(op: tir.AllocOp, b: EntryBuilder) -> None:
+    """A stack buffer, hoisted to the entry block (a static alloca) by `b`."""
+    mtype = check_buffer(op.result.type, "tir.alloc")
+    n = _i64(b, numel(mtype))
+    elem = convert_type(mtype.get_element_type())
+    alloca = b.insert(llvm.AllocaOp(n, elem, alignment=BUFFER_ALIGN))
+    op.result.replace_all_uses_with(alloca.res)
+    Rewriter.erase_op(op)
+
+
+def _slot_address(b: EntryBuilder, table: SSAValue, index: int) -> SSAValue:
+    """Load pointer `table[index]` from an array of pointers."""
+    gep = b.insert(llvm.GEPOp(table, [index], PTR, inbounds=True))
+    return b.insert(llvm.LoadOp(gep.result, PTR, alignment=8)).dereferenced_value
+
+
+def lower_kernel_buffers(fn: tir.PrimFuncOp) -> None:
+    """Sweep 3 of a kernel: arguments are pointers, allocs static allocas."""
+    entry = fn.body.block
+    at_entry = EntryBuilder(entry)
+    for op in list(fn.walk()):
+        if isinstance(op, tir.AllocOp):
+            _lower_alloca(op, at_entry)
+        elif isinstance(op, tir.ConstantOp):
+            raise LoweringError(
+                f"tir.constant in kernel @{fn.sym_name.data}: weights are bound in "
+                "@main only; pass them to the kernel as buffer arguments"
+            )
+    for i, arg in enumerate(entry.args):
+        check_buffer(arg.type, f"@{fn.sym_name.data} argument #{i}")
+        Rewriter.replace_value_with_new_type(arg, PTR)
+
+
+def lower_main_buffers(fn: func.FuncOp, state: ModuleState) -> WorkspacePlan:
+    """Bind @main's buffers: arguments, parameters and the workspace arena."""
+    if len(fn.body.blocks) != 1:
+        raise LoweringError("@main must have a single block")
+    entry = fn.body.block
+    args = entry.insert_arg(PTR, 0)
+    params = entry.insert_arg(PTR, 1)
+    workspace = entry.insert_arg(PTR, 2)
+    for name, arg in zip(
+        ("args", "params", "workspace"), (args, params, workspace), strict=True
+    ):
+        arg.name_hint = name
+    position = {op: i for i, op in enumerate(entry.ops)}
+    at_entry = EntryBuilder(entry)
+
+    allocs = [op for op in entry.ops if isinstance(op, tir.AllocOp)]
+    for op in fn.walk():
+        if isinstance(op, tir.AllocOp) and op.parent_block() is not entry:
+            raise LoweringError("tir.alloc in @main must be at its top level")
+    ranges = [
+        (
+            *live_range(a.result, entry, position),
+            numel(m) * byte_size(m.get_element_type()),
+        )
+        for a in allocs
+        for m in [check_buffer(a.result.type, "tir.alloc")]
+    ]
+    plan = plan_workspace(ranges)
+
+    for i, arg in enumerate(list(entry.args[3:])):
+        check_buffer(arg.type, f"@main argument #{i}")
+        arg.replace_all_uses_with(_slot_address(at_entry, args, i))
+        entry.erase_arg(arg)
+    for op in list(fn.walk()):
+        if isinstance(op, tir.ConstantOp):
+            _bind_param(op, params, state, at_entry)
+    for alloc, offset in zip(allocs, plan.offsets, strict=True):
+        _bind_workspace(alloc, workspace, offset, at_entry)
+    return plan
+
+
+def _bind_workspace(
+    op: tir.AllocOp, workspace: SSAValue, offset: int, at_entry: EntryBuilder
+) -> None:
+    if op.scope.data == tir.AllocScope.LOCAL:
+        _lower_alloca(op, at_entry)
+        return
+    b = Builder(InsertPoint.before(op))
+    gep = b.insert(
+        llvm.GEPOp.from_mixed_indices(workspace, [offset], i8, inbounds=True)
+    )
+    gep.attributes["lamina.workspace_offset"] = IntegerAttr(offset, i64)
+    op.result.replace_all_uses_with(gep.result)
+    Rewriter.erase_op(op)
+
+
+def _bind_param(
+    op: tir.ConstantOp, params: SSAValue, state: ModuleState, at_entry: EntryBuilder
+) -> None:
+    check_buffer(op.result.type, "tir.constant")
+    value: DenseResourceAttr = op.value
+    index = state.param_index(value.resource_handle.data)
+    ptr = _slot_address(at_entry, params, index)
+    op.result.replace_all_uses_with(ptr)
+    Rewriter.erase_op(op)
+
+
+# ===================================================================== kernel ABI
+def noalias_unsafe(module: ModuleOp) -> set[str]:
+    """Kernels that some call passes the same buffer twice (no `noalias` then)."""
+    unsafe: set[str] = set()
+    for op in module.walk():
+        if isinstance(op, tir.CallOp) and len(set(op.args)) != len(op.args):
+            unsafe.add(op.callee.string_value())
+    return unsafe
+
+
+def kernel_arg_attrs(n: int, noalias: bool) -> ArrayAttr[DictionaryAttr]:
+    """The attributes of a kernel's `n` buffer arguments: aligned, and `noalias`
+    unless a call may pass one buffer twice."""
+    attrs: dict[str, Attribute] = {"llvm.align": IntegerAttr(BUFFER_ALIGN, i64)}
+    if noalias:
+        attrs["llvm.noalias"] = UnitAttr()
+    return ArrayAttr([DictionaryAttr(attrs) for _ in range(n)])
+
+
+def main_arg_attrs() -> ArrayAttr[DictionaryAttr]:
+    """The attributes of @main's `args`, `params` and `workspace` arguments."""
+    table = DictionaryAttr({"llvm.noalias": UnitAttr()})
+    arena = DictionaryAttr(
+        {"llvm.noalias": UnitAttr(), "llvm.align": IntegerAttr(BUFFER_ALIGN, i64)}
+    )
+    return ArrayAttr([table, table, arena])
+
+
+__all__ = [
+    "ACCESS_LOWERINGS",
+    "kernel_arg_attrs",
+    "lower_kernel_buffers",
+    "lower_main_buffers",
+    "main_arg_attrs",
+    "noalias_unsafe",
+]

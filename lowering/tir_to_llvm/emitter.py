@@ -1,0 +1,221 @@
+"""Building llvm ops for `lower-tir-to-llvm`.
+
+`ModuleState` is what lowering one function knows about, or adds to, the module
+(its kernels, external declarations and the parameter table). `EntryBuilder`
+inserts ops at the top of a function's entry block, `Constants` makes each scalar
+constant there once, and `Emitter` builds llvm ops before the op being lowered.
+
+A lowering (`Lowering`) takes an op and an emitter placed before it and returns
+the values that replace the op's results; `lowers` registers one in a table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from xdsl.builder import Builder
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    VectorType,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from lamina.errors import LoweringError
+from lamina.lowering.tir_to_llvm.types import convert_type, mangle, scalar_type
+
+_OpT = TypeVar("_OpT", bound=Operation)
+
+
+# ===================================================================== module state
+@dataclass
+class ModuleState:
+    """What lowering one function needs to know about, or add to, the module."""
+
+    module: ModuleOp
+    kernels: dict[str, int]
+    """Functions defined in the module, with their number of arguments."""
+    decls: dict[str, llvm.FuncOp] = field(default_factory=dict[str, llvm.FuncOp])
+    params: list[str] = field(default_factory=list[str])
+
+    def declare(
+        self, name: str, inputs: Sequence[Attribute], output: Attribute
+    ) -> None:
+        """Declare an external function (libm, or a kernel defined elsewhere)."""
+        ftype = llvm.LLVMFunctionType(inputs, output)
+        if name in self.decls:
+            if self.decls[name].function_type != ftype:
+                raise LoweringError(
+                    f"@{name} is called with two different signatures: "
+                    f"{self.decls[name].function_type} and {ftype}"
+                )
+            return
+        if name in self.kernels:
+            if self.kernels[name] != len(inputs):
+                raise LoweringError(
+                    f"@{name} takes {self.kernels[name]} buffers but is called with "
+                    f"{len(inputs)}"
+                )
+            return
+        decl = llvm.FuncOp(name, ftype, linkage=llvm.LinkageAttr("external"))
+        self.decls[name] = decl
+        self.module.body.block.add_op(decl)
+
+    def param_index(self, key: str) -> int:
+        if key not in self.params:
+            self.params.append(key)
+        return self.params.index(key)
+
+
+# ========================================================================= emitter
+class EntryBuilder:
+    """Inserts ops, in order, at the top of a function's entry block."""
+
+    def __init__(self, block: Block):
+        self.block = block
+        self.last: Operation | None = None
+
+    def insert(self, op: _OpT) -> _OpT:
+        where = (
+            InsertPoint.at_start(self.block)
+            if self.last is None
+            else InsertPoint.after(self.last)
+        )
+        Rewriter.insert_op(op, where)
+        self.last = op
+        return op
+
+
+class Constants:
+    """Scalar llvm constants of one function, each made once at its entry."""
+
+    def __init__(self, at_entry: EntryBuilder):
+        self.at_entry = at_entry
+        self.values: dict[tuple[object, Attribute], SSAValue] = {}
+
+    def get(self, value: int | float, t: Attribute) -> SSAValue:
+        key = (value, t)
+        if key not in self.values:
+            op = llvm.ConstantOp(const_attr(value, t), t)
+            self.values[key] = self.at_entry.insert(op).result
+        return self.values[key]
+
+
+def const_attr(value: int | float, t: Attribute) -> Attribute:
+    """The llvm constant `value` of type `t` (a splat for vectors; i1 is 0/1)."""
+    elem = scalar_type(t)
+    if isinstance(elem, IntegerType):
+        scalar: int | float = int(value != 0) if elem == i1 else int(value)
+    else:
+        scalar = float(value)
+    if isinstance(t, VectorType):
+        return DenseIntOrFPElementsAttr.from_list(t, [scalar] * t.element_count())
+    if isinstance(elem, IntegerType):
+        return IntegerAttr(scalar, elem)
+    return FloatAttr(scalar, elem)  # pyright: ignore[reportArgumentType]
+
+
+class Emitter:
+    """Builds llvm ops before an anchor op (the op being lowered)."""
+
+    def __init__(
+        self, anchor: Operation, state: ModuleState, consts: Constants | None = None
+    ):
+        self.builder = Builder(InsertPoint.before(anchor))
+        self.state = state
+        self.anchor = anchor
+        self.consts = consts
+
+    def emit(self, op: Operation) -> SSAValue:
+        """Insert `op` and return its (single) result."""
+        self.builder.insert(op)
+        return op.results[0]
+
+    def put(self, op: Operation) -> None:
+        """Insert `op`, which has no results."""
+        self.builder.insert(op)
+
+    def const(self, value: int | float, t: Attribute) -> SSAValue:
+        """A scalar constant, or a splat if `t` is a vector type."""
+        t = convert_type(t)
+        if self.consts is not None and not isinstance(t, VectorType):
+            return self.consts.get(value, t)
+        return self.emit(llvm.ConstantOp(const_attr(value, t), t))
+
+    def intrinsic(self, name: str, args: Sequence[SSAValue], t: Attribute) -> SSAValue:
+        """Call the LLVM intrinsic `name`, overloaded (mangled) on type `t`."""
+        mangled = f"{name}.{mangle(t)}"
+        return self.emit(llvm.CallIntrinsicOp(mangled, args, [t]))
+
+    def intr_op(
+        self, cls: type[Operation], args: Sequence[SSAValue], t: Attribute
+    ) -> SSAValue:
+        """One of xDSL's `llvm.intr.*` ops (they all carry fastmath flags)."""
+        op = cls.create(
+            operands=list(args),
+            result_types=[t],
+            properties={"fastmathFlags": llvm.FastMathAttr(None)},
+        )
+        return self.emit(op)
+
+    def shuffle(
+        self, a: SSAValue, b: SSAValue, mask: list[int], t: VectorType
+    ) -> SSAValue:
+        return self.emit(
+            llvm.ShuffleVectorOp.create(
+                operands=[a, b],
+                properties={"mask": DenseArrayBase.from_list(i32, mask)},
+                result_types=[t],
+            )
+        )
+
+    def icmp(self, pred: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        flag = llvm.ICmpPredicateFlag(pred).to_int()
+        return self.emit(llvm.ICmpOp(lhs, rhs, IntegerAttr(flag, i64)))
+
+
+# ======================================================================= lowerings
+# A lowering takes the op and an emitter placed before it, and returns the values
+# that replace the op's results.
+Lowering = Callable[[Operation, Emitter], Sequence[SSAValue]]
+
+
+def lowers(
+    table: dict[type[Operation], Lowering], *types: type[Operation]
+) -> Callable[[Lowering], Lowering]:
+    """Register the decorated function in `table` as the lowering of `types`."""
+
+    def register(fn: Lowering) -> Lowering:
+        for t in types:
+            table[t] = fn
+        return fn
+
+    return register
+
+
+def result_type(op: Operation) -> Attribute:
+    """The llvm-dialect type of `op`'s (first) result."""
+    return convert_type(op.results[0].type)
+
+
+__all__ = [
+    "Constants",
+    "Emitter",
+    "EntryBuilder",
+    "Lowering",
+    "ModuleState",
+    "const_attr",
+    "lowers",
+    "result_type",
+]

@@ -1,0 +1,60 @@
+"""The compute library: one TE definition per relay op, TOPI-style.
+
+Each compute takes the kernel being built, the relay op and the TE tensors of
+its operands, and returns the TE tensor of its result (a list of them for a
+multi-result op such as `relay.split`). The computes live by op family:
+
+- `base`: the kernel builder, the compute table `COMPUTES` (by op name, with
+  plugins' computes from the entry-point group `lamina.computes`), the
+  `elementwise`/`reduction` builders and shared helpers;
+- `elemwise`: binary and unary ops, `where` (TVM's `topi.elemwise`);
+- `products`: dense, matmul, convolution, im2col, transposed convolution;
+- `reductions`: reduce, logsumexp, argmax/argmin, softmax;
+- `nn`: bias_add, pooling, normalizations, LRN;
+- `layout`: reshape, transpose, concatenate, split, slices, gathers, tile, pad,
+  trilu, resize;
+- `cost`: the flop count of an op (`flops`).
+
+A new graph op becomes lowerable by registering its compute with
+`@register_compute(OpClass)` (or, from a plugin, an entry point in group
+`lamina.computes` named after the op). Importing this package registers
+lamina's computes.
+"""
+
+from lamina.lowering.topi import elemwise, layout, nn, products, reductions
+from lamina.lowering.topi.base import (
+    COMPUTES,
+    COMPUTES_GROUP,
+    Body,
+    Compute,
+    Kernel,
+    compute_for,
+    elementwise,
+    highest,
+    lowest,
+    reduction,
+    register_compute,
+    scheduled,
+)
+from lamina.lowering.topi.cost import flops
+
+__all__ = [
+    "COMPUTES",
+    "COMPUTES_GROUP",
+    "Body",
+    "Compute",
+    "Kernel",
+    "compute_for",
+    "elementwise",
+    "elemwise",
+    "flops",
+    "highest",
+    "layout",
+    "lowest",
+    "nn",
+    "products",
+    "reduction",
+    "reductions",
+    "register_compute",
+    "scheduled",
+]

@@ -1,0 +1,27 @@
+"""The cost of a relay op: its flop count, for throughput reports
+(`bench/perf.py`)."""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects.builtin import TensorType
+
+from lamina.dialects import relay
+from lamina.lowering.topi.base import _type
+
+
+def flops(op: relay.RelayOp) -> int:
+    """Multiply-adds counted as two flops; other ops one per output element."""
+    out = _type(op)
+    n = math.prod(out.get_shape())
+    if isinstance(op, relay.DenseOp | relay.MatmulOp):
+        a = op.operands[0].type
+        assert isinstance(a, TensorType)
+        kdim = a.get_shape()[0 if relay.flag_prop(op, "transpose_a") else -1]
+        return 2 * n * kdim
+    if isinstance(op, relay.ConvOp):
+        w = op.operands[1].type
+        assert isinstance(w, TensorType)
+        return 2 * n * math.prod(w.get_shape()[1:])
+    return n

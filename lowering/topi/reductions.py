@@ -1,0 +1,162 @@
+"""Reductions: sum/mean/max/min/prod over axes, logsumexp, argmax/argmin, and
+softmax/log_softmax (a max and a sum reduction around the elementwise steps).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import TensorType, i64
+from xdsl.ir import SSAValue
+
+from lamina.dialects import relay
+from lamina.dialects.te import ReduceKind
+from lamina.lowering.expr import Expr, is_float
+from lamina.lowering.topi.base import (
+    Kernel,
+    _c,
+    _read_at,
+    _ttype,
+    _type,
+    reduction,
+    register_compute,
+)
+from lamina.lowering.topi.elemwise import divide
+
+_REDUCE_KIND = {
+    relay.SumOp: ReduceKind.SUM,
+    relay.MeanOp: ReduceKind.SUM,
+    relay.MaxOp: ReduceKind.MAX,
+    relay.MinOp: ReduceKind.MIN,
+    relay.ProdOp: ReduceKind.PROD,
+}
+
+
+@register_compute(*_REDUCE_KIND)
+def reduce(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    (x,) = ins
+    src = _ttype(x)
+    axes = relay.reduce_axes(op.name, op, src.get_num_dims())
+    keep = relay.flag_prop(op, "keepdims")
+    out = reduction(k, src, axes, keep, _REDUCE_KIND[type(op)], _read_at(x))
+    if not isinstance(op, relay.MeanOp) or not axes:
+        return out
+    count = math.prod(src.get_shape()[a] for a in axes)
+    return k.compute(
+        _type(op), lambda e, i: divide(e, e.read(out, i), _c(e, count, e.read(out, i)))
+    )
+
+
+@register_compute(relay.LogSumExpOp)
+def logsumexp(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """`m + log(sum(exp(x - m)))` with `m` the maximum (0 where it is not finite,
+    so that all -inf gives -inf and +inf or NaN propagate)."""
+    (x,) = ins
+    src = _ttype(x)
+    axes = relay.reduce_axes(op.name, op, src.get_num_dims())
+    rank = src.get_num_dims()
+    mx = reduction(k, src, axes, True, ReduceKind.MAX, _read_at(x))
+
+    def shift(e: Expr, i: Sequence[SSAValue]) -> SSAValue:
+        m = e.read(mx, i)
+        finite = e.cmp("lt", e.abs(m), _c(e, math.inf, m))
+        return e.select(finite, m, _c(e, 0, m))
+
+    safe = k.compute(_ttype(mx), shift)
+
+    def at_max(i: Sequence[SSAValue], e: Expr) -> list[SSAValue]:
+        zero = e.index(0)
+        return [zero if d in axes else i[d] for d in range(rank)]
+
+    total = reduction(
+        k,
+        src,
+        axes,
+        relay.flag_prop(op, "keepdims"),
+        ReduceKind.SUM,
+        lambda e, i: e.exp(e.sub(e.read(x, i), e.read(safe, at_max(i, e)))),
+    )
+    keep = relay.flag_prop(op, "keepdims")
+    kept = [d for d in range(rank) if d not in axes]
+
+    def finish(e: Expr, i: Sequence[SSAValue]) -> SSAValue:
+        if keep:
+            m_idx = [e.index(0) if d in axes else i[d] for d in range(rank)]
+        else:
+            pos = dict(zip(kept, i, strict=True))
+            m_idx = [pos[d] if d in pos else e.index(0) for d in range(rank)]
+        return e.add(e.log(e.read(total, i)), e.read(safe, m_idx))
+
+    return k.compute(_type(op), finish)
+
+
+@register_compute(relay.ArgMaxOp, relay.ArgMinOp)
+def arg_reduce(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """The extreme value along the axis, then the first (or last) index holding it
+    (or holding NaN, which is the extreme when present)."""
+    (x,) = ins
+    src = _ttype(x)
+    rank = src.get_num_dims()
+    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", 0), rank)
+    extreme = ReduceKind.MAX if isinstance(op, relay.ArgMaxOp) else ReduceKind.MIN
+    best = reduction(k, src, [axis], True, extreme, _read_at(x))
+    last = relay.flag_prop(op, "select_last_index")
+    extent = src.get_shape()[axis]
+
+    def candidate(e: Expr, i: list[SSAValue]) -> SSAValue:
+        v = e.read(x, i)
+        b = e.read(best, [e.index(0) if d == axis else i[d] for d in range(rank)])
+        hit = e.cmp("eq", v, b)
+        if is_float(v.type):
+            hit = e.or_(hit, e.isnan(v))
+        miss = e.const(-1 if last else extent, i64)
+        return e.select(hit, e.from_index(i[axis], i64), miss)
+
+    kind = ReduceKind.MAX if last else ReduceKind.MIN
+    return reduction(
+        k, src, [axis], relay.flag_prop(op, "keepdims"), kind, candidate, elem=i64
+    )
+
+
+# ------------------------------------------------------------------- softmax
+@register_compute(relay.SoftmaxOp, relay.LogSoftmaxOp)
+def softmax(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """softmax: max-reduce, shifted exp, sum-reduce, divide; log_softmax:
+    `x - max - log(sum)`."""
+    (x,) = ins
+    out = _type(op)
+    shape = list(out.get_shape())
+    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", -1), len(shape))
+    extent = shape[axis]
+    reduced = TensorType(out.get_element_type(), shape[:axis] + shape[axis + 1 :])
+
+    def at(idx: Sequence[SSAValue], r: SSAValue) -> list[SSAValue]:
+        return [*idx[:axis], r, *idx[axis:]]
+
+    def drop(idx: Sequence[SSAValue]) -> list[SSAValue]:
+        return [*idx[:axis], *idx[axis + 1 :]]
+
+    n = len(shape) - 1
+    mx = k.compute(
+        reduced, lambda e, i: e.read(x, at(i[:n], i[n])), ReduceKind.MAX, [extent]
+    )
+
+    def shifted(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        return e.sub(e.read(x, idx), e.read(mx, drop(idx)))
+
+    if isinstance(op, relay.LogSoftmaxOp):
+        sm = k.compute(
+            reduced,
+            lambda e, i: e.exp(shifted(e, at(i[:n], i[n]))),
+            ReduceKind.SUM,
+            [extent],
+        )
+        return k.compute(
+            out, lambda e, i: e.sub(shifted(e, i), e.log(e.read(sm, drop(i))))
+        )
+    ex = k.compute(out, lambda e, i: e.exp(shifted(e, i)))
+    sm = k.compute(
+        reduced, lambda e, i: e.read(ex, at(i[:n], i[n])), ReduceKind.SUM, [extent]
+    )
+    return k.compute(out, lambda e, i: e.div(e.read(ex, i), e.read(sm, drop(i))))

@@ -1,0 +1,271 @@
+"""lamina is one layered house: each layer imports only from the layers below it.
+
+The test reads every import of the package's source (module-level, function-level
+and type-only ones alike) and fails on:
+
+- an import from a higher layer into a lower one;
+- an import cycle, between packages or between modules;
+- a function-level `lamina` import without a comment saying why it is lazy;
+- a source file over `MAX_LINES` lines.
+
+The layers, bottom to top (README's *Layout* draws them):
+
+    leaf utilities   errors, limits, fileio, abi, host, registry, plugins, version
+    dialects         dialects/ (relay, te, tir, llvm_ext, dtypes, constants, ...), ir
+    pass infra       passes/{config,registry,context,instruments,pipeline}
+    pattern          pattern/ (the dataflow pattern language)
+    conversions      frontends/, passes/{graph,tir,byoc}, lowering/, backends/
+    target           target/ (LLVM IR translation, parallel glue, object code)
+    runtime          runtime/ (JIT, compiled models, export, load, cache)
+    driver           driver (the pipeline and compile), the package's __init__
+    tools            tools/ (lamina, lamina-opt, demo, viz, bench helpers)
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOT_PACKAGE = {"tests", "bench", "examples", "filecheck", "docs", "build", "shared"}
+MAX_LINES = 800
+
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "leaf utilities",
+        (
+            "lamina.errors",
+            "lamina.limits",
+            "lamina.fileio",
+            "lamina.abi",
+            "lamina.host",
+            "lamina.registry",
+            "lamina.plugins",
+            "lamina.version",
+        ),
+    ),
+    ("dialects", ("lamina.dialects", "lamina.ir")),
+    ("pass infrastructure", ("lamina.passes",)),
+    ("pattern", ("lamina.pattern",)),
+    (
+        "conversions",
+        (
+            "lamina.frontends",
+            "lamina.passes.graph",
+            "lamina.passes.tir",
+            "lamina.passes.byoc",
+            "lamina.lowering",
+            "lamina.backends",
+        ),
+    ),
+    ("target", ("lamina.target",)),
+    ("runtime", ("lamina.runtime",)),
+    ("driver", ("lamina.driver", "lamina")),
+    ("tools", ("lamina.tools",)),
+)
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str  # importing module
+    target: str  # imported module
+    line: int
+    lazy: bool  # inside a function
+    commented: bool  # a comment on its line or the line above
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(["lamina", *parts])
+
+
+def package_modules() -> dict[str, Path]:
+    """Every module of the package, by dotted name."""
+    out = {}
+    for path in ROOT.rglob("*.py"):
+        rel = path.relative_to(ROOT).parts
+        if rel[0] in NOT_PACKAGE or any(p.startswith(".") for p in rel):
+            continue
+        out[_module_name(path)] = path
+    return out
+
+
+def _resolve(name: str, modules: dict[str, Path]) -> str | None:
+    """The package module `name` refers to (a module, or the package holding
+    an imported attribute)."""
+    while name:
+        if name in modules:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+def imports_of(module: str, path: Path, modules: dict[str, Path]) -> list[Import]:
+    """Every `lamina` import in `path`, resolved to package modules."""
+    text = path.read_text()
+    lines = text.splitlines()
+    is_pkg = path.name == "__init__.py"
+    out: list[Import] = []
+
+    def commented(node: ast.stmt) -> bool:
+        span = lines[node.lineno - 1 : (node.end_lineno or node.lineno)]
+        above = lines[node.lineno - 2] if node.lineno >= 2 else ""
+        return any("#" in s for s in span) or above.strip().startswith("#")
+
+    def visit(node: ast.AST, lazy: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            targets: list[str] = []
+            if isinstance(child, ast.Import):
+                targets = [a.name for a in child.names]
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = module.split(".")
+                    if not is_pkg:
+                        base = base[:-1]
+                    base = base[: len(base) - (child.level - 1)]
+                    prefix = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    prefix = child.module or ""
+                targets = [f"{prefix}.{a.name}" for a in child.names]
+            for t in targets:
+                if t == "lamina" or t.startswith("lamina."):
+                    resolved = _resolve(t, modules)
+                    if resolved is not None and resolved != module:
+                        out.append(
+                            Import(module, resolved, child.lineno, lazy, commented(child))  # type: ignore[arg-type]
+                        )
+            inner = lazy or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            visit(child, inner)
+
+    visit(ast.parse(text), False)
+    return out
+
+
+def layer_of(module: str) -> int:
+    """The index in LAYERS of the layer holding `module` (longest prefix)."""
+    best, best_len = -1, -1
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            exact_only = p == "lamina"
+            hit = module == p if exact_only else module == p or module.startswith(p + ".")
+            if hit and len(p) > best_len:
+                best, best_len = index, len(p)
+    return best
+
+
+def unit_of(module: str, modules: dict[str, Path]) -> str:
+    """The package a module belongs to (a package's own `__init__` is its unit;
+    a top-level module is its own unit)."""
+    if modules[module].name == "__init__.py":
+        return module
+    parent = module.rpartition(".")[0]
+    return module if parent == "lamina" else parent
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    counter = [0]
+
+    def strong(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(edges):
+        if v not in index:
+            strong(v)
+    return out
+
+
+@pytest.fixture(scope="module")
+def graph() -> tuple[dict[str, Path], list[Import]]:
+    modules = package_modules()
+    imports = [i for m, p in modules.items() for i in imports_of(m, p, modules)]
+    return modules, imports
+
+
+def test_every_module_has_a_layer(graph: tuple[dict[str, Path], list[Import]]) -> None:
+    modules, _ = graph
+    assert [m for m in modules if layer_of(m) < 0] == []
+
+
+def test_no_import_from_a_higher_layer(graph: tuple[dict[str, Path], list[Import]]) -> None:
+    _, imports = graph
+    backward = [
+        f"{i.source}:{i.line} imports {i.target} "
+        f"({LAYERS[layer_of(i.source)][0]} <- {LAYERS[layer_of(i.target)][0]})"
+        for i in imports
+        if layer_of(i.target) > layer_of(i.source)
+    ]
+    assert backward == [], "\n".join(backward)
+
+
+def test_no_import_cycles(graph: tuple[dict[str, Path], list[Import]]) -> None:
+    modules, imports = graph
+    by_module: dict[str, set[str]] = defaultdict(set)
+    by_unit: dict[str, set[str]] = defaultdict(set)
+    for i in imports:
+        by_module[i.source].add(i.target)
+        a, b = unit_of(i.source, modules), unit_of(i.target, modules)
+        # a package's __init__ re-exporting its own modules is not a dependency
+        # between packages
+        if a != b and not b.startswith(a + "."):
+            by_unit[a].add(b)
+    assert _cycles(by_module) == []
+    assert _cycles(by_unit) == []
+
+
+def test_lazy_imports_say_why(graph: tuple[dict[str, Path], list[Import]]) -> None:
+    _, imports = graph
+    silent = [f"{i.source}:{i.line} imports {i.target}" for i in imports if i.lazy and not i.commented]
+    assert silent == [], "function-level imports need a comment saying why:\n" + "\n".join(silent)
+
+
+def test_no_file_is_too_long(graph: tuple[dict[str, Path], list[Import]]) -> None:
+    modules, _ = graph
+    long = {
+        m: n
+        for m, p in modules.items()
+        if (n := len(p.read_text().splitlines())) > MAX_LINES
+    }
+    assert long == {}
+
+
+def test_the_checker_sees_a_backward_import(tmp_path: Path) -> None:
+    """The test itself: a lowering importing the runtime is caught."""
+    modules = {"lamina.lowering.x": tmp_path / "x.py", "lamina.runtime.y": tmp_path / "y.py"}
+    modules["lamina.lowering.x"].write_text(
+        "def f():\n    from lamina.runtime.y import z\n    return z\n"
+    )
+    (found,) = imports_of("lamina.lowering.x", modules["lamina.lowering.x"], modules)
+    assert found.target == "lamina.runtime.y" and found.lazy and not found.commented
+    assert layer_of(found.target) > layer_of(found.source)
+    assert _cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
