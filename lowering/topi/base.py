@@ -76,7 +76,6 @@ Compute = Callable[
     [Kernel, relay.RelayOp, list[SSAValue]], SSAValue | list[SSAValue]
 ]
 
-#: The entry-point group through which plugins add computes (name: the op name).
 
 
 
