@@ -28,7 +28,7 @@ import onnx
 
 import lamina
 from lamina.passes import PassContext, run_pipeline
-from lamina.tools.cli import measure
+from lamina.tools.report import measure
 from lamina.tools.models import resnet18, transformer_block
 
 CONFIGS: dict[str, Callable[[], PassContext]] = {

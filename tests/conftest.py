@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -14,3 +20,31 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=10, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def _install_plugin(source: Path, site: Path, build: Path) -> None:
+    copy = build / "src"
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
+         "--no-index", "--quiet", "--target", str(site), str(copy)],
+        capture_output=True, text=True, timeout=300, cwd=build,
+        env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"pip could not install {source.name}:\n{proc.stdout}\n{proc.stderr}")
+
+
+@pytest.fixture(scope="session")
+def install_plugin(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Path]:
+    """`install_plugin(source)`: pip-install the plugin package at `source` into a
+    fresh folder that subprocesses put on PYTHONPATH (the environment running the
+    tests is left as it was), offline: no dependencies, no build isolation, from a
+    copy (setuptools builds in the source tree). Returns the folder."""
+
+    def install(source: Path) -> Path:
+        site = tmp_path_factory.mktemp(f"{source.name}-site")
+        _install_plugin(source, site, tmp_path_factory.mktemp(f"{source.name}-build"))
+        return site
+
+    return install

@@ -10,10 +10,10 @@ environment running the tests is left as it was.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -24,19 +24,8 @@ BIN = Path(sys.executable).parent
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    target = tmp_path_factory.mktemp("op-plugin-site")
-    build = tmp_path_factory.mktemp("op-plugin-build")
-    source = build / "src"  # a copy: setuptools builds in the source tree
-    shutil.copytree(PLUGIN, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
-         "--no-index", "--quiet", "--target", str(target), str(source)],
-        capture_output=True, text=True, timeout=300, cwd=build,
-        env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
-    )
-    if proc.returncode != 0:
-        pytest.fail(f"pip could not install the example op plugin:\n{proc.stdout}\n{proc.stderr}")
+def site(install_plugin: Callable[[Path], Path]) -> Path:
+    target = install_plugin(PLUGIN)
     return target
 
 

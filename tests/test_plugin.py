@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -40,20 +41,8 @@ pytestmark = needs_cc
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    target = tmp_path_factory.mktemp("plugin-site")
-    build = tmp_path_factory.mktemp("plugin-build")
-    # a copy: setuptools builds in the source tree (build/, *.egg-info)
-    source = build / "src"
-    shutil.copytree(PLUGIN, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
-         "--no-index", "--quiet", "--target", str(target), str(source)],
-        capture_output=True, text=True, timeout=300, cwd=build,
-        env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
-    )
-    if proc.returncode != 0:
-        pytest.fail(f"pip could not install the example plugin:\n{proc.stdout}\n{proc.stderr}")
+def site(install_plugin: Callable[[Path], Path]) -> Path:
+    target = install_plugin(PLUGIN)
     assert list(target.glob("lamina_example_plugin-*.dist-info"))
     return target
 

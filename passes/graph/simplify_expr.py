@@ -1,6 +1,6 @@
 """`simplify-expr`: algebraic simplifications written in the pattern language.
 
-TVM's `SimplifyExpr`, as `passes.pattern.rewrite` callbacks:
+TVM's `SimplifyExpr`, as `lamina.pattern.rewrite` callbacks:
 
 - `x + 0`, `0 + x`, `x - 0`, `x * 1`, `1 * x`, `x / 1` -> `x` (0 and 1 are
   constants whose every element is 0 or 1), when the result has `x`'s type (a
