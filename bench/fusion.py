@@ -28,8 +28,8 @@ import onnx
 
 import lamina
 from lamina.passes import PassContext, run_pipeline
-from lamina.tools.report import measure
 from lamina.tools.models import resnet18, transformer_block
+from lamina.tools.report import measure
 
 CONFIGS: dict[str, Callable[[], PassContext]] = {
     "O1": lambda: PassContext(opt_level=1),

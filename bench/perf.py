@@ -30,9 +30,9 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 import lamina
-from lamina.tools.report import measure as latencies_ms
 from lamina.tools.demo import mlp_model
 from lamina.tools.models import resnet18, resnet_mini, transformer_block
+from lamina.tools.report import measure as latencies_ms
 
 
 # ------------------------------------------------------------------ models
