@@ -251,7 +251,25 @@ def compile(
 
     The standard pipeline for `opt_level` runs under `pass_context` (which, when
     given, also decides the opt level, required/disabled passes, config and
-    instruments)."""
+    instruments).
+
+    The weight blobs the compile creates (imported, folded, relaid out) are
+    released when it returns: the model holds aligned copies of its weights."""
+    with blobs.recording() as created:
+        try:
+            return _compile(model, opt_level, targets, num_threads, input_shapes, pass_context)
+        finally:
+            blobs.release(created)
+
+
+def _compile(
+    model: Any,
+    opt_level: int,
+    targets: Sequence[str],
+    num_threads: int | None,
+    input_shapes: dict[str, Sequence[int]] | None,
+    pass_context: PassContext | None,
+) -> CompiledModel:
     target_names = parse_targets(targets) if targets else []
     module = model.clone() if isinstance(model, ModuleOp) else from_onnx(model, input_shapes)
     graph = _main(module)

@@ -11,7 +11,36 @@ class LaminaError(Exception):
 
 
 class IRError(LaminaError):
-    """Invalid IR: a failed verifier, a parse error or a malformed attribute."""
+    """Invalid IR: a failed verifier, a parse error or a malformed attribute.
+
+    The message is one line, `file:line:col: what is wrong` when the place is
+    known (MLIR's format without its `error:`). `location` is that place, `reason`
+    the message without it, and `context` the offending source line with a caret
+    under the place (MLIR prints it under the message; lamina shows it as a note of
+    the exception, so only a traceback, e.g. `lamina --debug`, prints it).
+    """
+
+    #: (file, line, column), lines and columns from 1; None when unknown
+    location: tuple[str, int, int] | None = None
+    #: the message without the location
+    reason: str = ""
+    #: the source line and a caret line under the location, if known
+    context: str | None = None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        location: tuple[str, int, int] | None = None,
+        context: str | None = None,
+    ) -> None:
+        where = f"{location[0]}:{location[1]}:{location[2]}: " if location else ""
+        super().__init__(f"{where}{message}")
+        self.location = location
+        self.reason = message
+        self.context = context
+        if context:
+            self.add_note(context)
 
 
 class LoweringError(LaminaError):

@@ -7,6 +7,12 @@ compiler, `$LAMINA_CACHE_DIR` the cache directory: by default
 after a hash of the source, flags and compiler, so a model compiled twice
 reuses them and concurrent builds never see a half-written file.
 
+Each library is built from an object file kept next to it in the cache
+(`<name>_<hash>.o`, with the source `.c`): `CompiledModel.export` links that
+object into the exported library (`static_object`), so an exported model does
+not depend on the cache; what the library itself links against (OpenBLAS, say)
+stays a dynamic dependency.
+
 Also: helpers to write C for static shapes (`CWriter`).
 """
 
@@ -17,7 +23,9 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +34,7 @@ from xdsl.dialects.builtin import Float32Type, Float64Type, TensorType
 from xdsl.ir import Attribute, SSAValue
 
 from lamina.errors import CompileError
+from lamina.process import run_tool
 
 CFLAGS = ("-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno")
 
@@ -56,6 +65,48 @@ def cache_dir() -> Path:
     return path
 
 
+@dataclass(frozen=True)
+class BuiltLibrary:
+    """How `compile_shared` built a library: what `static_object` needs to link
+    it into another one instead of depending on the cached file."""
+
+    path: str
+    source: str
+    compiler: str
+    #: compile flags (CFLAGS without -shared, and the caller's compile flags)
+    cflags: tuple[str, ...]
+    #: library paths it links against
+    link: tuple[str, ...]
+    #: the caller's link flags (-l, -L, -Wl,...)
+    ldflags: tuple[str, ...]
+
+
+_built_lock = threading.Lock()
+_BUILT: dict[str, BuiltLibrary] = {}
+
+
+def _is_link_flag(flag: str) -> bool:
+    return flag.startswith(("-l", "-L", "-Wl,")) or flag.endswith((".so", ".a")) or ".so." in flag
+
+
+#: Compile flags that also tell the driver what to link (needed when linking too).
+_BOTH = ("-fopenmp", "-pthread", "-fsanitize")
+
+
+def _run_cc(cmd: list[str]) -> None:
+    try:
+        proc = run_tool(cmd, timeout=300)
+    except subprocess.TimeoutExpired:
+        raise CompileError(
+            f"the C compiler did not finish in 300 s on generated code ({' '.join(cmd)})"
+        ) from None
+    if proc.returncode != 0:
+        raise CompileError(
+            f"the C compiler failed on generated code ({' '.join(cmd)}):\n"
+            + proc.stderr[-4000:]
+        )
+
+
 def compile_shared(
     source: str, *, link: Sequence[str] = (), flags: Sequence[str] = (), name: str = "lib"
 ) -> str:
@@ -68,28 +119,53 @@ def compile_shared(
         args += [lib, f"-Wl,-rpath,{d}"]
     key = hashlib.sha256("\0".join([cc, *args, source]).encode()).hexdigest()[:20]
     out = cache_dir() / f"{name}_{key}.so"
+    cflags = tuple(f for f in (*CFLAGS, *flags) if f != "-shared" and not _is_link_flag(f))
+    ldflags = tuple(f for f in flags if _is_link_flag(f) or f.startswith(_BOTH))
+    record = BuiltLibrary(str(out), source, cc, cflags, tuple(link), ldflags)
+    with _built_lock:
+        _BUILT[str(out)] = record
     if out.exists():
         return str(out)
     fd, tmp_src = tempfile.mkstemp(suffix=".c", dir=out.parent)
     with os.fdopen(fd, "w") as f:
         f.write(source)
-    tmp_out = f"{tmp_src[:-2]}.so"
-    cmd = [cc, tmp_src, "-o", tmp_out, *args, "-lm"]
+    tmp_obj, tmp_out = f"{tmp_src[:-2]}.o", f"{tmp_src[:-2]}.so"
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-        if proc.returncode != 0:
-            raise CompileError(
-                f"the C compiler failed on generated code ({' '.join(cmd)}):\n"
-                + proc.stderr[-4000:]
-            )
+        # the object first (kept: export links it in), then the library from it
+        _run_cc([cc, "-c", tmp_src, "-o", tmp_obj, *cflags])
+        _run_cc([cc, tmp_obj, "-o", tmp_out, *args, "-lm"])
+        os.replace(tmp_obj, out.with_suffix(".o"))
         os.replace(tmp_out, out)
         # keep the source next to the library, for debugging
         os.replace(tmp_src, out.with_suffix(".c"))
     finally:
-        for p in (tmp_src, tmp_out):
+        for p in (tmp_src, tmp_obj, tmp_out):
             if os.path.exists(p):
                 os.unlink(p)
     return str(out)
+
+
+def built_library(path: str) -> BuiltLibrary | None:
+    """How this process's `compile_shared` built the library at `path` (None if
+    it did not build it)."""
+    with _built_lock:
+        return _BUILT.get(str(path))
+
+
+def static_object(built: BuiltLibrary, workdir: str | os.PathLike[str]) -> str:
+    """An object file of `built`'s code to link into another library: the one
+    kept in the cache, else (the cache was cleared, or the library predates
+    kept objects) compiled again from the source into `workdir`."""
+    cached = Path(built.path).with_suffix(".o")
+    if cached.is_file():
+        return str(cached)
+    work = Path(workdir)
+    src = work / f"{Path(built.path).stem}.c"
+    obj = src.with_suffix(".o")
+    if not obj.exists():
+        src.write_text(built.source)
+        _run_cc([built.compiler, "-c", str(src), "-o", str(obj), *built.cflags])
+    return str(obj)
 
 
 def c_type(t: Attribute) -> str:
@@ -197,13 +273,16 @@ class FunctionGen:
 
 
 __all__ = [
+    "BuiltLibrary",
     "CWriter",
     "FunctionGen",
     "bcast_index",
+    "built_library",
     "c_float",
     "c_type",
     "compile_shared",
     "compiler",
     "numel",
     "shape",
+    "static_object",
 ]

@@ -33,6 +33,11 @@ JIT loads with `llvm.load_library_permanently`) or in `symbols` (name -> address
 registered with `llvm.add_symbol`). Symbols are process-global: name them after
 a hash of what they compute (see `stable_symbol`).
 
+`CompiledModel.export` links the libraries built by
+`lamina.backends.cc.compile_shared` into the exported library (their object
+files), and any other library by path with an rpath (a dynamic dependency the
+model needs wherever it runs); symbols given as addresses cannot be exported.
+
 Targets are found, in order, among the registered ones, lamina's built-in ones
 (`blas`, `c`) and the `lamina.targets` entry points of installed packages
 (`lamina.plugins`).

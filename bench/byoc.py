@@ -1,15 +1,18 @@
-"""BYOC benchmark: lamina with targets=["blas"] vs onnxruntime, one thread.
+"""BYOC benchmark: lamina with targets=["blas"] vs onnxruntime, equal threads.
 
     python bench/byoc.py                       # MatMul 512^3 and ResNet-18 224x224
     python bench/byoc.py --models matmul       # one of: matmul, resnet18, mlp
     python bench/byoc.py --coretype SkylakeX   # OpenBLAS kernels (LAMINA_OPENBLAS_CORETYPE)
     python bench/byoc.py --no-blas             # lamina's own kernels, for comparison
+    python bench/byoc.py --threads 2           # both on 2 threads
 
-Both run on one thread (OpenBLAS via num_threads=1, onnxruntime with
-intra_op_num_threads=1). "run()" is `CompiledModel.run` (it copies the inputs
+Both run on the same number of threads, `--threads` (default 1): lamina and its
+OpenBLAS with num_threads = threads, onnxruntime with intra_op_num_threads =
+threads (inter_op_num_threads = 1); the output says which. "run()" is `CompiledModel.run` (it copies the inputs
 into padded, aligned buffers and allocates the outputs); "native" calls the
 compiled entry point alone with bound buffers. Each latency is the minimum and the median over
-`--runs` runs after a warm-up; outputs are checked against onnxruntime.
+`--runs` runs after a warm-up; outputs are checked against onnxruntime. The compile
+time is cold: the script turns lamina's disk cache off (`LAMINA_CACHE=0`) for it.
 """
 
 from __future__ import annotations
@@ -101,7 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--coretype", help="OpenBLAS kernel set, e.g. SkylakeX or Haswell")
     ap.add_argument("--no-blas", action="store_true", help="compile without targets")
+    ap.add_argument(
+        "--threads", type=int, default=1,
+        help="threads for lamina (num_threads) and onnxruntime (intra_op_num_threads) alike",
+    )
     args = ap.parse_args(argv)
+    if args.threads < 1:
+        ap.error("--threads must be positive")
     if args.coretype:
         os.environ["LAMINA_OPENBLAS_CORETYPE"] = args.coretype
 
@@ -109,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     import onnxruntime as ort
 
     import lamina
+    from lamina.runtime import cache
 
     targets = [] if args.no_blas else ["blas"]
     if targets:
@@ -116,17 +126,22 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"OpenBLAS kernels: {blas.openblas_core()}")
     print(
+        f"threads: {args.threads} for lamina (num_threads) and onnxruntime "
+        "(intra_op_num_threads) alike; compile times are cold (LAMINA_CACHE=0)"
+    )
+    print(
         f"{'model':<22} {'lamina run() ms':>19} {'ORT ms':>17} {'ratio':>6}"
         f" {'lamina native ms':>17} {'ratio':>6}"
     )
     print(f"{'':<22} {'min / median':>19} {'min / median':>17} {'':>6} {'min':>17}")
     for name in args.models.split(","):
         title, model, feeds = MODELS[name]()
-        t = time.perf_counter()
-        exe = lamina.compile(model, targets=targets, num_threads=1)
-        compile_s = time.perf_counter() - t
+        with cache.disabled():  # a cold compile, whatever the caller says
+            t = time.perf_counter()
+            exe = lamina.compile(model, targets=targets, num_threads=args.threads)
+            compile_s = time.perf_counter() - t
         so = ort.SessionOptions()
-        so.intra_op_num_threads = 1
+        so.intra_op_num_threads = args.threads
         so.inter_op_num_threads = 1
         sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
         ours = exe.run(**feeds)[0]

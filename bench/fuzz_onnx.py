@@ -1,6 +1,7 @@
 """ONNX model fuzzing: mutated models must only ever fail as a `LaminaError`.
 
     python bench/fuzz_onnx.py --mutations 5000 --seed 0 [--compile 0.2] [--out DIR]
+    python bench/fuzz_onnx.py --mutations 1000 --seed 9 --compile 1 --compare
 
 Seeds are onnx's backend node test models (built in memory by
 `onnx.backend.test.loader`) that lamina imports. Each mutation changes the model's
@@ -8,16 +9,23 @@ structure - an attribute set to a boundary value, a list attribute shortened or
 lengthened, an input dimension or element type changed, a node input dropped,
 renamed or swapped, an initializer's dimensions or data changed, the opset changed
 - or flips bytes of its serialized form. Each mutant is imported with
-`lamina.from_onnx` (and, with probability `--compile`, compiled and run on zeros).
+`lamina.from_onnx` (and, with probability `--compile`, compiled with `lamina.compile`
+(one thread) and run on random floats, random bools and zero integers; with `--compare`, its
+outputs must equal onnxruntime's or `onnx.reference`'s whenever the mutant is valid
+and deterministic: onnx's checker, with full shape inference, accepts it, it has
+no random op, and onnxruntime or the reference runs it).
 Each is checked in a forked child (unless `--no-isolate`), so a native crash is
 reported too. Anything raised other than a `LaminaError` (an `InternalError`
-included), a crash, or a mutant taking longer than `--timeout` seconds, is a failure, deduplicated by
+included), a crash, a mutant taking longer than `--timeout` seconds, or (with
+`--compare`) outputs that differ from both references, is a failure, deduplicated by
 exception and raising line, and saved as a reproducer `.onnx` in `--out`.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import random
 import signal
 import sys
@@ -235,9 +243,103 @@ def mutate(model: onnx.ModelProto, rng: random.Random, ops: list[str]) -> onnx.M
 
 
 # ------------------------------------------------------------------- checking
-def check(model: onnx.ModelProto | bytes, compile_it: bool, timeout: float) -> str | None:
-    """None if importing (and compiling) `model` succeeds or fails with a
-    `LaminaError`; otherwise the escape's description."""
+#: What became of a mutant (`outcome`): refused with a LaminaError, imported,
+#: compiled and run (nothing to compare with: the mutant is not valid, see
+#: `expected_outputs`), compiled, run and equal to onnxruntime's or
+#: onnx.reference's result, or a failure.
+OUTCOMES = ("refused", "imported", "ran", "matched", "failed")
+
+
+def _inputs(exe: object, rng: np.random.Generator) -> list[np.ndarray]:
+    """Inputs for a compiled mutant: standard normal floats, random bools, and zero
+    integers (an integer input is often an index or a shape: zero is in range)."""
+    out = []
+    for spec in exe.inputs:  # type: ignore[attr-defined]
+        if spec.dtype.kind == "f":
+            out.append(rng.standard_normal(spec.shape).astype(spec.dtype))
+        elif spec.dtype.kind == "b":
+            out.append(rng.random(spec.shape) < 0.5)
+        else:
+            out.append(np.zeros(spec.shape, spec.dtype))
+    return out
+
+
+#: Ops whose result is random: nothing to compare with (a Dropout with a
+#: `training_mode` input may be in training mode).
+RANDOM_OPS = {
+    "Bernoulli", "Multinomial", "RandomNormal", "RandomNormalLike", "RandomUniform",
+    "RandomUniformLike",
+}
+
+
+def expected_outputs(model: onnx.ModelProto | bytes, inputs: list[np.ndarray]) -> list[list[np.ndarray]]:
+    """What a valid, deterministic mutant computes on `inputs`: the outputs of
+    onnxruntime and of `onnx.reference`, of those that run it (each refuses a few
+    valid models: onnxruntime some attribute combinations, the reference some ops
+    and types); none if the mutant is not valid (onnx's checker with full shape
+    inference refuses it) or has a random op."""
+    from onnx.reference import ReferenceEvaluator
+
+    try:
+        m = onnx.load_from_string(model) if isinstance(model, bytes) else model
+        onnx.checker.check_model(m, full_check=True)
+    except Exception:
+        return []
+    if any(
+        n.op_type in RANDOM_OPS or (n.op_type == "Dropout" and len(n.input) > 2 and n.input[2])
+        for n in m.graph.node
+    ):
+        return []
+    init = {i.name for i in m.graph.initializer}
+    names = [i.name for i in m.graph.input if i.name not in init]
+    if len(names) != len(inputs):
+        return []
+    feeds = dict(zip(names, inputs, strict=True))
+    out = []
+    with contextlib.suppress(Exception):
+        import onnxruntime as ort
+
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = so.inter_op_num_threads = 1
+        so.log_severity_level = 4
+        sess = ort.InferenceSession(m.SerializeToString(), so, providers=["CPUExecutionProvider"])
+        out.append([np.asarray(o) for o in sess.run(None, feeds)])
+    with contextlib.suppress(Exception):
+        out.append([np.asarray(o) for o in ReferenceEvaluator(m).run(None, feeds)])
+    return out
+
+
+def compare(ours: list[np.ndarray], ref: list[np.ndarray], ops: str) -> str | None:
+    """None if lamina's outputs equal the expected ones (shape and dtype exactly,
+    values to a tolerance: rtol 1e-3 / atol 1e-4, 1e-2 for float16, NaN = NaN),
+    else a report (the model's op types stand for the raising line)."""
+    where = f'  File "<outputs of a model of {ops}>"'
+    if len(ours) != len(ref):
+        return f"{where}\nMismatch: {len(ours)} outputs, expected {len(ref)}"
+    for i, (a, b) in enumerate(zip(ours, ref, strict=True)):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return (
+                f"{where}\nMismatch: output {i} is {a.dtype}{list(a.shape)}, "
+                f"expected {b.dtype}{list(b.shape)}"
+            )
+        if a.dtype.kind not in "fc":
+            ok = np.array_equal(a, b)
+        else:
+            tol = 1e-2 if a.dtype == np.float16 else 1e-3
+            ok = np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=tol, atol=tol / 10, equal_nan=True)
+        if not ok:
+            with np.errstate(all="ignore"):
+                err = np.nanmax(np.abs(a.astype(np.float64) - b.astype(np.float64))) if a.size else 0.0
+            return f"{where}\nMismatch: output {i} differs (max abs error {err:.3g})"
+    return None
+
+
+def outcome(
+    model: onnx.ModelProto | bytes, compile_it: bool, timeout: float, compare_it: bool = False
+) -> tuple[str, str | None]:
+    """(what became of `model`, one of `OUTCOMES`; the failure's description or
+    None). Importing (and compiling and running, and comparing with
+    onnx.reference) must succeed or fail with a `LaminaError`."""
     import lamina
     from lamina.errors import InternalError
 
@@ -247,31 +349,52 @@ def check(model: onnx.ModelProto | bytes, compile_it: bool, timeout: float) -> s
     old = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            if compile_it:
-                exe = lamina.compile(model)
-                exe.run(*[np.zeros(s.shape, s.dtype) for s in exe.inputs])
-            else:
+            if not compile_it:
                 lamina.from_onnx(model)
+                return "imported", None
+            # One thread: a forked child cannot use the OpenMP thread pool of a
+            # parent that ran parallel code (libgomp would wait for it forever).
+            exe = lamina.compile(model, num_threads=1)
+            inputs = _inputs(exe, np.random.default_rng(0))
+            ours = exe.run(*inputs)
+            if not compare_it:
+                return "ran", None
+            expected = expected_outputs(model, inputs)
+            if not expected:
+                return "ran", None
+            m = onnx.load_from_string(model) if isinstance(model, bytes) else model
+            ops = ",".join(sorted({n.op_type for n in m.graph.node}))
+            reports = [compare(list(ours), ref, ops) for ref in expected]
+            if all(reports):  # lamina agrees with neither onnxruntime nor onnx.reference
+                return "failed", reports[0]
+            return "matched", None
     except InternalError as e:
-        return "".join(traceback.format_exception(e.__cause__ or e))
+        return "failed", "".join(traceback.format_exception(e.__cause__ or e))
     except lamina.LaminaError:
-        return None
+        return "refused", None
     except _Timeout as e:
-        return f"Timeout: {e}"
+        return "failed", f"Timeout: {e}"
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt):
             raise
-        return "".join(traceback.format_exception(e))
+        return "failed", "".join(traceback.format_exception(e))
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
-    return None
 
 
-def check_isolated(model: onnx.ModelProto | bytes, compile_it: bool, timeout: float) -> str | None:
-    """`check` in a forked child, so that a crash or a hang of native code (onnx's
+def check(model: onnx.ModelProto | bytes, compile_it: bool, timeout: float, compare_it: bool = False) -> str | None:
+    """None if importing (and compiling) `model` succeeds or fails with a
+    `LaminaError`; otherwise the escape's description."""
+    return outcome(model, compile_it, timeout, compare_it)[1]
+
+
+def outcome_isolated(
+    model: onnx.ModelProto | bytes, compile_it: bool, timeout: float, compare_it: bool = False
+) -> tuple[str, str | None]:
+    """`outcome` in a forked child, so that a crash or a hang of native code (onnx's
     C++ shape inference, the JIT, compiled kernels) is reported instead of ending
     the fuzzer."""
     import os
@@ -283,10 +406,10 @@ def check_isolated(model: onnx.ModelProto | bytes, compile_it: bool, timeout: fl
         pid = os.fork()
         if pid == 0:  # the child: write the report, never return
             try:
-                report = check(model, compile_it, timeout) or ""
+                what, report = outcome(model, compile_it, timeout, compare_it)
             except BaseException as e:
-                report = f"{type(e).__name__}: {e}"
-            Path(report_path).write_text(report)
+                what, report = "failed", f"{type(e).__name__}: {e}"
+            Path(report_path).write_text(f"{what}\n{report or ''}")
             os._exit(0)
         deadline = time.monotonic() + timeout + 30  # native code ignores SIGALRM
         while True:
@@ -296,13 +419,21 @@ def check_isolated(model: onnx.ModelProto | bytes, compile_it: bool, timeout: fl
             if time.monotonic() > deadline:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
-                return f"Timeout: no answer within {timeout + 30:.0f} s (native code)"
+                return "failed", f"Timeout: no answer within {timeout + 30:.0f} s (native code)"
             time.sleep(0.005)
         if os.WIFSIGNALED(status):
-            return f"Crash: killed by signal {os.WTERMSIG(status)}\n  File \"native code\""
-        return Path(report_path).read_text() or None
+            return "failed", f"Crash: killed by signal {os.WTERMSIG(status)}\n  File \"native code\""
+        what, _, report = Path(report_path).read_text().partition("\n")
+        if what not in OUTCOMES:
+            return "failed", f"Crash: the child exited with status {os.WEXITSTATUS(status)} and no report"
+        return what, report or None
     finally:
         Path(report_path).unlink(missing_ok=True)
+
+
+def check_isolated(model: onnx.ModelProto | bytes, compile_it: bool, timeout: float, compare_it: bool = False) -> str | None:
+    """`check` in a forked child (see `outcome_isolated`)."""
+    return outcome_isolated(model, compile_it, timeout, compare_it)[1]
 
 
 def signature(report: str) -> str:
@@ -317,31 +448,44 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mutations", type=int, default=5000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--compile", type=float, default=0.0, help="share of mutants compiled and run")
+    p.add_argument(
+        "--compare", action="store_true",
+        help="compare what compiles and runs with onnxruntime and onnx.reference (valid mutants)",
+    )
     p.add_argument("--timeout", type=float, default=20.0, help="seconds per mutant")
     p.add_argument("--out", type=Path, default=Path("fuzz-onnx-failures"))
     p.add_argument("--no-isolate", action="store_true", help="check in this process (faster; a native crash ends the run)")
+    p.add_argument("--seed-models", type=int, help="use about this many seed models (every len/N-th)")
+    p.add_argument("--json", type=Path, help="also write the failure signatures and outcome counts here")
     args = p.parse_args(argv)
     rng = random.Random(args.seed)
     start = time.monotonic()
-    corpus = seeds()
+    corpus = seeds(args.seed_models)
     ops = [*sorted({n.op_type for m in corpus for n in m.graph.node}), "NoSuchOp"]
     print(f"{len(corpus)} seed models ({time.monotonic() - start:.0f} s)", file=sys.stderr)
-    found = run(corpus, ops, rng, args)
+    outcomes: dict[str, int] = {}
+    found = run(corpus, ops, rng, args, outcomes)
     total = sum(found.values())
     print(
         f"fuzz_onnx: {args.mutations} mutations in {time.monotonic() - start:.0f} s "
         f"(seed {args.seed}): {total} failures, {len(found)} distinct"
     )
+    print("  outcomes: " + ", ".join(f"{k} {outcomes.get(k, 0)}" for k in OUTCOMES))
+    if args.json:
+        args.json.write_text(json.dumps({"failures": found, "outcomes": outcomes}, indent=1))
     for n, (sig, count) in enumerate(found.items()):
         print(f"  {count:5d} x {sig}\n        reproducer: {args.out / f'failure-{n:03d}.onnx'}")
     return 1 if total else 0
 
 
 def run(
-    corpus: list[onnx.ModelProto], ops: list[str], rng: random.Random, args: argparse.Namespace
+    corpus: list[onnx.ModelProto], ops: list[str], rng: random.Random, args: argparse.Namespace,
+    outcomes: dict[str, int] | None = None,
 ) -> dict[str, int]:
-    """Mutate and check `args.mutations` times; failure signatures and counts."""
+    """Mutate and check `args.mutations` times; failure signatures and counts (and,
+    in `outcomes`, how many mutants had each of the `OUTCOMES`)."""
     found: dict[str, int] = {}
+    compare_it = getattr(args, "compare", False)
     args.out.mkdir(parents=True, exist_ok=True)
     for i in range(args.mutations):
         mutant = mutate(rng.choice(corpus), rng, ops)
@@ -351,9 +495,11 @@ def run(
         )
         compile_it = rng.random() < args.compile
         if args.no_isolate:
-            report = check(mutant, compile_it, args.timeout)
+            what, report = outcome(mutant, compile_it, args.timeout, compare_it)
         else:
-            report = check_isolated(mutant, compile_it, args.timeout)
+            what, report = outcome_isolated(mutant, compile_it, args.timeout, compare_it)
+        if outcomes is not None:
+            outcomes[what] = outcomes.get(what, 0) + 1
         if report is not None:
             sig = signature(report)
             found[sig] = found.get(sig, 0) + 1

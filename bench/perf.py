@@ -1,18 +1,27 @@
-"""lamina against onnxruntime and numpy, measured in one run, on 1 and 2 threads.
+"""lamina against onnxruntime and numpy, measured in one run, at equal thread counts.
 
-    .venv/bin/python bench/perf.py                          # every model, 1 and 2 threads
+    .venv/bin/python bench/perf.py                          # every model, 1 thread
+    .venv/bin/python bench/perf.py --threads 1,2            # 1 and 2 threads
     .venv/bin/python bench/perf.py --models matmul512,conv3x3 --threads 1 --repeat 50
     .venv/bin/python bench/perf.py --json perf.json --profile
 
-For each model and thread count it reports lamina's median latency (after a
-warm-up run), GFLOP/s (multiply-adds count two), onnxruntime's median latency
-(CPU provider, all graph optimizations, `intra_op_num_threads` = threads) and the
-ratio lamina / onnxruntime, numpy's latency (a direct numpy program for the
-matmuls, the MLP and the conv; onnx's numpy `ReferenceEvaluator` for the other
-models, timed once), lamina's compile time (ONNX to native code, first compile in
-the process), and its workspace arena against the sum of all intermediates.
-`--profile` adds lamina's slowest kernels. Outputs are checked against
-onnxruntime before anything is timed.
+Each row runs everything on the same number of threads (`--threads`, default 1):
+lamina is compiled with `num_threads` = threads, onnxruntime gets
+`intra_op_num_threads` = threads (`inter_op_num_threads` = 1), and numpy's OpenBLAS
+is limited to that many threads too (`scipy_openblas_set_num_threads`; the header
+says if that was impossible). For each model and thread count it reports lamina's
+median latency (after a warm-up run), GFLOP/s (multiply-adds count two),
+onnxruntime's median latency (CPU provider, all graph optimizations) and the ratio
+lamina / onnxruntime, numpy's latency (a direct numpy program for the matmuls, the
+MLP and the conv; onnx's numpy `ReferenceEvaluator` for the other models, timed
+once, on 1 thread only), lamina's compile time and its workspace arena against the
+sum of all intermediates. `--profile` adds lamina's slowest kernels. Outputs are
+checked against onnxruntime before anything is timed.
+
+The compile time is a cold compile, whatever the caller's environment: the script
+turns lamina's disk cache off itself (`LAMINA_CACHE=0` around each compile), and
+compiles a one-op model first so that no row pays the process's one-off start-up
+(lazy imports, LLVM's initialization).
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 import lamina
+from lamina.runtime import cache
 from lamina.tools.demo import mlp_model
 from lamina.tools.models import resnet18, resnet_mini, transformer_block
 from lamina.tools.report import measure as latencies_ms
@@ -113,6 +123,52 @@ def _numpy_program(name: str, model: onnx.ModelProto) -> Callable[[dict[str, np.
 
 
 # ------------------------------------------------------------------ measuring
+cold_cache = cache.disabled
+
+
+def cold_compile(model: onnx.ModelProto, threads: int) -> tuple[lamina.CompiledModel, float]:
+    """`lamina.compile` with the disk cache off, and its wall time in seconds."""
+    with cold_cache():
+        t0 = time.perf_counter()
+        exe = lamina.compile(model, num_threads=threads)
+        return exe, time.perf_counter() - t0
+
+
+def warm_up() -> None:
+    """Compile and run a one-op model: the process's one-off costs (lazy imports,
+    LLVM's initialization, the JIT's libraries) then weigh on no row."""
+    node = helper.make_node("Relu", ["x"], ["y"])
+    exe, _ = cold_compile(_model([node], [_vi("x", [4])], [_vi("y", [4])], []), 1)
+    exe.run(np.zeros(4, np.float32))
+
+
+def numpy_blas_threads(n: int) -> bool:
+    """Limit numpy's OpenBLAS to `n` threads (what threadpoolctl does, which the
+    environment does not have); False if numpy's BLAS offers no such call."""
+    import ctypes
+
+    np.ones((2, 2)) @ np.ones((2, 2))  # make sure numpy's BLAS is loaded
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {ln.split()[-1] for ln in f if "openblas" in ln.lower() and "numpy" in ln}
+    except OSError:
+        return False
+    done = False
+    for path in paths:
+        lib = ctypes.CDLL(path)
+        for symbol in (
+            "scipy_openblas_set_num_threads64_", "openblas_set_num_threads64_",
+            "openblas_set_num_threads",
+        ):
+            fn = getattr(lib, symbol, None)
+            if fn is not None:
+                fn.argtypes = [ctypes.c_int]
+                fn(n)
+                done = True
+                break
+    return done
+
+
 def _median(fn: Callable[[], object], repeat: int) -> float:
     """Median seconds of `repeat` calls after a warm-up (`lamina bench`'s timer)."""
     return float(np.median(latencies_ms(fn, repeat, 1))) / 1e3
@@ -159,9 +215,7 @@ def measure(name: str, threads: int, repeat: int, profile: bool) -> Row:
 
     model = MODELS[name]()
     feeds = _feeds(model)
-    t0 = time.perf_counter()
-    exe = lamina.compile(model, num_threads=threads)
-    compile_s = time.perf_counter() - t0
+    exe, compile_s = cold_compile(model, threads)
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
@@ -174,6 +228,7 @@ def measure(name: str, threads: int, repeat: int, profile: bool) -> Row:
     lam = _median(lambda: exe.run(**feeds), repeat)
     ortt = _median(lambda: sess.run(None, feeds), repeat)
     program = _numpy_program(name, model)
+    numpy_blas_threads(threads)
     if program is not None:
         npt: float | None = _median(lambda: program(feeds), repeat)
         # numpy's OpenBLAS workers spin for a while after a call (THREAD_TIMEOUT,
@@ -214,11 +269,25 @@ def _profile(model: onnx.ModelProto, feeds: dict[str, np.ndarray], repeat: int) 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--models", default=",".join(MODELS), help="comma-separated: " + ", ".join(MODELS))
-    p.add_argument("--threads", default="1,2", help="comma-separated thread counts")
+    p.add_argument(
+        "--threads", default="1",
+        help="comma-separated thread counts, each used by lamina, onnxruntime and numpy alike",
+    )
     p.add_argument("--repeat", type=int, default=20)
     p.add_argument("--json", help="also write the rows to this file")
     p.add_argument("--profile", action="store_true", help="lamina's slowest kernels")
     args = p.parse_args(argv)
+    thread_counts = [int(t) for t in args.threads.split(",")]
+    if any(t < 1 for t in thread_counts):
+        p.error("--threads: thread counts must be positive")
+    same = "lamina (num_threads) and onnxruntime (intra_op_num_threads)"
+    if numpy_blas_threads(1):
+        same = "lamina (num_threads), onnxruntime (intra_op_num_threads) and numpy's OpenBLAS"
+    else:
+        same += "; numpy's BLAS could not be limited (its own default)"
+    print(f"threads {args.threads}: each row ('thr') uses that many in {same}")
+    print("compile times are cold: LAMINA_CACHE=0, set by this script around each compile")
+    warm_up()
     rows = []
     header = (
         f"| {'model':<15}| thr | lamina ms | GFLOP/s | ORT ms | lamina/ORT | numpy ms "
@@ -227,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     print("|" + "|".join("-" * (len(c)) for c in header.split("|")[1:-1]) + "|")
     for name in args.models.split(","):
-        for threads in (int(t) for t in args.threads.split(",")):
+        for threads in thread_counts:
             r = measure(name, threads, args.repeat, args.profile)
             rows.append(r)
             numpy_ms = "-" if r.numpy_ms is None else f"{r.numpy_ms:.2f}"

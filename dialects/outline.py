@@ -38,6 +38,7 @@ def outline_fused(
     *,
     outputs: Literal["escaping", "last"] = "escaping",
     constants: Sequence[Operation] = (),
+    input_order: Sequence[SSAValue] = (),
 ) -> FusedOp:
     """Wrap `ops` (ops of one block, in any order, a convex set: no path leaves
     it and comes back) into a `relay.fused` op carrying `attrs`, which takes the
@@ -45,7 +46,9 @@ def outline_fused(
     the set and depend on it move right after the region.
 
     Every value from outside becomes an operand, in order of first use (in block
-    order); `constants` (constant ops outside the set) are cloned into the region
+    order), except that those listed in `input_order` come first, in its order
+    (the pattern partitioner's leaf order; values it lists that are not inputs are
+    ignored); `constants` (constant ops outside the set) are cloned into the region
     instead, and the originals erased if nothing else uses them. The results are,
     with `outputs`:
 
@@ -71,11 +74,13 @@ def outline_fused(
             dependent.add(op)
         op = op.next_op
     inside = member_set | set(constants)
-    inputs: dict[SSAValue, None] = {}
+    used: dict[SSAValue, None] = {}
     for m in members:
         for v in m.operands:
             if not (isinstance(v, OpResult) and v.op in inside):
-                inputs[v] = None
+                used[v] = None
+    inputs = {v: None for v in input_order if v in used}
+    inputs.update(used)
     if outputs == "last":
         results: list[SSAValue] = list(last.results)
     else:

@@ -14,21 +14,39 @@ expands the splat into billions of Python floats. MLIR refuses both while parsin
 - string literals are lexed in linear time: xDSL's string regex backtracks
   exponentially on an unterminated string (`"abc...` to the end of the line).
 
-This is lamina's only change to xDSL's parser; use `make_parser` (or `lamina.parse`)
-wherever text is parsed.
+It also reports what MLIR reports where MLIR reports it:
+
+- every parsed op gets its source position as its location, a `FileLineColLoc`
+  (`file:line:col` of the op's first token, as MLIR's parser records), unless the
+  text gives one (`loc(...)`); verifier errors point there (`lamina.ir.verify`);
+- a value used but never defined is reported at its first use, not at the end of
+  the input;
+- an input without operations (empty, or only comments) is an empty module, as
+  `mlir-opt` reads it.
+
+These are lamina's only changes to xDSL's parser; use `make_parser` (or
+`lamina.parse`) wherever text is parsed.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import defaultdict
 
 from xdsl.context import Context
-from xdsl.ir import Attribute, TypeAttribute
-from xdsl.parser import Parser
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.parser.generic_parser import ParserState
-from xdsl.utils.lexer import Input
+from xdsl.utils.lexer import Input, Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from lamina.errors import IRError
@@ -52,7 +70,13 @@ class LaminaLexer(MLIRLexer):
 class LaminaParser(Parser):
     """xDSL's parser, refusing sizes that MLIR refuses (see the module doc)."""
 
-    def __init__(self, ctx: Context, input: str | bytes, name: str = "<unknown>") -> None:
+    def __init__(
+        self,
+        ctx: Context,
+        input: str | bytes,
+        name: str = "<unknown>",
+        line_offset: int = 0,
+    ) -> None:
         if isinstance(input, bytes):
             try:
                 input = input.decode("utf-8")
@@ -67,6 +91,92 @@ class LaminaParser(Parser):
         self.blocks = dict()
         self.forward_block_references = defaultdict(list)
         self.forward_ssa_references = dict()
+        #: lines before the text (a chunk of `--split-input-file`), for locations
+        self.line_offset = line_offset
+        self._filename = StringAttr(name)
+        self._line_starts: list[int] | None = None
+        #: where each forward-referenced value name is first used
+        self._first_use: dict[str, Span] = {}
+
+    # --- locations --------------------------------------------------------------
+    def location_of(self, pos: int) -> FileLineColLoc:
+        """The `FileLineColLoc` of offset `pos` of the input (line and column from 1;
+        lines counted from the start of the whole file)."""
+        if self._line_starts is None:
+            text = self.lexer.input.content
+            self._line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
+        line = bisect.bisect_right(self._line_starts, pos)
+        col = pos - self._line_starts[line - 1] + 1
+        return FileLineColLoc(
+            self._filename, IntAttr(line + self.line_offset), IntAttr(col)
+        )
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span.start
+        op = super().parse_operation()
+        if isinstance(op.location, UnknownLoc):
+            op.location = self.location_of(start)
+        return op
+
+    # --- undefined values, reported where they are used -----------------------------
+    def resolve_operand(self, operand: UnresolvedOperand, type: Attribute) -> SSAValue:
+        name = operand.operand_name
+        if name not in self.ssa_values:
+            self._first_use.setdefault(name, operand.span)
+        return super().resolve_operand(operand, type)
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """xDSL's `parse_module`, except that an input without operations is an
+        empty module and an undefined value is reported at its first use."""
+        if self._current_token.kind == MLIRTokenKind.EOF:
+            if not allow_implicit_module:
+                self.raise_error(
+                    "expected a builtin.module operation, but the input is empty"
+                )
+            return ModuleOp([])
+        if allow_implicit_module:
+            ops: list[Operation] = []
+            while self._current_token.kind != MLIRTokenKind.EOF:
+                kind = self._current_token.kind
+                if kind in (MLIRTokenKind.HASH_IDENT, MLIRTokenKind.EXCLAMATION_IDENT):
+                    self._parse_alias_def()
+                elif kind == MLIRTokenKind.FILE_METADATA_BEGIN:
+                    self._parse_file_metadata_dictionary()
+                elif (op := self.parse_optional_operation()) is not None:
+                    ops.append(op)
+                else:
+                    self.raise_error(
+                        f"expected an operation, got '{self._current_token.text}'"
+                    )
+            if len(ops) == 1 and isinstance(ops[0], ModuleOp):
+                module = ops[0]
+            else:
+                module = ModuleOp(ops)
+        else:
+            op = self.parse_optional_operation()
+            if not isinstance(op, ModuleOp):
+                self._resume_from(0)
+                self.raise_error("builtin.module operation expected", 0)
+            module = op
+        self._check_undefined_values()
+        return module
+
+    def _check_undefined_values(self) -> None:
+        """A `ParseError` at the first use of a value that no op or block argument
+        defines (MLIR's `use of undeclared SSA value name`)."""
+        if not self.forward_ssa_references:
+            return
+        undefined = sorted(
+            self.forward_ssa_references,
+            key=lambda n: self._first_use[n].start if n in self._first_use else -1,
+        )
+        others = ", ".join(f"%{n}" for n in undefined[1:])
+        more = f" (also undefined: {others})" if others else ""
+        first = undefined[0]
+        self.raise_error(
+            f"use of undeclared SSA value name %{first}{more}",
+            self._first_use.get(first),
+        )
 
     def parse_optional_attribute(self) -> Attribute | None:
         start = self.pos
@@ -110,9 +220,13 @@ class LaminaParser(Parser):
         return t
 
 
-def make_parser(ctx: Context, text: str | bytes, name: str = "<string>") -> Parser:
-    """A lamina parser over `text`."""
-    return LaminaParser(ctx, text, name)
+def make_parser(
+    ctx: Context, text: str | bytes, name: str = "<string>", line_offset: int = 0
+) -> LaminaParser:
+    """A lamina parser over `text`, named `name` in locations and errors;
+    `line_offset` lines precede the text in that file (a `--split-input-file`
+    chunk)."""
+    return LaminaParser(ctx, text, name, line_offset)
 
 
 __all__ = ["MAX_DENSE_ELEMENTS", "MAX_INT_WIDTH", "LaminaParser", "make_parser"]

@@ -7,6 +7,11 @@ as hex strings. lamina replaces the builtin dialect's resource interface with
 `BlobStore`, which keeps numpy arrays (no copy, no hex), prints blobs in MLIR's blob
 format (a little-endian u32 alignment, then the raw bytes) and elides blobs above a
 size so that text stays small. This is lamina's only change to xDSL's resources.
+
+The store is process-wide, so a blob lives until it is released: `lamina.compile`
+records the blobs it creates (`recording`) and releases them when it returns (the
+compiled model holds its own aligned copies of the weights), so that compiling
+again and again does not grow the process.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ class BlobStore(OpAsmDialectInterface):
         self._lock = threading.Lock()
         self.elide_limit: int | None = DEFAULT_ELIDE_LIMIT
         self._renamed: dict[str, str] = {}
+        self._recorders = threading.local()
 
     # --- used by lamina -------------------------------------------------
     def add(self, key: str, array: np.ndarray) -> str:
@@ -41,7 +47,35 @@ class BlobStore(OpAsmDialectInterface):
         with self._lock:
             key = self.declare_resource(_sanitize(key))
             self._arrays[key] = array
+        for keys in getattr(self._recorders, "stack", ()):
+            keys.append(key)
         return key
+
+    @contextmanager
+    def recording(self) -> Iterator[list[str]]:
+        """The keys of the blobs this thread adds inside the block, for `release`."""
+        stack: list[list[str]] = self._recorders.__dict__.setdefault("stack", [])
+        keys: list[str] = []
+        stack.append(keys)
+        try:
+            yield keys
+        finally:
+            stack.remove(keys)
+
+    def release(self, keys: Iterable[str]) -> None:
+        """Forget the blobs `keys`: their arrays are freed once nothing else holds
+        them, and a module still naming one reads it as elided."""
+        with self._lock:
+            gone = set(keys)
+            for key in gone:
+                self._arrays.pop(key, None)
+                self._blob_storage.pop(key, None)
+            for original in [k for k, v in self._renamed.items() if v in gone]:
+                del self._renamed[original]
+
+    def keys(self) -> list[str]:
+        """The keys of every blob held."""
+        return list(self._arrays)
 
     def get(self, key: str) -> np.ndarray | None:
         return self._arrays.get(key)
@@ -51,9 +85,10 @@ class BlobStore(OpAsmDialectInterface):
         arr = self._arrays.get(key)
         if arr is None:
             raise IRError(
-                f"resource '{key}' has no data: it was elided when the IR was printed. "
-                "Print with --print-resources (or `lamina.print_ir(m, resources=True)`) "
-                "to keep weights in the text."
+                f"resource '{key}' has no data: it was elided when the IR was printed; "
+                "print the IR with every weight: `lamina compile MODEL --emit LEVEL "
+                "--print-resources` (or -o FILE), `lamina-opt --print-resources`, or "
+                "`lamina.print_ir(m, resources_limit=None)`"
             )
         count = int(np.prod(shape, dtype=np.int64))
         if arr.dtype != dtype and arr.flags.c_contiguous and (

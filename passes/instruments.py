@@ -5,7 +5,7 @@ every pass.
 - `PrintIRInstrument`: the IR before/after named passes or all of them
   (`--mlir-print-ir-before/after`);
 - `VerifyInstrument`: verify after each pass; a failure names the pass that broke
-  the IR;
+  the IR and is reported at the failing op's location;
 - `StatisticsInstrument`: ops before/after each pass plus the counters a pass
   reports with `record_statistic` (`--mlir-pass-statistics`).
 """
@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 
 from lamina.errors import IRError
-from lamina.ir import print_ir
+from lamina.ir import print_ir, verify_error
 from lamina.passes.context import PassInfo, PassInstrument
 from lamina.passes.registry import check_pass_names
 
@@ -81,7 +81,9 @@ class PrintIRInstrument(PassInstrument):
 
     `before`/`after`: pass names, or "all" (or True) for every pass. The IR goes to
     `stream` (default: stderr, as mlir-opt) under a header
-    `// -----// IR Dump After cse //----- //`."""
+    `// -----// IR Dump After cse //----- //`. An unknown pass name is an error
+    naming the option that gave it: `labels`, by default the command-line flags
+    `--print-ir-before` and `--print-ir-after`."""
 
     def __init__(
         self,
@@ -89,14 +91,16 @@ class PrintIRInstrument(PassInstrument):
         after: Iterable[str] | str | bool = (),
         stream: IO[str] | None = None,
         generic: bool = False,
+        *,
+        labels: tuple[str, str] = ("--print-ir-before", "--print-ir-after"),
     ) -> None:
-        self.before = self._names(before)
-        self.after = self._names(after)
+        self.before = self._names(before, labels[0])
+        self.after = self._names(after, labels[1])
         self.stream = stream
         self.generic = generic
 
     @staticmethod
-    def _names(spec: Iterable[str] | str | bool) -> frozenset[str] | None:
+    def _names(spec: Iterable[str] | str | bool, label: str) -> frozenset[str] | None:
         """None means every pass."""
         if spec is True or spec == "all":
             return None
@@ -107,7 +111,7 @@ class PrintIRInstrument(PassInstrument):
         names = frozenset(n.strip() for n in spec if n.strip())
         if "all" in names:
             return None
-        check_pass_names("PrintIRInstrument", names)
+        check_pass_names(label, names)
         return names
 
     def _dump(self, when: str, module: ModuleOp, info: PassInfo) -> None:
@@ -133,10 +137,12 @@ class VerifyInstrument(PassInstrument):
     def run_after_pass(self, module: ModuleOp, info: PassInfo) -> None:
         try:
             module.verify()
-        except DiagnosticException as e:
+        except DiagnosticException as error:
+            e = verify_error(module, error)
             raise IRError(
                 f"the IR does not verify after pass '{info.name}' (pass "
-                f"#{info.index + 1} of {info.count}); that pass broke it:\n{e}"
+                f"#{info.index + 1} of {info.count}); that pass broke it: {e.reason}",
+                location=e.location,
             ) from None
 
 

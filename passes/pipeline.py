@@ -14,12 +14,12 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
-from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
+from xdsl.utils.exceptions import DiagnosticException
 
 from lamina.errors import InternalError, LaminaError
 from lamina.ir import context
 from lamina.passes.context import _CURRENT_PASS, PassContext, PassInfo
-from lamina.passes.registry import all_passes, lamina_pass_list, pass_opt_level
+from lamina.passes.registry import parse_passes, pass_opt_level
 
 
 class PipelinePass(ModulePass):
@@ -28,6 +28,8 @@ class PipelinePass(ModulePass):
 
     name: ClassVar[str] = "pipeline"
     opt_level: ClassVar[int] = 0
+    #: tells the registry (below this module) that this is a pipeline, not a pass
+    is_pipeline: ClassVar[bool] = True
 
     def names(self) -> list[str]:
         raise NotImplementedError
@@ -50,17 +52,11 @@ def resolve_pipeline(
         items = [pipeline] if pipeline.strip() else []
     else:
         items = list(pipeline)
-    known = all_passes()
     out: list[ModulePass] = []
     for item in items:
         if isinstance(item, str):
-            try:
-                parsed = PassPipeline.parse_spec(known, item).passes
-            except (ValueError, ArgSpecParseError) as e:
-                raise LaminaError(
-                    f"bad pass pipeline '{item}': {e}; lamina's passes are "
-                    + lamina_pass_list()
-                ) from None
+            what = f"bad pass pipeline '{item}'"
+            parsed: Sequence[ModulePass] = parse_passes(item, what)
         elif isinstance(item, ModulePass):
             parsed = (item,)
         else:

@@ -17,12 +17,15 @@ as a class variable (TVM's `PassInfo.opt_level`); xDSL's passes get theirs from
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import Any, TypeVar
 
 from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError
 
 from lamina.errors import LaminaError
 from lamina.registry import Registry
@@ -86,26 +89,108 @@ def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {**_xdsl_passes(), **{n: _factory(n) for n in PASSES.names()}}
 
 
+def is_pipeline(cls: type[ModulePass]) -> bool:
+    """Whether `cls` is a named pipeline (a `PipelinePass`, which says so with the
+    class variable `is_pipeline`) rather than a pass."""
+    return getattr(cls, "is_pipeline", False) is True
+
+
 def lamina_pass_list() -> str:
-    """lamina's pass names, for error messages."""
-    return ", ".join(PASSES.names()) + " (plus xDSL's: see lamina-opt --help)"
+    """lamina's passes and named pipelines, for error messages (plugins' passes
+    are listed without loading them)."""
+    own = PASSES.own()
+    pipelines = sorted(n for n, cls in own.items() if is_pipeline(cls))
+    names = sorted({*own, *PASSES.plugin_names()} - set(pipelines))
+    out = "lamina's passes are " + ", ".join(names)
+    if pipelines:
+        out += "; its pipelines are " + ", ".join(pipelines)
+    return out + " (plus xDSL's passes: see lamina-opt --help)"
+
+
+def _unknown_pass(what: str, name: object, known: Iterable[str]) -> LaminaError:
+    close = difflib.get_close_matches(str(name), list(known), n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return LaminaError(f"{what}: unknown pass '{name}'{hint}; {lamina_pass_list()}")
 
 
 def check_pass_names(what: str, names: Iterable[str] | str) -> tuple[str, ...]:
     """`names` (a list or comma-separated text) if every one is a known pass, else
-    a LaminaError for `what` naming the unknown one and the closest known."""
+    a LaminaError for `what` (the option or argument that named it) naming the
+    unknown one and the closest known."""
     if isinstance(names, str):
         names = [n for n in names.split(",") if n]
     out = tuple(names)
     known = all_passes()
     for name in out:
         if not isinstance(name, str) or name not in known:
-            close = difflib.get_close_matches(str(name), known, n=1)
+            raise _unknown_pass(what, name, known)
+    return out
+
+
+def _kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def pass_options(cls: type[ModulePass]) -> list[str]:
+    """The options of a pass as written in a pipeline (kebab case):
+    `fuse-ops{max-depth=8}`."""
+    if not dataclasses.is_dataclass(cls):
+        return []
+    return [_kebab(f.name) for f in dataclasses.fields(cls) if f.init and f.name != "name"]
+
+
+def _pass_from_spec(
+    what: str, spec: ArgSpec, factory: Callable[[], type[ModulePass]]
+) -> ModulePass:
+    """The pass `spec` names, its options checked by their kebab-case names."""
+    cls = factory()
+    options = pass_options(cls)
+    for written in spec.parameters:
+        if _kebab(written) not in options:
+            close = difflib.get_close_matches(_kebab(written), options, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise LaminaError(
-                f"{what}: unknown pass '{name}'{hint}; lamina's passes are "
-                + lamina_pass_list()
+            valid = (
+                "its options are " + ", ".join(options)
+                if options
+                else "it takes no options"
             )
+            raise LaminaError(
+                f"{what}: pass '{spec.name}' has no option '{written}'{hint}; {valid}"
+            )
+    try:
+        return cls.from_pass_spec(spec)
+    except (ValueError, TypeError) as e:
+        message = str(e)
+        for field in dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ():
+            message = message.replace(f'"{field.name}"', f"'{_kebab(field.name)}'")
+        only = list(spec.parameters)
+        which = f" option '{only[0]}'" if len(only) == 1 else ""
+        raise LaminaError(f"{what}: pass '{spec.name}'{which}: {message}") from None
+
+
+def parse_passes(
+    text: str,
+    what: str = "pass pipeline",
+    known: Mapping[str, Callable[[], type[ModulePass]]] | None = None,
+) -> list[ModulePass]:
+    """The passes of pipeline text in xDSL's syntax (`"cse,fuse-ops{max-depth=8}"`);
+    bad text, an unknown pass or an unknown option is a one-line LaminaError for
+    `what` (the option or argument holding the text) saying what is valid. Named
+    pipelines are not expanded."""
+    known = all_passes() if known is None else known
+    try:
+        specs = list(parse_pipeline(text))
+    except ArgSpecParseError as e:
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+        col = lines[1].rsplit(":", 1)[-1] if len(lines) > 2 else "?"
+        raise LaminaError(
+            f"{what}: syntax error at column {col}: {lines[-1]}"
+        ) from None
+    out = []
+    for spec in specs:
+        if spec.name not in known:
+            raise _unknown_pass(what, spec.name, known)
+        out.append(_pass_from_spec(what, spec, known[spec.name]))
     return out
 
 
@@ -122,8 +207,11 @@ __all__ = [
     "PASSES",
     "all_passes",
     "check_pass_names",
+    "is_pipeline",
     "lamina_pass_list",
+    "parse_passes",
     "pass_class",
     "pass_opt_level",
+    "pass_options",
     "register_pass",
 ]

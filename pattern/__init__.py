@@ -7,7 +7,13 @@
 - `rewrite.py`: `rewrite(callbacks, module)` with `(pattern, fn)` pairs or
   `PatternCallback`s (TVM's `DFPatternCallback`), to a fixpoint;
 - `partition.py`: `partition(pattern, module, attrs=None, check=None)` (also
-  `pattern.partition(...)`), each match wrapped into a `relay.fused` region op.
+  `pattern.partition(...)`), each match wrapped into a `relay.fused` region op
+  whose parameters come in the pattern's leaf order (TVM's), not the graph's.
+
+Where TVM's matcher goes beyond structure, lamina follows it: commutative ops
+match either operand order, multiply/divide chains match re-associated,
+`has_attr` sees properties at their defaults (an op class's `DEFAULTS`), and a
+dominator's paths skip leaf operands (arguments, constants).
 
 The package sits above the pass infrastructure (the rewriter reads the running
 pass's `pattern.max-iterations` and reports statistics to it) and below the

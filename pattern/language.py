@@ -15,7 +15,9 @@ A pattern describes an SSA value and how it was computed. Build patterns with
   an op matching `p`; as an operand pattern, `is_tuple(fields)` matches a variadic
   operand group (`is_tuple(None)`: any number of operands);
 - `p.has_attr({...})`: op properties, then attributes (`{"axis": 1}`,
-  `{"transpose_b": True}`, `{"lamina.composite": "dense_bias"}`), then op-registry
+  `{"transpose_b": True}`, `{"lamina.composite": "dense_bias"}`), then the value
+  an unwritten property defaults to (the op class's `DEFAULTS`, e.g.
+  `{"groups": 1}`: TVM's attributes always carry their defaults), then op-registry
   data, the upper-case class variables of the op (`{"PATTERN": OpPattern.ELEMWISE}`
   - `"TOpPattern"` is accepted as TVM's name for it - or `{"COMMUTATIVE": True}`);
   an absent flag matches False;
@@ -24,8 +26,11 @@ A pattern describes an SSA value and how it was computed. Build patterns with
 - `p | q` (alternatives, tried in order), `p.optional(f)` (`p | f(p)`; `f` a
   function or a pattern to call), `dominates(parent, path, child)` (TVM's
   dominator pattern: every operand of `child`, transitively, is the one `parent`
-  or matches `path`, and `child` post-dominates `parent`);
-- `a + b`, `a - b`, `a * b`, `a / b` for relay's arithmetic ops.
+  or matches `path`, and `child` post-dominates `parent`; operands that are
+  arguments or constants, such as a `bias_add`'s bias, are skipped);
+- `a + b`, `a - b`, `a * b`, `a / b` for relay's arithmetic ops (add and multiply
+  match either operand order; a multiply/divide chain matches its other
+  association, `(a * b) / c` and `a * (b / c)`, as in TVM).
 
 A pattern object used twice in one pattern must match the same value (a diamond
 shares its `matmul` node); an op pattern used as the callee of several calls
@@ -356,7 +361,9 @@ class ShapePattern(_Wrapper):
 class DominatorPattern(Pattern):
     """TVM's dominator pattern: `child` matches; each of its operands is either the
     (single) value `parent` matches, or is defined by an op matching `path` whose
-    operands satisfy the same rule; and every use of `parent` leads to `child`."""
+    operands satisfy the same rule; and every use of `parent` leads to `child`.
+    Leaf operands (arguments, constants) are skipped, but each op needs at least
+    one operand that is not a leaf."""
 
     op_level = True
 

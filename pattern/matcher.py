@@ -7,6 +7,12 @@ bindings made so far, so a later failure backtracks into the alternatives
 `COMMUTATIVE = True`, such as `relay.add` or `relay.multiply`, matches its two
 operands in either order) that are still untried.
 
+Like TVM's matcher, a multiply/divide pattern also matches the other association of
+the same product (`relay.multiply`/`relay.divide` only; add and subtract are not
+re-associated, as in TVM): `(a * b) / c` matches `b * (a / c)` and `a * (b / c)`,
+and `a * (b / c)` matches `(b * a) / c`. This is real-number algebra: on integers
+the two forms can round differently.
+
 A pattern object used twice in one pattern must match the same value; an
 op-level pattern (an op, a call, a tuple, a dominator) bound to an op accepts
 any result of that op. The callee of a call (`is_op("add")` in
@@ -16,12 +22,13 @@ serve several calls.
 Entry points: `try_match(pattern, value) -> Match | None` (also
 `pattern.try_match(value)`, and `pattern.match(value) -> bool`). A `Match` gives
 the bound value of every sub-pattern (`m[p]`), the matched ops (`m.ops`, in block
-order), the embedded constants, the inputs and the outputs.
+order), the embedded constants, the inputs (in the pattern's leaf order, see
+`Match.inputs`) and the outputs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from enum import Enum
 from typing import Any
 
@@ -69,22 +76,29 @@ from lamina.pattern.language import (
 class _State:
     """Bindings of one (partial) match: pattern id -> (pattern, value), the ops the
     match covers and the constants it embeds (dicts used as ordered sets). A state
-    yielded by a matcher belongs to the receiver, which may change it."""
+    yielded by a matcher belongs to the receiver, which may change it.
 
-    __slots__ = ("bound", "consts", "ops")
+    `paths` keeps what the sub-patterns of a dominator's path matched: the path is
+    matched afresh at every op on it, so its sub-patterns are not bindings, but the
+    values they met still count for the order of the match's inputs (TVM keeps
+    them the same way, as several values per pattern node)."""
+
+    __slots__ = ("bound", "consts", "ops", "paths")
 
     def __init__(
         self,
         bound: dict[int, tuple[Pattern, SSAValue]] | None = None,
         ops: dict[Operation, None] | None = None,
         consts: dict[Operation, None] | None = None,
+        paths: dict[int, tuple[SSAValue, ...]] | None = None,
     ) -> None:
         self.bound = bound if bound is not None else {}
         self.ops = ops if ops is not None else {}
         self.consts = consts if consts is not None else {}
+        self.paths = paths if paths is not None else {}
 
     def copy(self) -> _State:
-        return _State(dict(self.bound), dict(self.ops), dict(self.consts))
+        return _State(dict(self.bound), dict(self.ops), dict(self.consts), dict(self.paths))
 
     def add_op(self, op: Operation) -> None:
         if op.has_trait(ConstantLike):
@@ -279,8 +293,10 @@ def _call(p: CallPattern, v: SSAValue, st: _State, memo: bool) -> Iterator[_Stat
     if not isinstance(v, OpResult):
         return
     op = v.op
+    callee_matched = False
     # The callee is a predicate on the op, shared by every call that uses it.
     for s in _match(p.op, v, st, memo=False):
+        callee_matched = True
         if p.args is None:
             s.add_op(op)
             yield s
@@ -288,6 +304,56 @@ def _call(p: CallPattern, v: SSAValue, st: _State, memo: bool) -> Iterator[_Stat
         for s2 in _match_operands(p.args, op, s):
             s2.add_op(op)
             yield s2
+    if not callee_matched:  # as TVM: only a call of another op is re-associated
+        for other in _reassociations(p, op):
+            yield from _match(other, v, st, memo=False)
+
+
+# ---------------------------------------------------------------- re-association
+_MULTIPLY, _DIVIDE = "relay.multiply", "relay.divide"
+
+
+def _is_binary_call(p: Pattern, name: str) -> bool:
+    """Whether `p` is `is_op(name)(a, b)`: a call of that one op, two operands."""
+    if not (
+        isinstance(p, CallPattern)
+        and isinstance(p.op, OpNamePattern)
+        and p.args is not None
+        and len(p.args) == 2
+    ):
+        return False
+    names = set(p.op.names) | {getattr(c, "name", None) for c in p.op.classes}
+    return names == {name}
+
+
+def _uses_op(op: Operation, name: str) -> bool:
+    return any(isinstance(u, OpResult) and u.op.name == name for u in op.operands)
+
+
+def _reassociations(p: CallPattern, op: Operation) -> Iterator[CallPattern]:
+    """The other associations of a multiply/divide pattern that may match `op`
+    (TVM's CallPattern matching): `(a * b) / c` on a multiply of a divide is tried
+    as `b * (a / c)`, then `a * (b / c)`; `x * (a / c)` (either operand order) on a
+    divide of a multiply as `(a * x) / c`. The new patterns keep the original
+    operand patterns, so those bind as usual; the callees are shared predicates."""
+    if len(op.operands) != 2:
+        return
+    if op.name == _MULTIPLY and _is_binary_call(p, _DIVIDE) and _uses_op(op, _DIVIDE):
+        assert p.args is not None
+        prod, c = p.args
+        if _is_binary_call(prod, _MULTIPLY):
+            assert isinstance(prod, CallPattern) and prod.args is not None
+            for i in (0, 1):
+                quotient = CallPattern(p.op, [prod.args[i], c])
+                yield CallPattern(prod.op, [prod.args[1 - i], quotient])
+    elif op.name == _DIVIDE and _is_binary_call(p, _MULTIPLY) and _uses_op(op, _MULTIPLY):
+        assert p.args is not None
+        for i in (0, 1):
+            quot = p.args[i]
+            if _is_binary_call(quot, _DIVIDE):
+                assert isinstance(quot, CallPattern) and quot.args is not None
+                prod = CallPattern(p.op, [quot.args[0], p.args[1 - i]])
+                yield CallPattern(quot.op, [prod, quot.args[1]])
 
 
 @_visits(TuplePattern)
@@ -340,11 +406,26 @@ def attr_to_python(attr: Attribute) -> Any:
     return attr
 
 
+def _op_default(op: Operation, key: str) -> Any:
+    """The value an op's property `key` has when it is not written out: the entry
+    of a `DEFAULTS` class variable (a dict of Python values or attributes) of the
+    op's class or, for a key it does not list, of its nearest base class that does
+    (so a family base can state what its members share); `_MISSING` if none."""
+    for cls in type(op).__mro__:
+        defaults = cls.__dict__.get("DEFAULTS")
+        if isinstance(defaults, Mapping) and key in defaults:
+            return defaults[key]
+    return _MISSING
+
+
 def _lookup_attr(op: Operation, key: str) -> Any:
     if key in op.properties:
         return op.properties[key]
     if key in op.attributes:
         return op.attributes[key]
+    default = _op_default(op, key)
+    if default is not _MISSING:  # TVM's attributes always carry their defaults
+        return default
     reg = _REGISTRY_ALIASES.get(key, key)
     if reg.isupper():
         return getattr(type(op), reg, _MISSING)
@@ -353,7 +434,10 @@ def _lookup_attr(op: Operation, key: str) -> Any:
 
 def _values_equal(actual: Any, expected: Any) -> bool:
     if isinstance(expected, Attribute):
-        return actual == expected
+        if isinstance(actual, Attribute):
+            return actual == expected
+        py = attr_to_python(expected)  # `actual` is a default, a Python value
+        return not isinstance(py, Attribute) and _values_equal(actual, py)
     if isinstance(actual, Attribute):
         actual = attr_to_python(actual)
     if isinstance(expected, list | tuple):
@@ -430,20 +514,31 @@ def _dominator(p: DominatorPattern, v: SSAValue, st: _State, memo: bool) -> Iter
             yield s2
 
 
+def _is_leaf(v: SSAValue) -> bool:
+    """A function (or region) argument or a constant: TVM's leaf inputs."""
+    return isinstance(v, BlockArgument) or (
+        isinstance(v, OpResult) and v.op.has_trait(ConstantLike)
+    )
+
+
 def _dominator_paths(
     p: DominatorPattern, op: Operation, st: _State, done: set[Operation]
 ) -> _State | None:
     """`st` extended by `op`'s operands: each is `p.parent`'s value or the result
-    of an op matching `p.path` (whose operands follow the same rule), or None."""
-    if not op.operands:
+    of an op matching `p.path` (whose operands follow the same rule), or None.
+
+    As in TVM, leaf operands (arguments and constants, such as the bias of a
+    `bias_add` on the path) are skipped: they stay inputs of the match. At least
+    one operand must not be a leaf, so every path leads back to the parent."""
+    inner = [u for u in op.operands if not _is_leaf(u)]
+    if not inner:
         return None
-    for u in op.operands:
+    for u in inner:
         parent = next(_match(p.parent, u, st), None)
         if parent is not None:
             st = parent
             continue
-        if not isinstance(u, OpResult) or not u.op.operands:
-            return None
+        assert isinstance(u, OpResult)  # not a leaf, so not a block argument
         if u.op in done:
             continue
         path = next(_match(p.path, u, _State()), None)
@@ -452,6 +547,10 @@ def _dominator_paths(
         st = st.copy()
         st.ops.update(path.ops)
         st.consts.update(path.consts)
+        for key, (_, value) in path.bound.items():
+            st.paths[key] = (*st.paths.get(key, ()), value)
+        for key, values in path.paths.items():
+            st.paths[key] = (*st.paths.get(key, ()), *values)
         st.add_op(u.op)
         done.add(u.op)
         nested = _dominator_paths(p, u.op, st, done)
@@ -485,6 +584,7 @@ class Match:
         self.pattern = pattern
         self.root = root
         self._bound = dict(state.bound)
+        self._paths = dict(state.paths)
         self._ops = list(state.ops)
         self.constants: tuple[Operation, ...] = tuple(state.consts)
 
@@ -519,23 +619,78 @@ class Match:
 
     @property
     def inputs(self) -> tuple[SSAValue, ...]:
-        """Values the matched ops use that the match does not define, in order of
-        first use."""
-        return self._inputs(self.ops)
-
-    def _inputs(self, ordered_ops: Sequence[Operation]) -> tuple[SSAValue, ...]:
+        """Values the matched ops use that the match does not define (the operands
+        `partition` gives a group), in the pattern's leaf order, TVM's order of a
+        partitioned function's parameters: the values bound to the pattern's leaves
+        (`wildcard()`, `is_var`, `is_constant`, `is_expr`) and the operands of its
+        fuzzy calls (`is_op(...)(None)`), walking the pattern operands first, left
+        to right (a dominator: parent, path, child; a leaf used twice counts at its
+        first place). Inputs no leaf met (a variadic operand group matched by
+        `is_tuple(None)`) follow in order of first use."""
         inside = set(self._ops) | set(self.constants)
-        out: dict[SSAValue, None] = {}
-        for op in ordered_ops:
+        used: dict[SSAValue, None] = {}
+        for op in self.ops:
             for operand in op.operands:
                 if not (isinstance(operand, OpResult) and operand.op in inside):
-                    out[operand] = None
-        return tuple(out)
+                    used[operand] = None
+        ordered: dict[SSAValue, None] = {}
+        for leaf in _leaves(self.pattern):
+            for v in self._leaf_values(leaf):
+                if v in used:
+                    ordered[v] = None
+        ordered.update(used)
+        return tuple(ordered)
+
+    def _leaf_values(self, leaf: Pattern) -> Iterator[SSAValue]:
+        got = self._bound.get(id(leaf))
+        values = (got[1],) if got is not None else ()
+        values += self._paths.get(id(leaf), ())
+        if isinstance(leaf, CallPattern):  # a fuzzy call: its op's operands
+            for v in values:
+                if isinstance(v, OpResult):
+                    yield from v.op.operands
+        else:
+            yield from values
 
     def __repr__(self) -> str:
         names = ", ".join(op.name for op in self.ops)
         at = self.root.name_hint or (self.op.name if self.op else "a block argument")
         return f"<Match {self.pattern!r} at {at}: {names}>"
+
+
+def _leaves(pattern: Pattern) -> Iterator[Pattern]:
+    """The leaves and fuzzy calls (`args=None`) of `pattern`, in post-order of its
+    operands (TVM's post-DFS order of the pattern graph); a pattern object met
+    twice is given once; callees are predicates on an op, not leaves."""
+    seen: set[int] = set()
+
+    def walk(p: Pattern) -> Iterator[Pattern]:
+        if id(p) in seen:
+            return
+        seen.add(id(p))
+        if isinstance(p, CallPattern):
+            if p.args is None:
+                yield p
+            for a in p.args or ():
+                yield from walk(a)
+        elif isinstance(p, TuplePattern):
+            for f in p.fields or ():
+                yield from walk(f)
+        elif isinstance(p, TupleGetItemPattern):
+            yield from walk(p.tuple)
+        elif isinstance(p, AltPattern):
+            yield from walk(p.left)
+            yield from walk(p.right)
+        elif isinstance(p, DominatorPattern):
+            yield from walk(p.parent)
+            yield from walk(p.path)
+            yield from walk(p.child)
+        elif isinstance(p, AttrPattern | TypePattern | DataTypePattern | ShapePattern):
+            yield from walk(p.pattern)
+        else:
+            yield p
+
+    return walk(pattern)
 
 
 def _in_block_order(ops: Sequence[Operation]) -> list[Operation]:

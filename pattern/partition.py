@@ -17,16 +17,25 @@ Policies:
   a constant matched by `is_constant()`, `is_expr(...)` or an op pattern is cloned
   into the region (the original stays for its other users, or is erased).
   Constants matched by `wildcard()` become inputs, as in TVM.
+- Parameters: the region's operands (and its block's arguments) come in the
+  pattern's leaf order, as TVM orders a partitioned function's parameters, not
+  in the order the graph first uses them: the values bound to the pattern's
+  leaves (`wildcard()`, `is_var`, a lifted constant) and the operands of its
+  fuzzy calls (`is_op(...)(None)`), walking the pattern operands first, left to
+  right (see `Match.inputs`). For `gamma * (x - mean) / sqrt(var + eps) + beta`
+  they are `gamma, x, mean, var, beta` although the graph may compute
+  `var + eps` first. (`fuse-ops` and the BYOC region passes, which have no
+  pattern, keep first-use order.)
 - `check(match) -> bool` vetoes a match before the overlap policy applies.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, StringAttr, f64, i64
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from lamina.dialects.outline import outline_fused
 from lamina.dialects.relay_region import FusedOp
@@ -62,7 +71,10 @@ def _escapes(match: Match, inner: set[Operation]) -> bool:
 
 
 def _wrap(
-    match: Match, attrs: dict[str, Attribute], position: Mapping[Operation, int]
+    match: Match,
+    attrs: dict[str, Attribute],
+    position: Mapping[Operation, int],
+    params: Sequence[SSAValue],
 ) -> FusedOp:
     inner = sorted(match._ops, key=position.__getitem__)
     consts = sorted(match.constants, key=position.__getitem__)
@@ -72,6 +84,7 @@ def _wrap(
         {**attrs, "lamina.partitioned_from": StringAttr(label)},
         outputs="last",
         constants=consts,
+        input_order=params,
     )
 
 
@@ -111,8 +124,15 @@ def partition(
                 continue
             taken |= inner
             accepted.append(m)
-        for m in sorted(accepted, key=lambda m: position[m.op]):  # type: ignore[index]
-            created.append(_wrap(m, extra, position))
+        accepted.sort(key=lambda m: position[m.op])  # type: ignore[index]
+        # The parameter orders come from the graph as matched; a group's input may
+        # be the root of one wrapped before it, which then reads its region's result.
+        params = [m.inputs for m in accepted]
+        renamed: dict[SSAValue, SSAValue] = {}
+        for m, order in zip(accepted, params, strict=True):
+            fused = _wrap(m, extra, position, [renamed.get(v, v) for v in order])
+            renamed.update(zip(m.outputs, fused.results, strict=True))
+            created.append(fused)
     record_statistic("partition.groups", len(created))
     return created
 

@@ -14,33 +14,67 @@ assembly file pulls in with `.incbin`, assembled and linked by the system C
 compiler (`cc`, or `$CC`) against the runtime libraries (libm, libgomp). Export time
 therefore does not grow with the model's weights beyond copying them.
 
+Code a BYOC target generated with `lamina.backends.cc.compile_shared` is linked
+into the library (its object file, not the cached `.so`), so the library does
+not depend on lamina's cache. The libraries that code calls (OpenBLAS from the
+scipy-openblas32 wheel, say) stay dynamic dependencies, found through an rpath
+to their folder; the seal records them, so a load that cannot find one says
+which and what to install.
+
+The seal: after linking, export appends a trailer to the file (the dynamic
+loader ignores bytes after what the ELF headers map):
+
+    [ELF library][record: JSON][footer: 32 bytes][SHA-256: 32 bytes]
+
+footer = `<8sIIQQ` (little-endian): `SEAL_MAGIC`, `SEAL_VERSION`, the record's
+length, the whole file's size, zero. The SHA-256 covers every byte before it
+(library, record, footer): `head -c -32 m.so | sha256sum` reproduces it.
+`lamina.load` checks it before `dlopen` (`check_seal`), so a truncated or
+corrupted file is an error instead of a crash or wrong results. It detects
+damage, not tampering: anyone who can change the file can seal it again, and
+loading a library runs its code.
+
 `lamina.runtime.library.load(path)` opens such a library again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import json
 import os
 import shlex
 import shutil
-import subprocess
+import struct
 import tempfile
+from functools import cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 
 from lamina import host
 from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY, EXTERNAL_LIBRARIES_ATTR
+from lamina.backends.cc import built_library, static_object
 from lamina.errors import CompileError, LaminaError
 from lamina.fileio import check_writable, write_atomic_with
+from lamina.process import run_tool
 from lamina.target.codegen import compile_object, object_from_ir
 from lamina.version import __version__
 
 FORMAT = "lamina-shared-library"
 FORMAT_VERSION = 1
 ALIGN = BUFFER_ALIGN
+
+#: The seal's footer: magic, version, record length, file size, reserved zero.
+SEAL_MAGIC = b"LMNSEAL\x00"
+SEAL_VERSION = 1
+_FOOTER = struct.Struct("<8sIIQQ")
+_DIGEST_SIZE = 32
+#: Bytes the seal ends every exported library with (footer + SHA-256).
+SEAL_SIZE = _FOOTER.size + _DIGEST_SIZE
+SEAL_RECORD = "lamina-seal"
 
 
 class Spec(Protocol):
@@ -101,7 +135,7 @@ def c_compiler() -> list[str]:
 
 def _run(cmd: list[str], cwd: Path, what: str) -> None:
     try:
-        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+        proc = run_tool(cmd, cwd=cwd)
     except OSError as e:
         raise CompileError(f"cannot {what}: running '{cmd[0]}' failed: {e}") from None
     if proc.returncode != 0:
@@ -202,7 +236,9 @@ def export_library(model: Exportable, path: str | os.PathLike[str]) -> None:
         (work / "data.s").write_text(_ASM.format(align=ALIGN, meta_size=len(meta)))
         _run([*cc, "-c", "data.s", "-o", "data.o"], work, "assemble the weights")
         link = [f"-l:{lib}" if "/" not in lib else lib for lib in libs]
-        link += _external_link_args(lowered)
+        external, needs = _external_link_args(lowered, work)
+        link += external
+        record = {"format": SEAL_RECORD, "version": SEAL_VERSION, "needs": needs}
 
         def produce(tmp: Path) -> None:
             _run(
@@ -220,29 +256,162 @@ def export_library(model: Exportable, path: str | os.PathLike[str]) -> None:
                 work,
                 f"link '{target}'",
             )
+            seal(tmp, record)
 
         write_atomic_with(target, produce)
 
 
-def _external_link_args(lowered: ModuleOp) -> list[str]:
+def _external_link_args(lowered: ModuleOp, work: Path) -> tuple[list[str], list[dict[str, Any]]]:
     """Linker arguments for the libraries BYOC code generation produced (listed in
-    the module attribute `lamina.external_libraries`): each by path, with an rpath
-    to its folder, so a fresh process finds them."""
+    the module attribute `lamina.external_libraries`), and the seal's record of
+    the dynamic dependencies they add.
+
+    A library this process built with `compile_shared` is linked in as its
+    object file (and what it links against is visited in turn); any other one
+    is linked by path, with an rpath to its folder, so a fresh process finds it."""
     attr = lowered.attributes.get(EXTERNAL_LIBRARIES_ATTR)
     if not isinstance(attr, ArrayAttr):
-        return []
-    paths = [Path(a.data) for a in attr.data if isinstance(a, StringAttr)]
-    dirs = dict.fromkeys(str(p.parent.resolve()) for p in paths)
-    return [*(str(p) for p in paths), *(f"-Wl,-rpath,{d}" for d in dirs)]
+        return [], []
+    pending = [a.data for a in attr.data if isinstance(a, StringAttr)]
+    objects: list[str] = []
+    dynamic: list[str] = []
+    flags: list[str] = []
+    seen: set[str] = set()
+    while pending:
+        lib = pending.pop(0)
+        if lib in seen:
+            continue
+        seen.add(lib)
+        built = built_library(lib)
+        if built is None:
+            dynamic.append(lib)
+            continue
+        objects.append(static_object(built, work))
+        flags += [f for f in built.ldflags if f not in flags]
+        pending += built.link
+    dirs = dict.fromkeys(str(Path(p).parent.resolve()) for p in dynamic)
+    args = [*objects, *dynamic, *flags, *(f"-Wl,-rpath,{d}" for d in dirs)]
+    needs = [{"library": str(Path(p).resolve()), "package": _package_of(p)} for p in dynamic]
+    return args, needs
+
+
+@cache
+def _distributions() -> dict[str, list[str]]:
+    try:
+        return dict(importlib.metadata.packages_distributions())
+    except Exception:  # a broken installed distribution must not stop an export
+        return {}
+
+
+def _package_of(library: str) -> str | None:
+    """The Python distribution whose files hold `library` (site-packages/<top>/...),
+    to name in the advice when a load cannot find it."""
+    parts = Path(library).resolve().parts
+    for i, part in enumerate(parts[:-2]):
+        if part in ("site-packages", "dist-packages"):
+            top = parts[i + 1]
+            return (_distributions().get(top) or [top])[0]
+    return None
+
+
+# ------------------------------------------------------------------------ seal
+def _sha256(f: BinaryIO, length: int) -> bytes:
+    """SHA-256 of the first `length` bytes of `f` (from its start)."""
+    h = hashlib.sha256()
+    f.seek(0)
+    buf = bytearray(1 << 20)
+    view = memoryview(buf)
+    while length > 0:
+        n = f.readinto(view[: min(length, len(buf))])
+        if not n:
+            break
+        h.update(view[:n])
+        length -= n
+    return h.digest()
+
+
+def seal(path: Path, record: dict[str, Any]) -> None:
+    """Append the seal (record, footer, SHA-256 of all before it) to the linked
+    library at `path`."""
+    raw = json.dumps(record, separators=(",", ":"), sort_keys=True).encode()
+    with path.open("r+b") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell() + len(raw) + SEAL_SIZE
+        f.write(raw)
+        f.write(_FOOTER.pack(SEAL_MAGIC, SEAL_VERSION, len(raw), size, 0))
+        f.flush()
+        digest = _sha256(f, size - _DIGEST_SIZE)
+        f.seek(0, os.SEEK_END)
+        f.write(digest)
+
+
+def check_seal(path: Path) -> tuple[dict[str, Any], tuple[int, int]]:
+    """Verify the seal of the library at `path` without loading it: its record
+    and the (st_dev, st_ino) of the file checked, or a `LaminaError` naming the
+    file. Reads the whole file once (SHA-256: about 0.1 s per 100 MB)."""
+
+    def damaged(why: str) -> LaminaError:
+        return LaminaError(
+            f"cannot load '{path}': the library is damaged ({why}); it was not "
+            "opened, so none of its code ran; export the model again"
+        )
+
+    try:
+        f = path.open("rb")
+    except OSError as e:
+        raise LaminaError(f"cannot load '{path}': {e.strerror or e}") from None
+    with f:
+        st = os.fstat(f.fileno())
+        size = st.st_size
+        if size >= SEAL_SIZE:
+            f.seek(size - SEAL_SIZE)
+            tail = f.read(SEAL_SIZE)
+        else:
+            tail = b""
+        if len(tail) != SEAL_SIZE or tail[:8] != SEAL_MAGIC:
+            raise LaminaError(
+                f"cannot load '{path}': it does not end with a lamina seal, so it is "
+                "not a lamina library, or it is damaged (truncated?), or a lamina "
+                "before the seal exported it; export the model again (or load it "
+                "with verify=False to skip the check)"
+            )
+        _, version, record_size, sealed_size, _ = _FOOTER.unpack(tail[: _FOOTER.size])
+        if version != SEAL_VERSION:
+            raise LaminaError(
+                f"cannot load '{path}': its seal has version {version}, this lamina "
+                f"reads {SEAL_VERSION}; export the model again with this lamina "
+                "(or load it with verify=False)"
+            )
+        if sealed_size != size:
+            raise damaged(
+                f"{size} bytes where export wrote {sealed_size}: truncated or appended to"
+            )
+        if record_size > size - SEAL_SIZE:
+            raise damaged("its seal is corrupt")
+        if _sha256(f, size - _DIGEST_SIZE) != tail[_FOOTER.size :]:
+            raise damaged("its SHA-256 digest does not match its bytes")
+        f.seek(size - SEAL_SIZE - record_size)
+        try:
+            record = json.loads(f.read(record_size))
+        except ValueError:
+            record = None
+    if not isinstance(record, dict) or record.get("format") != SEAL_RECORD:
+        raise damaged("its seal record is not lamina's")
+    return record, (st.st_dev, st.st_ino)
 
 
 __all__ = [
     "ALIGN",
     "FORMAT",
     "FORMAT_VERSION",
+    "SEAL_MAGIC",
+    "SEAL_SIZE",
+    "SEAL_VERSION",
     "Exportable",
     "c_compiler",
+    "check_seal",
     "export_library",
     "metadata",
     "object_code",
+    "seal",
 ]

@@ -5,12 +5,22 @@ optimizes it for the host (`lamina.target.codegen`) and loads it with MCJIT,
 reusing object code from the disk cache (`lamina.runtime.cache`) when the module
 is unchanged. The first JIT compile loads the runtime libraries native code calls
 (libm, libgomp, libmvec) into the process.
+
+LLVM calls the object cache back from C, through ctypes, where an exception
+(a KeyboardInterrupt above all) would be printed and swallowed: the callbacks
+record it and `jit_compile` raises it once `finalize_object` has returned, and
+SIGINT is held back meanwhile (`_sigint_deferred`). A NativeModule owns its
+MCJIT engine: when it is collected, the engine and its code are freed.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
@@ -102,6 +112,64 @@ class NativeModule:
         return addr
 
 
+class _ObjectCache:
+    """The engine's object-cache callbacks, for one module: `getbuffer` serves
+    the disk cache's object code, `notify` stores freshly compiled code. They
+    run inside LLVM (a ctypes callback), where an exception would be swallowed:
+    the first is kept in `error` for `reraise`."""
+
+    def __init__(self, key: str, cached: bytes | None):
+        self.key = key
+        self.cached = cached
+        self.error: BaseException | None = None
+
+    def notify(self, _module: llvm.ModuleRef, data: bytes) -> None:
+        try:
+            if self.cached is None:
+                cache_put(self.key, data)
+        except BaseException as e:  # re-raised by reraise()
+            self.error = self.error or e
+
+    def getbuffer(self, _module: llvm.ModuleRef) -> bytes | None:
+        return self.cached
+
+    def reraise(self) -> None:
+        """Raise what a callback raised, now that control is back in Python."""
+        self.cached = None  # the engine keeps the callbacks: drop the code
+        err, self.error = self.error, None
+        if err is not None:
+            raise err
+
+
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold SIGINT back inside the block, then deliver it to the handler that was
+    there. LLVM calls the object cache back into Python, where a KeyboardInterrupt
+    would be raised inside a ctypes callback and swallowed (the command went on,
+    exited 0 and stored nothing). Only the main thread runs Python's signal
+    handlers; a handler not set from Python (None), SIG_IGN and SIG_DFL (which
+    never enter Python) are left alone."""
+    previous = (
+        signal.getsignal(signal.SIGINT)
+        if threading.current_thread() is threading.main_thread()
+        else None
+    )
+    deferred = previous is not None and previous not in (signal.SIG_IGN, signal.SIG_DFL)
+    pending: list[int] = []
+    if deferred:
+        try:
+            signal.signal(signal.SIGINT, lambda signum, _frame: pending.append(signum))
+        except ValueError:  # not the main interpreter
+            deferred = False
+    try:
+        yield
+    finally:
+        if deferred:
+            signal.signal(signal.SIGINT, previous)
+            if pending:
+                signal.raise_signal(signal.SIGINT)  # runs `previous` right away
+
+
 def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
     """Compile a lowered module for the host and load it with MCJIT. Object code
     is cached on disk by the module's structural hash (see `cache_dir`), so an
@@ -116,15 +184,15 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
         mod = parse_ir(text)
         if cached is None:
             optimize(mod, tm, opt_level)
+        callbacks = _ObjectCache(key, cached)
         try:
             engine = llvm.create_mcjit_compiler(mod, tm)
-            engine.set_object_cache(
-                lambda _m, data: cache_put(key, data) if cached is None else None,
-                lambda _m: cached,
-            )
-            engine.finalize_object()
+            engine.set_object_cache(callbacks.notify, callbacks.getbuffer)
+            with _sigint_deferred():
+                engine.finalize_object()
         except RuntimeError as e:
             raise CompileError(f"JIT compilation failed: {e}") from e
+        callbacks.reraise()
         return NativeModule(
             engine,
             str(mod) if cached is None else "",  # a cache hit skipped the optimizer

@@ -1,14 +1,18 @@
 """Loading shared libraries written by `CompiledModel.export` (`lamina.load`).
 
-`load(path)` opens such a library with ctypes and returns a `CompiledModel` whose
-weights are read-only numpy views of the library's embedded data.
+`load(path)` verifies the library's seal (`lamina.runtime.export`: a SHA-256 of
+the whole file), opens it with ctypes and returns a `CompiledModel` whose weights
+are read-only numpy views of the library's embedded data.
 """
 
 from __future__ import annotations
 
 import ctypes
+import itertools
 import json
 import os
+import re
+import shutil
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -18,8 +22,11 @@ from typing import Any
 import numpy as np
 
 from lamina.errors import LaminaError
-from lamina.runtime.export import ALIGN, FORMAT, FORMAT_VERSION
+from lamina.runtime.export import ALIGN, FORMAT, FORMAT_VERSION, check_seal
 from lamina.runtime.model import CompiledModel, TensorSpec
+
+#: Environment variable: "0" (or "no", "false", "off") turns `load`'s seal check off.
+VERIFY_ENV = "LAMINA_LOAD_VERIFY"
 
 
 @dataclass(eq=False)
@@ -51,24 +58,90 @@ class SharedLibrary:
 
 _loaded: dict[str, tuple[int, int]] = {}
 _load_lock = threading.Lock()
+_aliases = itertools.count()
+_MODE = os.RTLD_NOW | os.RTLD_LOCAL
 
 
-def _dlopen(path: Path) -> ctypes.CDLL:
+def _dlopen(path: Path, identity: tuple[int, int] | None = None) -> ctypes.CDLL:
     """dlopen `path`, also when another file was loaded under the same name
-    before (the dynamic loader would hand back the old one)."""
+    before (the dynamic loader would hand back the old one): then through a
+    symlink of a new name, removed once the library is open. `identity`: the
+    (st_dev, st_ino) the seal check read; a file replaced since is refused."""
     st = path.stat()
+    if identity is not None and (st.st_dev, st.st_ino) != identity:
+        raise LaminaError(
+            f"cannot load '{path}': the file was replaced while it was being "
+            "loaded; load it again"
+        )
     key = str(path.resolve())
     with _load_lock:
         seen = _loaded.setdefault(key, (st.st_dev, st.st_ino))
         if seen == (st.st_dev, st.st_ino):
-            return ctypes.CDLL(key, mode=os.RTLD_NOW | os.RTLD_LOCAL)
-        alias = Path(tempfile.mkdtemp(prefix="lamina-load-")) / path.name
-        alias.symlink_to(key)
-        return ctypes.CDLL(str(alias), mode=os.RTLD_NOW | os.RTLD_LOCAL)
+            return ctypes.CDLL(key, mode=_MODE)
+        # A name unique in this process (the loader matches loaded objects by
+        # name, so a reused name would find the old library).
+        folder = Path(tempfile.mkdtemp(prefix=f"lamina-load-{os.getpid()}-{next(_aliases)}-"))
+        try:
+            alias = folder / path.name
+            alias.symlink_to(key)
+            return ctypes.CDLL(str(alias), mode=_MODE)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
-def load(path: str | os.PathLike[str]) -> CompiledModel:
-    """Load a library written by `CompiledModel.export` as a `CompiledModel`."""
+def _verify_default() -> bool:
+    return os.environ.get(VERIFY_ENV, "1").strip().lower() not in ("0", "no", "false", "off")
+
+
+_MISSING = re.compile(r"^(?P<name>[^:]+): cannot open shared object file")
+
+
+def _open_failure(file: Path, error: str, record: dict[str, Any] | None) -> str:
+    """The message for a failed dlopen: a missing dependency named, with what to do."""
+    m = _MISSING.match(error)
+    if m is None or Path(m["name"]).name == file.name:
+        return f"cannot load '{file}': {error}"
+    name = m["name"]
+    stem = name.split(".so")[0]
+    advice = ("install the package that provides it or add its folder to "
+              "LD_LIBRARY_PATH, or export the model again on this machine")
+    for need in (record or {}).get("needs", []):
+        was = str(need.get("library", ""))
+        if Path(was).name.split(".so")[0] != stem:
+            continue
+        package = need.get("package")
+        install = (
+            f"`pip install {package}` in this environment" if package else "put it back there"
+        )
+        return (
+            f"cannot load '{file}': it needs the shared library {name}, which the "
+            f"dynamic loader cannot find (at export it was {was}); {install}, or "
+            "add its folder to LD_LIBRARY_PATH, or export the model again here"
+        )
+    return (
+        f"cannot load '{file}': it needs the shared library {name}, which the "
+        f"dynamic loader cannot find; {advice}"
+    )
+
+
+def load(path: str | os.PathLike[str], verify: bool | None = None) -> CompiledModel:
+    """Load a library written by `CompiledModel.export` as a `CompiledModel`.
+
+    Before the library is opened, its seal is verified: the SHA-256 that export
+    appended to the file must match every byte of it (0.1-0.2 s per 100 MB).
+    A truncated or corrupted file (a broken download or copy, a full disk, bit
+    rot) is then a `LaminaError` naming the file, instead of a crash inside the
+    dynamic loader or silently wrong outputs.
+
+    The check detects damage, not tampering: whoever can write the file can seal
+    it again, and opening a library runs its code, so load only libraries you
+    trust. The file is checked just before it is opened; a change in between
+    goes unnoticed.
+
+    `verify=False` skips the check (also for libraries exported by a lamina
+    before the seal), as does `$LAMINA_LOAD_VERIFY=0` when `verify` is not given:
+    for callers that verify the file elsewhere.
+    """
 
     file = Path(path)
     if not file.exists():
@@ -81,10 +154,14 @@ def load(path: str | os.PathLike[str]) -> CompiledModel:
                 f"cannot load '{file}': not a shared library; export one with "
                 "`lamina compile MODEL.onnx -o OUT.so`"
             )
+    record: dict[str, Any] | None = None
+    identity = None
+    if _verify_default() if verify is None else verify:
+        record, identity = check_seal(file)
     try:
-        lib = SharedLibrary(file, _dlopen(file))
+        lib = SharedLibrary(file, _dlopen(file, identity))
     except OSError as e:
-        raise LaminaError(f"cannot load '{file}': {e}") from None
+        raise LaminaError(_open_failure(file, str(e), record)) from None
     size = ctypes.c_uint64.from_address(lib.data("lamina_metadata_size")).value
     try:
         meta = json.loads(ctypes.string_at(lib.data("lamina_metadata"), size))
@@ -125,4 +202,4 @@ def load(path: str | os.PathLike[str]) -> CompiledModel:
     return model
 
 
-__all__ = ["SharedLibrary", "load"]
+__all__ = ["VERIFY_ENV", "SharedLibrary", "load"]

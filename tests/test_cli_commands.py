@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -242,3 +245,206 @@ def test_save_model_writes_the_demo_model(tmp_path, capsys):
     out = tmp_path / "resnet.onnx"
     assert cli.main(["demo", "--save-model", str(out)]) == 0
     assert onnx.load(str(out)).graph.name == "resnet_mini"
+
+
+# -------------------------------------------- round trips (README's promises)
+LAMINA = Path(sys.executable).parent / "lamina"
+
+
+def _lamina(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(LAMINA), *argv], cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def big_mlp(tmp_path_factory) -> Path:
+    """An MLP with weights over 1 KiB (those `print_ir` elides by default)."""
+    path = tmp_path_factory.mktemp("big") / "m.onnx"
+    onnx.save(mlp_model((64, 32, 10)), str(path))
+    return path
+
+
+def _blobs(text: str) -> int:
+    """How many weights the IR text holds (in its `dialect_resources` section)."""
+    return text.partition("dialect_resources")[2].count(': "0x')
+
+
+def _x64() -> np.ndarray:
+    return np.linspace(-1, 1, 64, dtype=np.float32).reshape(1, 64)
+
+
+def test_emitted_ir_with_its_weights_compiles_again(big_mlp, tmp_path):
+    """`lamina compile m.onnx --emit relay --print-resources -o m.mlir && lamina
+    compile m.mlir -o m.so` gives what compiling the ONNX model gives."""
+    for argv in (
+        ["compile", str(big_mlp), "--emit", "relay", "--print-resources", "-o", "m.mlir"],
+        ["compile", "m.mlir", "-o", "m.so"],
+        ["compile", str(big_mlp), "-o", "ref.so"],
+    ):
+        proc = _lamina(*argv, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+    np.testing.assert_array_equal(
+        lamina.load(tmp_path / "m.so").run(_x64())[0], lamina.load(tmp_path / "ref.so").run(_x64())[0]
+    )
+
+
+def test_emit_to_a_file_writes_every_weight(big_mlp, tmp_path, capsys):
+    """An MLIR user expects `-o FILE` to be complete: without --print-resources."""
+    assert cli.main(["compile", str(big_mlp), "--emit", "relay", "-O", "0", "-o", str(tmp_path / "m.mlir")]) == 0
+    assert _blobs((tmp_path / "m.mlir").read_text()) == 4  # 2 weights, 2 biases
+    assert cli.main(["compile", str(tmp_path / "m.mlir"), "-o", str(tmp_path / "m.so")]) == 0
+    ref = lamina.compile(str(big_mlp)).run(_x64())[0]
+    np.testing.assert_allclose(lamina.load(tmp_path / "m.so").run(_x64())[0], ref, rtol=1e-6)
+
+
+def test_emit_to_stdout_elides_weights_unless_asked(big_mlp, tmp_path, capsys):
+    assert cli.main(["compile", str(big_mlp), "--emit", "relay"]) == 0
+    elided = capsys.readouterr().out
+    assert cli.main(["compile", str(big_mlp), "--emit", "relay", "--print-resources"]) == 0
+    full = capsys.readouterr().out
+    assert _blobs(full) == _blobs(elided) + 2 == 4  # + the two weight matrices
+    assert len(full) > 10 * len(elided)
+    (tmp_path / "elided.mlir").write_text(elided)
+    assert cli.main(["compile", str(tmp_path / "elided.mlir"), "-o", str(tmp_path / "m.so")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "has no data" in err
+    assert "--print-resources" in err and "lamina.print_ir(m, resources_limit=None)" in err
+    assert "resources=True" not in err
+
+
+def test_elided_weights_error_names_the_real_keyword(big_mlp):
+    text = lamina.print_ir(lamina.from_onnx(str(big_mlp)))
+    with pytest.raises(lamina.LaminaError, match=r"resources_limit=None") as e:
+        lamina.compile(lamina.parse(text))
+    assert "resources=True" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--print-resources", "-o", "{tmp}/m.so"], "add --emit LEVEL"),
+        (["--emit", "llvm", "--print-resources"], "LLVM IR takes them as run-time parameters"),
+        (["-o", "{tmp}/m.mlir"], "cannot write a shared library to '{tmp}/m.mlir': the name says MLIR text; give -o OUT.so, or add --emit relay|te|tir"),
+        (["-o", "{tmp}/m.ll"], "add --emit llvm"),
+        (["-o", "{tmp}/m.onnx"], "the name says an ONNX model"),
+        (["--emit", "relay", "-o", "{tmp}/m.so"], "--emit writes text; give -o FILE.mlir"),
+    ],
+)
+def test_compile_refuses_outputs_named_like_something_else(argv, message, model_path, tmp_path, capsys):
+    fill = {"tmp": str(tmp_path)}
+    assert cli.main(["compile", model_path, *(a.format(**fill) for a in argv)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("lamina: error: ") and err.count("\n") == 1
+    assert message.format(**fill) in err
+    assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------------- --target
+def test_target_before_the_model(model_path, tmp_path):
+    """`lamina compile --target blas m.onnx -o m.so`: the option takes one value
+    (names separated by commas), so it does not swallow the model."""
+    from lamina.backends import available_targets  # skip when blas cannot load
+
+    if "blas" not in available_targets():
+        pytest.skip("no blas target")
+    proc = _lamina("compile", "--target", "blas", model_path, "-o", "m.so", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    proc = _lamina("viz", "--target", "blas", model_path, "-o", "g.dot", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert any(label.startswith("blas: @") for label in viz.clusters((tmp_path / "g.dot").read_text()))
+    proc = _lamina("bench", "--target", "blas,c", model_path, "--runs", "2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    np.testing.assert_allclose(
+        lamina.load(tmp_path / "m.so").run(_x())[0], lamina.compile(model_path).run(_x())[0], rtol=1e-5
+    )
+
+
+def test_target_values_parse():
+    args = cli.parser().parse_args(["compile", "--target", "blas,c", "--target", "x", "m.onnx"])
+    assert args.target == ["blas", "c", "x"] and args.model == "m.onnx"
+    args = cli.parser().parse_args(["viz", "--target", "blas", "m.onnx", "-o", "g.dot"])
+    assert args.target == ["blas"] and args.model == "m.onnx"
+    with pytest.raises(SystemExit) as e:
+        cli.parser().parse_args(["compile", "--target", "blas,", "m.onnx"])
+    assert e.value.code == 2
+
+
+# ------------------------------------------------------------ symbolic inputs
+@pytest.fixture(scope="module")
+def symbolic_path(tmp_path_factory) -> str:
+    g = onnx.helper.make_graph(
+        [onnx.helper.make_node("Relu", ["x"], ["y"])],
+        "sym",
+        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N", 3])],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["N", 3])],
+    )
+    model = onnx.helper.make_model(g, opset_imports=[onnx.helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    path = tmp_path_factory.mktemp("sym") / "sym.onnx"
+    onnx.save(model, str(path))
+    return str(path)
+
+
+@pytest.mark.parametrize("command", ["compile", "run", "viz", "bench"])
+def test_symbolic_dims_ask_for_the_flag(symbolic_path, tmp_path, capsys, command):
+    argv = [command, symbolic_path] + (["-o", str(tmp_path / ("g.dot" if command == "viz" else "m.so"))] if command in ("compile", "viz") else [])
+    assert cli.main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "input 'x'" in err and "'N' (axis 0)" in err
+    assert "--input-shape x=D1,D2,... (e.g. --input-shape x=1,3)" in err
+    assert "input_shapes" not in err
+
+
+def test_input_shape_fixes_symbolic_dims(symbolic_path, tmp_path, capsys):
+    assert cli.main(["run", symbolic_path, "--input-shape", "x=2,3"]) == 0
+    assert "y: float32[2, 3]" in capsys.readouterr().out
+    assert cli.main(["run", symbolic_path, "--input-shape", "x=2"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("lamina: error: --input-shape gives input 'x' 1 dimension(s)")
+
+
+def test_python_api_keeps_its_input_shapes_hint(symbolic_path):
+    with pytest.raises(lamina.FrontendError, match=r"input_shapes=\{'x': \[\.\.\.\]\}"):
+        lamina.from_onnx(symbolic_path)
+
+
+# ---------------------------------------------------------------- run --output
+@pytest.fixture(scope="module")
+def two_outputs_path(tmp_path_factory) -> str:
+    g = onnx.helper.make_graph(
+        [onnx.helper.make_node("Relu", ["x"], ["a"]), onnx.helper.make_node("Neg", ["x"], ["b"])],
+        "two",
+        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2])],
+        [onnx.helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, [2]) for n in "ab"],
+    )
+    model = onnx.helper.make_model(g, opset_imports=[onnx.helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    path = tmp_path_factory.mktemp("two") / "two.onnx"
+    onnx.save(model, str(path))
+    return str(path)
+
+
+def test_run_output_npy_holds_the_one_output(library, tmp_path, capsys):
+    out = tmp_path / "probs.npy"
+    assert cli.main(["run", library, "--output", str(out)]) == 0
+    probs = np.load(out)  # an array, not an npz archive
+    assert isinstance(probs, np.ndarray) and probs.shape == (1, 4)
+    assert f"wrote output 'probs' to {out}" in capsys.readouterr().out
+
+
+def test_run_output_npy_with_several_outputs_is_an_error(two_outputs_path, tmp_path, capsys):
+    out = tmp_path / "o.npy"
+    assert cli.main(["run", two_outputs_path, "--output", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "cannot write 2 outputs (a, b) to one .npy file" in err and "--output OUT.npz" in err
+    assert list(tmp_path.iterdir()) == []
+    assert cli.main(["run", two_outputs_path, "--output", str(tmp_path / "o.npz")]) == 0
+    assert sorted(np.load(tmp_path / "o.npz").files) == ["a", "b"]
+
+
+def test_save_mlp_writes_the_readme_model(tmp_path, capsys):
+    out = tmp_path / "mlp.onnx"
+    assert cli.main(["demo", "--save-mlp", str(out)]) == 0
+    model = onnx.load(str(out))
+    assert model.graph.name == "mlp" and model.graph.input[0].type.tensor_type.shape.dim[1].dim_value == 784

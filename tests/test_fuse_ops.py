@@ -26,6 +26,7 @@ from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.errors import LaminaError
 from lamina.passes.graph.fold_constant import evaluate
 from lamina.passes.graph.fuse_ops import fuse_ops, op_pattern
+from lamina.pattern import DominatorPattern, is_op, partition, wildcard
 
 
 def fused_groups(module: Operation) -> list[list[str]]:
@@ -291,3 +292,68 @@ def test_reduction_takes_its_elementwise_prologue_not_its_epilogue():
       func.return %2 : tensor<4xf32>
     }""")
     assert fused_groups(m) == [["exp", "sum"], ["multiply", "relu"]]
+
+
+# ------------------------ the same grouping by a pattern: dominates(conv, path, child)
+CONV_BIAS_RELU_RESHAPE = """
+func.func @main(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %b: tensor<6xf32>) -> tensor<6x36xf32> {
+  %0 = relay.conv2d %x, %w : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>)
+  %1 = relay.bias_add %0, %b : (tensor<1x6x6x6xf32>, tensor<6xf32>)
+  %2 = relay.relu %1 : tensor<1x6x6x6xf32>
+  %3 = relay.reshape %2 {shape = array<i64: 6, 36>} : (tensor<1x6x6x6xf32>) -> tensor<6x36xf32>
+  func.return %3 : tensor<6x36xf32>
+}"""
+
+
+def dominated_by(parent: str) -> DominatorPattern:
+    """TVM's test_match_dominator2 pattern: an injective op dominated by `parent`
+    through elementwise and broadcast ops (which may read other inputs)."""
+    eltwise = wildcard().has_attr({"TOpPattern": OpPattern.ELEMWISE})(None)
+    broadcast = wildcard().has_attr({"TOpPattern": OpPattern.BROADCAST})(None)
+    injective = wildcard().has_attr({"TOpPattern": OpPattern.INJECTIVE})(wildcard())
+    return injective.dominates(is_op(parent)(wildcard(), wildcard()), eltwise | broadcast)
+
+
+def test_dominator_partition_through_a_bias_argument_compiles():
+    # TVM: test_match_dominator2 (apache/tvm#16983), partitioned and compiled: the
+    # bias_add on the path reads the function argument %b, which becomes an input.
+    m = lamina.parse(CONV_BIAS_RELU_RESHAPE)
+    (group,) = partition(dominated_by("conv2d"), m, {"lamina.composite": "conv_chain"})
+    m.verify()
+    assert fused_groups(m) == [["conv2d", "bias_add", "relu", "reshape"]]
+    assert [v.name_hint for v in group.inputs] == ["x", "w", "b"]
+    rng = np.random.default_rng(0)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((1, 4, 8, 8), (6, 4, 3, 3), (6,)))
+    windows = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))
+    conv = np.einsum("nchwkl,ockl->nohw", windows, w)
+    expected = np.maximum(conv + b[:, None, None], 0).reshape(6, 36)
+    got = lamina.compile(m, opt_level=0).run(x, w, b)[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_dominator_partition_through_arguments_and_constants_keeps_the_computation():
+    src = """
+    func.func @main(%x: tensor<2x4xf32>, %w: tensor<4x4xf32>, %b: tensor<4xf32>) -> tensor<8xf32> {
+      %c = relay.constant dense<[[0.5, -1.0, 2.0, 0.0], [1.5, 1.0, -2.0, 3.0]]> : tensor<2x4xf32>
+      %mm = relay.matmul %x, %w : (tensor<2x4xf32>, tensor<4x4xf32>)
+      %biased = relay.bias_add %mm, %b : (tensor<2x4xf32>, tensor<4xf32>)
+      %r = relay.relu %biased : tensor<2x4xf32>
+      %s = relay.multiply %r, %c : tensor<2x4xf32>
+      %out = relay.reshape %s {shape = array<i64: 8>} : (tensor<2x4xf32>) -> tensor<8xf32>
+      func.return %out : tensor<8xf32>
+    }"""
+    m = lamina.parse(src)
+    fn = next(op for op in m.ops if isinstance(op, func.FuncOp))
+    rng = np.random.default_rng(2)
+    args = [rng.standard_normal(s).astype(np.float32) for s in ((2, 4), (4, 4), (4,))]
+    (expected,) = evaluate(fn.body.block, args)
+    (group,) = partition(dominated_by("matmul"), m)
+    m.verify()
+    assert fused_groups(m) == [["matmul", "bias_add", "relu", "multiply", "reshape"]]
+    # The constant met by the path's fuzzy call is an input, as TVM lifts it. The
+    # order is the pattern's leaf order (TVM's): the parent's wildcards, then the
+    # operands of the path's ops in the order the matcher met them, walking back
+    # from the child (the multiply before the bias_add).
+    assert [v.name_hint for v in group.inputs] == ["x", "w", "c", "b"]
+    (got,) = evaluate(fn.body.block, args)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)

@@ -99,10 +99,15 @@ def test_internal_error_writes_a_reproducer_and_replays(
     text = repro.read_text()
     assert text.startswith("// lamina-opt reproducer: -p cse,test-crash --opt-level 2\n")
     assert GOOD in text
-    # Replaying crashes the same way (and writes a new reproducer).
-    code, _, err = run(["--run-reproducer", str(repro), "--reproducer-dir", str(repro_dir)], capsys)
-    assert code == 1 and "internal error in pass 'test-crash'" in one_line_error(err)
-    assert len(list(repro_dir.glob("*.mlir"))) == 2
+    # Replaying crashes the same way, and writes no new reproducer (each replay
+    # used to add one): the error names the one replayed.
+    for _ in range(2):
+        code, _, err = run(
+            ["--run-reproducer", str(repro), "--reproducer-dir", str(repro_dir)], capsys
+        )
+        assert code == 1 and "internal error in pass 'test-crash'" in one_line_error(err)
+        assert f"the reproducer {repro} still fails (no new reproducer written" in err
+    assert list(repro_dir.glob("*.mlir")) == [repro]
 
 
 def test_run_reproducer_without_the_crash(
@@ -163,3 +168,16 @@ def test_a_crashing_pass_is_an_internal_error_in_the_api() -> None:
     assert info.value.pass_name == "test-crash"
     assert isinstance(info.value.__cause__, ZeroDivisionError)
     assert isinstance(info.value, lamina.LaminaError)
+
+
+def test_unknown_file_extension_is_an_error_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It was an internal error with a crash reproducer.
+    path = tmp_path / "m.txt"
+    path.write_text(GOOD)
+    code, _, err = run([str(path), "--reproducer-dir", str(tmp_path / "r")], capsys)
+    assert code == 1 and "unknown file extension '.txt'" in one_line_error(err)
+    assert "internal error" not in err and not (tmp_path / "r").exists()
+    code, out, _ = run([str(path), "-f", "mlir"], capsys)
+    assert code == 0 and "relay.relu" in out

@@ -10,7 +10,8 @@ and type-only ones alike) and fails on:
 
 The layers, bottom to top (README's *Layout* draws them):
 
-    leaf utilities   errors, limits, fileio, abi, host, registry, plugins, version
+    leaf utilities   errors, limits, fileio, abi, host, registry, plugins, version,
+                     process
     dialects         dialects/ (relay, te, tir, llvm_ext, dtypes, constants, ...), ir
     pass infra       passes/{config,registry,context,instruments,pipeline}
     pattern          pattern/ (the dataflow pattern language)
@@ -46,6 +47,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lamina.registry",
             "lamina.plugins",
             "lamina.version",
+            "lamina.process",
         ),
     ),
     ("dialects", ("lamina.dialects", "lamina.ir")),

@@ -8,10 +8,21 @@ itself. Cases outside that set are not collected at all (rather than thousands o
 skips); `bench/conformance.py` measures the whole suite, unsupported ops included.
 The `real` kind (the light models) is covered by `test_onnx_light_models.py`.
 
-A case that raises `NotImplementedError` (lamina's `UnsupportedOpError`: a converter
-refusing an attribute or mode) shows as xfail with its message (`pytest -rx`); any
-other failure fails. Expected failures are listed in `XFAIL` with the reason for
-each; keep it short.
+Refusals are explicit and strict. The cases lamina is known to refuse (a
+`NotImplementedError`, i.e. `UnsupportedOpError`: a converter refusing an attribute
+or mode) are listed by name in `UNSUPPORTED`, with a piece of the expected message;
+each is a strict xfail (`pytest -rx` shows the listed message). So:
+
+- a listed case that starts to pass fails (XPASS(strict)): remove it from the list;
+- a listed case that fails otherwise (another exception, another message) fails;
+- an unlisted case that raises `NotImplementedError` fails: an op regressed into
+  "unsupported" (fix it), or a new case (a new converter, a new onnx) is refused
+  on purpose (add it to the list, with the message);
+- a listed name that is no longer a runnable case fails
+  `test_unsupported_list_names_runnable_cases`.
+
+Other expected failures (wrong results, known bugs) go in `XFAIL`, a regex over
+test names with the reason for each, also strict; keep both lists short.
 """
 
 from __future__ import annotations
@@ -38,23 +49,58 @@ KINDS = ("node", *onnx_conformance.MODEL_KINDS)
 #: Runnable cases per op with a converter: {op: [test names]}.
 RUNNABLE = onnx_conformance.runnable_cases(CONVERTERS, KINDS)
 
-#: Expected failures: a regex over test names (without the `_cpu` suffix) and why.
-#: Each is a known lamina limitation or bug, reported, not hidden; an entry that
-#: starts to pass shows as XPASS: remove it then.
+#: The runnable cases lamina refuses (NotImplementedError), by test name without
+#: `_cpu`, with a piece of the message each must give. Measured with onnx 1.23.2:
+#: 1355 cases run, these 9 are refused. Each is a strict xfail (see the docstring).
+UNSUPPORTED: dict[str, str] = {
+    name: "nonpad_kv_seqlen is not supported"  # Attention's optional 7th input
+    for name in (
+        "test_attention_4d_causal_nonpad_attn_mask_composition",
+        "test_attention_4d_causal_nonpad_batch_prefill",
+        "test_attention_4d_causal_nonpad_continued_prefill",
+        "test_attention_4d_causal_nonpad_negative_offset_structural_empty",
+        "test_attention_4d_diff_heads_mask4d_padded_kv",
+        "test_attention_4d_gqa_causal_nonpad_decode",
+        "test_attention_local_window_ext_cache_rank2_mask",
+        "test_attention_local_window_ext_cache_rank3_head_mask",
+        "test_attention_local_window_ext_cache_rank4_batch_mask",
+    )
+}
+
+#: Other expected failures: a regex over test names (without the `_cpu` suffix) and
+#: why. Each is a known lamina limitation or bug, reported, not hidden; strict: an
+#: entry that starts to pass fails the run (remove it then).
 XFAIL: dict[str, str] = {}
 
 
-def _unsupported_is_xfail(test: Callable[..., Any]) -> Callable[..., Any]:
-    """A case whose converter refuses an attribute or mode with UnsupportedOpError
-    (a NotImplementedError) is unsupported, not wrong: it shows as xfail with the
-    message (`-rx`), and bench/conformance.py counts it as unsupported."""
+class RefusedError(AssertionError):
+    """A refusal that is not the expected one (not a NotImplementedError, so it
+    fails even under an xfail mark that only accepts NotImplementedError)."""
+
+
+def _expect_refusals(test: Callable[..., Any], case: str) -> Callable[..., Any]:
+    """Run `case`, holding its NotImplementedError to `UNSUPPORTED`: a listed
+    case must be refused with its message (the strict xfail mark, set by `_suite`,
+    then makes it an xfail, and a pass an XPASS(strict) failure); an unlisted one
+    must not be refused at all."""
+    expected = UNSUPPORTED.get(case)
 
     @functools.wraps(test)
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
             return test(*args, **kwargs)
         except NotImplementedError as e:
-            pytest.xfail(f"unsupported: {e}")
+            if expected is None:
+                raise RefusedError(
+                    f"{case} is refused but not listed in UNSUPPORTED: {e}\n"
+                    "An op regressed into 'unsupported' (fix it), or the refusal is "
+                    "deliberate (add the case to UNSUPPORTED with its message)."
+                ) from e
+            if expected not in str(e):
+                raise RefusedError(
+                    f"{case} is refused with {str(e)!r}, not the listed {expected!r}"
+                ) from e
+            raise
 
     return run
 
@@ -71,19 +117,31 @@ def _suite() -> dict[str, type]:
             if name not in wanted:
                 delattr(cls, name)  # no converter for one of its ops, or out of scope
                 continue
-            setattr(cls, name, _unsupported_is_xfail(getattr(cls, name)))
-            reasons = [
-                r for p, r in XFAIL.items() if re.search(p, name[: -len("_cpu")])
-            ]
-            if reasons:
-                mark = pytest.mark.xfail(reason=reasons[0], strict=False)
-                setattr(cls, name, mark(getattr(cls, name)))
+            case = name[: -len("_cpu")]
+            test = _expect_refusals(getattr(cls, name), case)
+            reasons = [r for p, r in XFAIL.items() if re.search(p, case)]
+            if case in UNSUPPORTED:
+                test = pytest.mark.xfail(
+                    reason=f"unsupported: {UNSUPPORTED[case]}", raises=NotImplementedError,
+                    strict=True,
+                )(test)
+            elif reasons:
+                test = pytest.mark.xfail(reason=reasons[0], strict=True)(test)
+            setattr(cls, name, test)
         if any(n.startswith("test_") for n in vars(cls)):
             suite[cls_name] = cls
     return suite
 
 
 globals().update(_suite())
+
+
+def test_unsupported_list_names_runnable_cases():
+    """Every listed refusal is a case this suite runs: a stale name (a case renamed
+    or dropped by onnx, or no longer runnable) would silently test nothing."""
+    runnable = {n for names in RUNNABLE.values() for n in names}
+    stale = sorted(set(UNSUPPORTED) - runnable)
+    assert not stale, f"UNSUPPORTED names cases that do not run: {stale}"
 
 
 # ---------------------------------------------------------------- the API itself

@@ -356,8 +356,15 @@ def test_print_ir_before_and_after_all():
 
 
 def test_print_ir_unknown_pass():
-    with pytest.raises(LaminaError, match="PrintIRInstrument: unknown pass 'csee'"):
+    # Named by the option that gave it, with the closest pass.
+    with pytest.raises(
+        LaminaError, match=r"^--print-ir-after: unknown pass 'csee' \(did you mean 'cse'\?\)"
+    ):
         PrintIRInstrument(after="csee")
+    with pytest.raises(LaminaError, match=r"^--print-ir-before: unknown pass 'fuse-op' "):
+        PrintIRInstrument(before=["fuse-op"])
+    with pytest.raises(LaminaError, match=r"^after=: unknown pass 'x'"):
+        PrintIRInstrument(after=["x"], labels=("before=", "after="))
 
 
 def test_verify_each_names_the_breaking_pass():
@@ -543,7 +550,7 @@ def test_opt_pipeline_and_opt_level(tmp_path, capsys):
 
 def test_opt_errors_are_diagnostics(tmp_path, capsys):
     code, _, err = run_opt(tmp_path, capsys, "-p", "optimiz")
-    assert code == 1 and "did you mean optimize?" in err
+    assert code == 1 and "-p: unknown pass 'optimiz' (did you mean 'optimize'?)" in err
     code, _, err = run_opt(tmp_path, capsys, "--pass-config", "fuse-ops.max-depth=x")
     assert code == 1 and "expects int, got 'x'" in err
     code, _, err = run_opt(tmp_path, capsys, "--pass-config", "max-depth")

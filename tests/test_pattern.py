@@ -39,10 +39,12 @@ from xdsl.traits import Pure
 import lamina
 from lamina import passes as manager
 from lamina.dialects import relay
+from lamina.dialects.constants import constant_data
 from lamina.dialects.relay import OpPattern
 from lamina.dialects.relay_region import FusedOp
 from lamina.dialects.resources import blobs
 from lamina.errors import LaminaError
+from lamina.passes.graph.fold_constant import EVALUATORS, evaluate
 from lamina.pattern import (
     AltPattern,
     AttrPattern,
@@ -76,6 +78,7 @@ from lamina.pattern import (
 
 K_ELEMWISE = OpPattern.ELEMWISE
 K_BROADCAST = OpPattern.BROADCAST
+K_INJECTIVE = OpPattern.INJECTIVE
 
 
 # ------------------------------------------------------------------ test ops
@@ -470,6 +473,64 @@ def test_empty_attrs_match_anything(binary):
     assert wildcard().has_attr({}).match(val(binary, "x"))
 
 
+CONV_DEFAULTS = {"strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1)}
+
+CONVS = """
+func.func @main(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %wg: tensor<6x2x3x3xf32>) -> (tensor<1x6x6x6xf32>, tensor<1x6x6x6xf32>, tensor<1x6x3x3xf32>) {
+  %plain = relay.conv2d %x, %w : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>)
+  %grouped = relay.conv2d %x, %wg {groups = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>)
+  %strided = relay.conv2d %x, %w {strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>)
+  func.return %plain, %grouped, %strided : tensor<1x6x6x6xf32>, tensor<1x6x6x6xf32>, tensor<1x6x3x3xf32>
+}
+"""
+
+
+@pytest.fixture
+def conv_defaults() -> None:
+    """relay.conv2d states its property defaults (`DEFAULTS`): `groups` on the
+    family base, the spatial ones per class."""
+    assert relay.ConvOp.DEFAULTS == {"groups": 1}
+    assert relay.Conv2DOp.DEFAULTS == CONV_DEFAULTS
+
+
+def test_has_attr_sees_property_defaults(conv_defaults):
+    # TVM: test_match_call_attr - `has_attr({"data_layout": "NCHW"})` matches a
+    # conv2d that never set data_layout, as TVM's attributes carry their defaults.
+    m = parse(CONVS)
+    conv = is_op("conv2d")(wildcard(), wildcard())
+    plain = val(m, "plain")
+    assert "groups" not in plain.op.properties  # type: ignore[union-attr]
+    assert conv.has_attr({"groups": 1}).match(plain)
+    assert conv.has_attr({"groups": IntegerAttr(1, i64)}).match(plain)
+    assert conv.has_attr({"strides": [1, 1], "padding": (0, 0, 0, 0)}).match(plain)
+    assert wildcard().has_attr({"dilation": (1, 1), "groups": 1}).match(plain)
+    # written values win over the defaults
+    assert conv.has_attr({"groups": 2}).match(val(m, "grouped"))
+    assert conv.has_attr({"strides": (2, 2), "groups": 1}).match(val(m, "strided"))
+
+
+def test_has_attr_defaults_do_not_match_other_values(conv_defaults):
+    # TVM: test_no_match_call_attr - `has_attr({"data_layout": "NHWC"})` does not
+    # match the default NCHW; an attribute the op does not have never matches.
+    m = parse(CONVS)
+    conv = is_op("conv2d")(wildcard(), wildcard())
+    assert not conv.has_attr({"groups": 2}).match(val(m, "plain"))
+    assert not conv.has_attr({"groups": IntegerAttr(2, i64)}).match(val(m, "plain"))
+    assert not conv.has_attr({"groups": 1}).match(val(m, "grouped"))
+    assert not conv.has_attr({"strides": (1, 1)}).match(val(m, "strided"))
+    assert not conv.has_attr({"strides": (1,)}).match(val(m, "plain"))
+    assert not conv.has_attr({"data_layout": "NCHW"}).match(val(m, "plain"))
+
+
+def test_has_attr_without_defaults_needs_the_property(monkeypatch):
+    # An op class that states no DEFAULTS: an unwritten property is absent.
+    monkeypatch.setattr(relay.ConvOp, "DEFAULTS", {}, raising=False)
+    monkeypatch.setattr(relay.Conv2DOp, "DEFAULTS", {}, raising=False)
+    m = parse(CONVS)
+    assert not is_op("conv2d").has_attr({"groups": 1}).match(val(m, "plain"))
+    assert is_op("conv2d").has_attr({"groups": 2}).match(val(m, "grouped"))
+
+
 # ----------------------------------------------------------- types and shapes
 def test_match_type(binary):
     assert has_type(TensorType(f32, [4])).match(val(binary, "x"))
@@ -754,6 +815,83 @@ def test_dominates_method_form():
     )).match(val(m, "out"))
 
 
+CONV_BIAS_RELU_RESHAPE = """
+func.func @main(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %b: tensor<6xf32>) -> tensor<6x36xf32> {
+  %conv = relay.conv2d %x, %w : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>)
+  %biased = relay.bias_add %conv, %b : (tensor<1x6x6x6xf32>, tensor<6xf32>)
+  %r = relay.relu %biased : tensor<1x6x6x6xf32>
+  %out = relay.reshape %r {shape = array<i64: 6, 36>} : (tensor<1x6x6x6xf32>) -> tensor<6x36xf32>
+  func.return %out : tensor<6x36xf32>
+}
+"""
+
+
+def conv_path_injective():
+    conv = is_op("conv2d")(wildcard(), wildcard())
+    eltwise = wildcard().has_attr({"TOpPattern": K_ELEMWISE})(None)
+    broadcast = wildcard().has_attr({"TOpPattern": K_BROADCAST})(None)
+    injective = wildcard().has_attr({"TOpPattern": K_INJECTIVE})(wildcard())
+    return injective.dominates(conv, eltwise | broadcast)
+
+
+def test_match_dominator_skips_leaf_inputs():
+    # TVM: test_match_dominator2 (apache/tvm#16983): the path's bias_add also
+    # reads the argument %b; leaf inputs (arguments, constants) are skipped.
+    m = parse(CONV_BIAS_RELU_RESHAPE)
+    match = conv_path_injective().try_match(val(m, "out"))
+    assert match is not None
+    assert [op.name for op in match.ops] == [
+        "relay.conv2d",
+        "relay.bias_add",
+        "relay.relu",
+        "relay.reshape",
+    ]
+    assert match.inputs == (val(m, "x"), val(m, "w"), val(m, "b"))
+
+
+def test_match_dominator_skips_constant_and_argument_operands():
+    m = parse("""
+    func.func @main(%x: tensor<2x4xf32>, %w: tensor<4x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+      %c = relay.constant dense<2.0> : tensor<2x4xf32>
+      %mm = relay.matmul %x, %w : (tensor<2x4xf32>, tensor<4x4xf32>)
+      %biased = relay.bias_add %mm, %b : (tensor<2x4xf32>, tensor<4xf32>)
+      %r = relay.relu %biased : tensor<2x4xf32>
+      %scaled = relay.multiply %c, %mm : tensor<2x4xf32>
+      %out = relay.add %r, %scaled : tensor<2x4xf32>
+      func.return %out : tensor<2x4xf32>
+    }""")
+    path = is_op("relu")(wildcard()) | is_op("bias_add", "multiply")(wildcard(), wildcard())
+    pattern = dominates(
+        is_op("matmul")(wildcard(), wildcard()), path, is_op("add")(wildcard(), wildcard())
+    )
+    match = pattern.try_match(val(m, "out"))
+    assert match is not None and len(match.ops) == 5
+    # The leaves are inputs (a constant met by a wildcard too, as in TVM), in the
+    # pattern's leaf order: the path's first operand wildcard met %c (multiply's
+    # first operand) before its second one met %b (bias_add's second operand).
+    assert match.inputs == (val(m, "x"), val(m, "w"), val(m, "c"), val(m, "b"))
+
+
+def test_no_match_dominator_path_of_leaves_only():
+    # TVM: test_not_match_dominator ("Relu on the input instead of the conv"),
+    # with the leaf rule: an op on the path whose operands are all leaves does
+    # not lead back to the parent, whatever the leaves are.
+    m = parse("""
+    func.func @main(%x: tensor<2x4xf32>, %w: tensor<4x4xf32>, %b: tensor<2x4xf32>) -> tensor<2x4xf32> {
+      %c = relay.constant dense<2.0> : tensor<2x4xf32>
+      %mm = relay.matmul %x, %w : (tensor<2x4xf32>, tensor<4x4xf32>)
+      %r = relay.relu %mm : tensor<2x4xf32>
+      %s = relay.add %b, %c : tensor<2x4xf32>
+      %out = relay.add %r, %s : tensor<2x4xf32>
+      func.return %out : tensor<2x4xf32>
+    }""")
+    path = is_op("relu")(wildcard()) | is_op("add")(wildcard(), wildcard())
+    mm = is_op("matmul")(wildcard(), wildcard())
+    assert not dominates(mm, path, is_op("add")(wildcard(), wildcard())).match(val(m, "out"))
+    # a child reading only leaves has no path to a parent either
+    assert not dominates(mm, path, is_op("add")(wildcard(), wildcard())).match(val(m, "s"))
+
+
 # ----------------------------------------------------------------- Match object
 def test_match_object_bindings():
     m = parse(DIAMOND)
@@ -791,6 +929,149 @@ def test_pattern_arithmetic_sugar():
     pattern = (g * (x - mean)) / g + b  # add matches commuted
     match = pattern.try_match(val(m, "out"))
     assert match is not None and match[mean] is val(m, "mean") and match[b] is val(m, "b")
+
+
+# ----------------------------------------------------- batch norm, re-associated
+def bn_module(body: str) -> ModuleOp:
+    """`body` over x (2x4) and per-column gamma, beta, mean, var and eps (4)."""
+    return parse(f"""
+    func.func @main(%x: tensor<2x4xf32>, %var: tensor<4xf32>, %mean: tensor<4xf32>, %beta: tensor<4xf32>, %gamma: tensor<4xf32>) -> tensor<2x4xf32> {{
+      %eps = relay.constant dense<1.0e-05> : tensor<4xf32>
+      %ve = relay.add %var, %eps : tensor<4xf32>
+      %s = relay.sqrt %ve : tensor<4xf32>
+      %d = relay.subtract %x, %mean : (tensor<2x4xf32>, tensor<4xf32>)
+      {body}
+      func.return %out : tensor<2x4xf32>
+    }}""")
+
+
+# The graph gamma * (x - mean) / sqrt(var + eps) + beta, written as TVM's tests do.
+BN = """%n = relay.multiply %gamma, %d : (tensor<4xf32>, tensor<2x4xf32>)
+      %q = relay.divide %n, %s : (tensor<2x4xf32>, tensor<4xf32>)
+      %out = relay.add %q, %beta : (tensor<2x4xf32>, tensor<4xf32>)"""
+
+
+class BatchnormCallback(PatternCallback):
+    """TVM's BatchnormCallback: the decomposed batch norm back to relay.batch_norm."""
+
+    def __init__(self, associate_right: bool = False) -> None:
+        self.x, self.var, self.mean = wildcard(), wildcard(), wildcard()
+        self.beta, self.gamma, self.eps = wildcard(), wildcard(), is_constant()
+        sqrt = is_op("sqrt")(self.var + self.eps)
+        if associate_right:
+            scaled = self.gamma * ((self.x - self.mean) / sqrt)
+        else:
+            scaled = self.gamma * (self.x - self.mean) / sqrt
+        super().__init__(scaled + self.beta)
+
+    def callback(self, match: Match) -> Operation:
+        eps = constant_data(match[self.eps].op)  # type: ignore[union-attr]
+        assert eps is not None
+        return relay.BatchNormOp(
+            match[self.x],
+            match[self.gamma],
+            match[self.beta],
+            match[self.mean],
+            match[self.var],
+            epsilon=relay.f64_attr(float(eps.flat[0])),
+        )
+
+
+def bn_inputs() -> list[np.ndarray]:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 4)).astype(np.float32)
+    var = rng.uniform(0.5, 2.0, 4).astype(np.float32)
+    return [x, var, *(rng.standard_normal(4).astype(np.float32) for _ in range(3))]
+
+
+@pytest.fixture
+def sqrt_evaluator():
+    with EVALUATORS.scoped("relay.sqrt", lambda op, args: np.sqrt(args[0])):
+        yield
+
+
+def fuses_to_batch_norm(body: str, callback: BatchnormCallback) -> bool:
+    """Whether `callback` turns the graph into one relay.batch_norm; if it does,
+    the result must compute what the graph did."""
+    m = bn_module(body)
+    fn = next(op for op in m.ops if isinstance(op, func.FuncOp))
+    args = bn_inputs()
+    (before,) = evaluate(fn.body.block, args)
+    if rewrite(callback, m) == 0:
+        return False
+    m.verify()
+    assert names(m) == ["relay.batch_norm"]
+    (after,) = evaluate(fn.body.block, args)
+    np.testing.assert_allclose(after, before, rtol=1e-5, atol=1e-6)
+    return True
+
+
+@pytest.mark.usefixtures("sqrt_evaluator")
+def test_fuse_batchnorm():
+    # TVM: test_fuse_batchnorm
+    assert fuses_to_batch_norm(BN, BatchnormCallback())
+
+
+@pytest.mark.usefixtures("sqrt_evaluator")
+def test_no_fuse_batchnorm():
+    # TVM: test_no_fuse_batchnorm (- beta instead of + beta)
+    fake = BN.replace("relay.add %q", "relay.subtract %q")
+    assert not fuses_to_batch_norm(fake, BatchnormCallback())
+
+
+@pytest.mark.usefixtures("sqrt_evaluator")
+def test_fuse_batchnorm_commutation():
+    # TVM: test_fuse_batchnorm_commutation
+    callback = BatchnormCallback()
+    # commute add: beta + gamma * (x - mean) / sqrt(var + eps)
+    commuted = BN.replace(
+        "%q, %beta : (tensor<2x4xf32>, tensor<4xf32>)",
+        "%beta, %q : (tensor<4xf32>, tensor<2x4xf32>)",
+    )
+    assert fuses_to_batch_norm(commuted, callback)
+    # associate divide/multiply: gamma * ((x - mean) / sqrt(var + eps)) + beta
+    # (the pattern's divide of a multiply matches a multiply of a divide)
+    right = """%q = relay.divide %d, %s : (tensor<2x4xf32>, tensor<4xf32>)
+      %n = relay.multiply %gamma, %q : (tensor<4xf32>, tensor<2x4xf32>)
+      %out = relay.add %n, %beta : (tensor<2x4xf32>, tensor<4xf32>)"""
+    assert fuses_to_batch_norm(right, callback)
+    # ... with the multiply's operands the other way round too
+    swapped = right.replace("%gamma, %q : (tensor<4xf32>, tensor<2x4xf32>)",
+                            "%q, %gamma : (tensor<2x4xf32>, tensor<4xf32>)")
+    assert fuses_to_batch_norm(swapped, callback)
+
+
+@pytest.mark.usefixtures("sqrt_evaluator")
+def test_fuse_batchnorm_associate_multiply_divide():
+    # The other rule of TVM's matcher (its CallPattern visitor): a multiply of a
+    # divide, gamma * ((x - mean) / sqrt(...)), matches (gamma * (x - mean)) / sqrt(...).
+    assert fuses_to_batch_norm(BN, BatchnormCallback(associate_right=True))
+    # the divide may be either operand of the pattern's multiply
+    g, x, mean, c = wildcard(), wildcard(), wildcard(), wildcard()
+    m = bn_module(BN)
+    assert (((x - mean) / c) * g).match(val(m, "q"))
+    match = (g * ((x - mean) / c)).try_match(val(m, "q"))
+    assert match is not None
+    assert (match[g], match[x], match[c]) == (val(m, "gamma"), val(m, "x"), val(m, "s"))
+
+
+def test_reassociation_is_for_multiply_and_divide_only():
+    m = parse("""
+    func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+      %bc = relay.subtract %b, %c : tensor<4xf32>
+      %sum = relay.add %a, %bc : tensor<4xf32>
+      %qa = relay.divide %b, %a : tensor<4xf32>
+      %q = relay.divide %qa, %c : tensor<4xf32>
+      func.return %sum, %q : tensor<4xf32>, tensor<4xf32>
+    }""")
+    a, b, c = is_var("a"), is_var("b"), is_var("c")
+    # TVM re-associates multiply/divide only: (a + b) - c is not a + (b - c)
+    assert (a + (b - c)).match(val(m, "sum"))
+    assert not ((a + b) - c).match(val(m, "sum"))
+    # and a divide of a divide is not re-associated: (b / a) / c is not b / (a * c)
+    assert not (b / (a * c)).match(val(m, "q"))
+    # a pattern of other ops is not re-associated either
+    assert not is_op("divide")(is_op("add")(a, b), c).match(val(m, "sum"))
 
 
 # ==================================================================== rewrite
@@ -1350,3 +1631,89 @@ def test_partitioned_groups_are_matchable():
     fused = next(op for op in main_ops(m) if isinstance(op, FusedOp))
     assert composite(wildcard(), wildcard(), wildcard()).match(fused.results[0])
     assert is_op("fused")(is_var("x"), is_var("w"), is_var("b")).match(fused.results[0])
+
+
+# ------------------------------------------------------ partition parameter order
+@pytest.mark.usefixtures("sqrt_evaluator")
+def test_partition_batchnorm_parameters_in_pattern_leaf_order():
+    # TVM: test_partition_batchnorm - the function's parameters are
+    # [gamma, x, mean, var, beta], the order of the pattern's leaves, although the
+    # graph first uses var (var + eps), then x and mean, then gamma and beta.
+    m = bn_module(BN)
+    fn = next(op for op in m.ops if isinstance(op, func.FuncOp))
+    args = bn_inputs()
+    (before,) = evaluate(fn.body.block, args)
+    pattern = BatchnormCallback().pattern
+    match = pattern.try_match(val(m, "out"))
+    assert match is not None
+    params = [val(m, n) for n in ("gamma", "x", "mean", "var", "beta")]
+    assert list(match.inputs) == params
+    (fused,) = partition(pattern, m)
+    m.verify()
+    assert list(fused.inputs) == params
+    assert [a.name_hint for a in fused.body.block.args] == ["gamma", "x", "mean", "var", "beta"]
+    assert names(fused.body)[0] == "relay.constant"  # eps, matched by is_constant()
+    (after,) = evaluate(fn.body.block, args)
+    np.testing.assert_array_equal(after, before)
+
+
+@pytest.mark.usefixtures("sqrt_evaluator")
+def test_partition_double_batchnorm_parameters():
+    # TVM: test_partition_double_batchnorm - two groups, each with its parameters
+    # in the pattern's order; the second takes the first's result as its x.
+    m = parse("""
+    func.func @main(%x: tensor<2x4xf32>, %var: tensor<4xf32>, %mean: tensor<4xf32>, %beta: tensor<4xf32>, %gamma: tensor<4xf32>) -> tensor<2x4xf32> {
+      %eps = relay.constant dense<1.0e-05> : tensor<4xf32>
+      %ve = relay.add %var, %eps : tensor<4xf32>
+      %s = relay.sqrt %ve : tensor<4xf32>
+      %d = relay.subtract %x, %mean : (tensor<2x4xf32>, tensor<4xf32>)
+      %n = relay.multiply %gamma, %d : (tensor<4xf32>, tensor<2x4xf32>)
+      %q = relay.divide %n, %s : (tensor<2x4xf32>, tensor<4xf32>)
+      %bn = relay.add %q, %beta : (tensor<2x4xf32>, tensor<4xf32>)
+      %ve2 = relay.add %var, %eps : tensor<4xf32>
+      %s2 = relay.sqrt %ve2 : tensor<4xf32>
+      %d2 = relay.subtract %bn, %mean : (tensor<2x4xf32>, tensor<4xf32>)
+      %n2 = relay.multiply %gamma, %d2 : (tensor<4xf32>, tensor<2x4xf32>)
+      %q2 = relay.divide %n2, %s2 : (tensor<2x4xf32>, tensor<4xf32>)
+      %out = relay.add %q2, %beta : (tensor<2x4xf32>, tensor<4xf32>)
+      func.return %out : tensor<2x4xf32>
+    }""")
+    fn = next(op for op in m.ops if isinstance(op, func.FuncOp))
+    args = bn_inputs()
+    (before,) = evaluate(fn.body.block, args)
+    first, second = partition(BatchnormCallback().pattern, m)
+    m.verify()
+    gamma, x, mean, var, beta = (val(m, n) for n in ("gamma", "x", "mean", "var", "beta"))
+    assert list(first.inputs) == [gamma, x, mean, var, beta]
+    assert list(second.inputs) == [gamma, first.results[0], mean, var, beta]
+    (after,) = evaluate(fn.body.block, args)
+    np.testing.assert_array_equal(after, before)
+
+
+def test_partition_parameters_follow_the_pattern_not_the_operands():
+    # The graph uses %a first; the pattern names the add's other operand first,
+    # and the commuted match keeps the pattern's order.
+    m = parse("""
+    func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+      %r = relay.relu %a : tensor<4xf32>
+      %s = relay.add %r, %b : tensor<4xf32>
+      func.return %s : tensor<4xf32>
+    }""")
+    inner, other = wildcard(), wildcard()
+    (fused,) = partition(is_op("add")(other, is_op("relu")(inner)), m)
+    assert [v.name_hint for v in fused.inputs] == ["b", "a"]
+    # A leaf used twice counts at its first place in the pattern.
+    m2 = parse("""
+    func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+      %m = relay.multiply %b, %a : tensor<4xf32>
+      %s = relay.add %a, %m : tensor<4xf32>
+      func.return %s : tensor<4xf32>
+    }""")
+    x, y = wildcard(), wildcard()
+    (fused2,) = partition(is_op("add")(x, is_op("multiply")(y, x)), m2)
+    assert [v.name_hint for v in fused2.inputs] == ["a", "b"]
+    # A fuzzy call gives its op's operands at its place.
+    m3 = parse(CHAIN)
+    bias = wildcard()
+    (fused3,) = partition(is_op("relu")(is_op("add")(bias, is_op("matmul")(None))), m3)
+    assert [v.name_hint for v in fused3.inputs] == ["b", "x", "w"]

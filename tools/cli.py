@@ -1,15 +1,16 @@
 """`lamina`: compile, run, benchmark and draw whole models from the command line.
 
-    lamina compile MODEL.onnx -o OUT.so [--opt-level N] [--target NAME ...]
+    lamina compile MODEL.onnx -o OUT.so [--opt-level N] [--target NAME[,NAME]]
                    [--threads N] [--print-ir-after PASS|all] [--time-passes]
-    lamina compile MODEL.onnx --emit relay|te|tir|llvm [-o FILE]
-    lamina run MODEL.onnx|OUT.so [--input NAME=FILE.npy ...] [--output OUT.npz]
+    lamina compile MODEL.onnx --emit relay|te|tir|llvm [-o FILE] [--print-resources]
+    lamina run MODEL.onnx|OUT.so [--input NAME=FILE.npy ...] [--output OUT.npz|OUT.npy]
     lamina bench MODEL [--compare onnxruntime] [--threads 1,2] [--runs N] [--profile]
     lamina viz MODEL.onnx|FILE.mlir -o FILE.dot|FILE.svg|FILE.png [--pipeline P]
-    lamina demo
+    lamina demo [--save-model FILE.onnx] [--save-mlp FILE.onnx]
 
 User errors print one line (`lamina: error: ...`) and exit 1; usage errors exit 2;
-`--debug` shows the traceback. Output files are written atomically.
+`--debug` shows the traceback. Output files are written atomically; SIGINT exits
+130 and SIGTERM 143, after `with` blocks have removed their temporary files.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import contextlib
 import io
 import os
 import shutil
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -30,9 +32,10 @@ from rich.console import Console
 from rich.table import Table
 from xdsl.dialects.builtin import ModuleOp
 
+from lamina.dialects.resources import DEFAULT_ELIDE_LIMIT
 from lamina.driver import compile as lamina_compile
 from lamina.driver import lower_to, standard_pipeline
-from lamina.errors import LaminaError
+from lamina.errors import FrontendError, LaminaError
 from lamina.fileio import check_writable, write_atomic
 from lamina.frontends.onnx import from_onnx
 from lamina.ir import parse, print_ir
@@ -48,9 +51,11 @@ from lamina.runtime.library import load
 from lamina.runtime.model import CompiledModel
 from lamina.target.codegen import llvm_ir
 from lamina.tools import demo, viz
+from lamina.tools.demo import mlp_model
 from lamina.tools.models import resnet_mini
 from lamina.tools.profile import profile, top
 from lamina.tools.report import CompileProgress, console, fmt_ms, measure, timing_table
+from lamina.tools.signals import Terminated, check_signals, signals_raise
 
 LEVELS = ("relay", "te", "tir", "llvm")
 ELF_MAGIC = b"\x7fELF"
@@ -99,10 +104,36 @@ def model_file(path: str, allowed: Sequence[str]) -> tuple[Path, str]:
 
 
 def load_module(path: Path, kind: str, shapes: dict[str, list[int]] | None) -> ModuleOp:
-    """The graph-level module of an ONNX model or a .mlir file."""
+    """The graph-level module of an ONNX model or a .mlir file. The importer's
+    advice names its Python argument `input_shapes=`; here it is `--input-shape`."""
     if kind == "mlir":
         return parse(path.read_text(), name=str(path))
-    return from_onnx(str(path), shapes)
+    try:
+        return from_onnx(str(path), shapes)
+    except FrontendError as e:
+        message = _cli_wording(e, path)
+        if message == str(e):
+            raise
+        raise FrontendError(message) from e
+
+
+def _cli_wording(e: FrontendError, path: Path) -> str:
+    """The message of an import error, with the command line's flag in its advice."""
+    name = getattr(e, "input_name", None)
+    dims = getattr(e, "input_dims", None)
+    if isinstance(name, str) and isinstance(dims, list):
+        axes = [(i, d) for i, d in enumerate(dims) if not isinstance(d, int)]
+        which = ", ".join(f"'{d}' (axis {i})" for i, d in axes)
+        example = ",".join(str(d) if isinstance(d, int) else "1" for d in dims)
+        return (
+            f"input '{name}' of '{path}' has {'a ' if len(axes) == 1 else ''}symbolic "
+            f"dimension{'s' if len(axes) > 1 else ''} {which}; give its shape with "
+            f"--input-shape {name}=D1,D2,... (e.g. --input-shape {name}={example})"
+        )
+    message = str(e)
+    if message.startswith("input_shapes "):  # the value of --input-shape is wrong
+        return "--input-shape " + message.removeprefix("input_shapes ")
+    return message
 
 
 def _shapes(items: Sequence[str]) -> dict[str, list[int]] | None:
@@ -116,6 +147,16 @@ def _shapes(items: Sequence[str]) -> dict[str, list[int]] | None:
                 f"bad --input-shape '{item}': expected NAME=D1,D2,... (integers)"
             ) from None
     return out or None
+
+
+def _targets(text: str) -> list[str]:
+    """`--target blas` or `--target blas,c` as a list of names (else a usage error)."""
+    names = [t.strip() for t in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(
+            f"expected target names like blas or blas,c, got '{text}'"
+        )
+    return names
 
 
 def _pass_context(args: argparse.Namespace, extra: Sequence[PassInstrument] = ()) -> PassContext:
@@ -154,17 +195,21 @@ def compile_model(
                 num_threads=threads,
                 pass_context=_pass_context(args, instruments),
             )
+        check_signals()  # one that arrived during LLVM code generation
     if threads is not None:
         exe.num_threads = threads  # the team size of parallel loops, per run
     return exe
 
 
 # -------------------------------------------------------------------- compile
-def emit(module: ModuleOp, level: str, ctx: PassContext) -> str:
+def emit(
+    module: ModuleOp, level: str, ctx: PassContext, resources_limit: int | None = -1
+) -> str:
     """The module's IR after the graph optimizations of `ctx` and lowering to
-    `level`, as text."""
+    `level`, as text; weights as `lamina.print_ir`'s `resources_limit` says (-1:
+    those above 1 KiB elided, None: all; LLVM IR never holds them)."""
     lower_to(module, level, ctx)
-    return llvm_ir(module) if level == "llvm" else print_ir(module)
+    return llvm_ir(module) if level == "llvm" else print_ir(module, resources_limit=resources_limit)
 
 
 def _size(path: Path) -> str:
@@ -172,14 +217,48 @@ def _size(path: Path) -> str:
     return f"{n / 1024:.1f} KiB" if n < 1 << 20 else f"{n / (1 << 20):.1f} MiB"
 
 
-def cmd_compile(args: argparse.Namespace) -> int:
-    """`lamina compile`: a shared library (-o OUT.so), or the IR of a level (--emit)."""
-    path, kind = model_file(args.model, ("onnx", "mlir"))
+#: what `lamina compile -o FILE` refuses to write a library to, by suffix
+NOT_A_LIBRARY = {".mlir": "MLIR text", ".ll": "LLVM IR text", ".onnx": "an ONNX model",
+                 ".npy": "a numpy array", ".npz": "numpy arrays"}
+
+
+def _check_compile_output(args: argparse.Namespace) -> None:
+    """Refuse an output whose name says it holds something else than what
+    `compile` would write there, and flags that do not apply."""
     if args.emit is None and not args.output:
         raise LaminaError(
             "no output: give -o OUT.so to write a shared library, or --emit "
             f"{'|'.join(LEVELS)} to print the IR of a level"
         )
+    suffix = Path(args.output or "").suffix.lower()
+    if args.emit is None and suffix in NOT_A_LIBRARY:
+        ir = "llvm" if suffix == ".ll" else "relay|te|tir"
+        raise LaminaError(
+            f"cannot write a shared library to '{args.output}': the name says "
+            f"{NOT_A_LIBRARY[suffix]}; give -o OUT.so, or add --emit {ir} to write IR"
+        )
+    if args.emit is not None and suffix in (".so", ".onnx"):
+        raise LaminaError(
+            f"cannot write {args.emit} IR to '{args.output}': --emit writes text; "
+            f"give -o FILE.{'ll' if args.emit == 'llvm' else 'mlir'}, or drop --emit "
+            "to write a shared library"
+        )
+    if args.print_resources and args.emit in (None, "llvm"):
+        why = "LLVM IR takes them as run-time parameters: use another level"
+        raise LaminaError(
+            "--print-resources prints the weights of --emit relay|te|tir's IR; "
+            + (why if args.emit else "add --emit LEVEL (a library always holds its weights)")
+        )
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    """`lamina compile`: a shared library (-o OUT.so), or the IR of a level (--emit).
+
+    `--emit LEVEL -o FILE` writes the weights into FILE (a file that compiles
+    again); to stdout, weights above 1 KiB are elided unless `--print-resources`.
+    """
+    path, kind = model_file(args.model, ("onnx", "mlir"))
+    _check_compile_output(args)
     if args.output:
         check_writable(args.output)
     err = console(sys.stderr)
@@ -193,7 +272,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
             )
         module = load_module(path, kind, _shapes(args.input_shape))
         ctx = _pass_context(args, [timing] if args.time_passes else [])
-        text = emit(module, args.emit, ctx)
+        full = args.print_resources or args.output
+        text = emit(module, args.emit, ctx, None if full else DEFAULT_ELIDE_LIMIT)
         if args.output:
             write_atomic(args.output, text)
             print(f"wrote {args.emit} IR to {args.output}")
@@ -272,9 +352,16 @@ def model_inputs(exe: CompiledModel, items: Sequence[str], quiet: bool = False) 
 def cmd_run(args: argparse.Namespace) -> int:
     """`lamina run`: run a model or library on .npy inputs (random if none)."""
     path, kind = model_file(args.model, ("onnx", "mlir", "library"))
+    npy = bool(args.output) and Path(args.output).suffix.lower() == ".npy"
     if args.output:
         check_writable(args.output)
     exe = compile_model(path, kind, args)
+    if npy and len(exe.outputs) != 1:
+        raise LaminaError(
+            f"cannot write {len(exe.outputs)} outputs "
+            f"({', '.join(exe.output_names)}) to one .npy file '{args.output}': give "
+            "--output OUT.npz (one array per output name)"
+        )
     outs = exe.run(**model_inputs(exe, args.input))
     for spec, value in zip(exe.outputs, outs, strict=True):
         flat = value.reshape(-1)
@@ -282,9 +369,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{spec.describe()} = {preview}{' ...' if flat.size > 8 else ''}")
     if args.output:
         buf = io.BytesIO()
-        np.savez(buf, **dict(zip(exe.output_names, outs, strict=True)))
+        if npy:
+            np.save(buf, outs[0], allow_pickle=False)
+            print_as = f"output '{exe.output_names[0]}'"
+        else:
+            np.savez(buf, **dict(zip(exe.output_names, outs, strict=True)))
+            print_as = f"{len(outs)} output(s)"
         write_atomic(args.output, buf.getvalue())
-        print(f"wrote {len(outs)} output(s) to {args.output}")
+        print(f"wrote {print_as} to {args.output}")
     return 0
 
 
@@ -491,12 +583,15 @@ def cmd_viz(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------- demo
 def cmd_demo(args: argparse.Namespace) -> int:
-    """`lamina demo`: the built-in example (or, with --save-model, its model)."""
+    """`lamina demo`: the built-in example (or, with --save-model/--save-mlp, only
+    its CNN / a small MLP as ONNX, to try the other commands on)."""
     if args.save_model:
         write_atomic(args.save_model, resnet_mini().SerializeToString())
         print(f"wrote the demo's ONNX model to {args.save_model}")
-        return 0
-    return demo.main(threads=args.threads)
+    if args.save_mlp:
+        write_atomic(args.save_mlp, mlp_model().SerializeToString())
+        print(f"wrote an ONNX MLP (784-512-512-10) to {args.save_mlp}")
+    return 0 if args.save_model or args.save_mlp else demo.main(threads=args.threads)
 
 
 # ---------------------------------------------------------------------- parser
@@ -510,8 +605,8 @@ def parser() -> argparse.ArgumentParser:
     build = argparse.ArgumentParser(add_help=False)
     build.add_argument("-O", "--opt-level", type=_opt_level, default=3, metavar="N",
                        help="optimization level 0-3 (default 3)")
-    build.add_argument("--target", nargs="+", action="extend", metavar="NAME",
-                       help="BYOC targets to offload to (e.g. blas)")
+    build.add_argument("--target", action="extend", type=_targets, metavar="NAME[,NAME]",
+                       help="BYOC targets to offload to (e.g. blas; repeat or list)")
     build.add_argument("--input-shape", action="append", default=[], metavar="NAME=D1,D2",
                        help="fix a symbolic input shape")
 
@@ -525,7 +620,11 @@ def parser() -> argparse.ArgumentParser:
                        help="compile a model to a shared library, or print its IR")
     c.add_argument("model", help="an ONNX model or a graph-level .mlir file")
     c.add_argument("-o", "--output", help="the .so to write (or the IR file with --emit)")
-    c.add_argument("--emit", choices=LEVELS, help="write the IR at this level instead")
+    c.add_argument("--emit", choices=LEVELS,
+                   help="write the IR at this level instead (with -o: with its weights)")
+    c.add_argument("--print-resources", action="store_true",
+                   help=f"print every weight with --emit's IR (default: only up to "
+                   f"{DEFAULT_ELIDE_LIMIT} bytes on stdout; -o files hold them all)")
     c.add_argument("--threads", type=_positive, metavar="N", help="threads for parallel loops")
     c.add_argument("--print-ir-after", metavar="PASS|all", help="print the IR after passes (to stderr)")
     c.add_argument("--print-ir-before", metavar="PASS|all", help="print the IR before passes")
@@ -535,7 +634,8 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", parents=[common, build], help="run a model on .npy inputs")
     r.add_argument("model", help="an ONNX model, a .mlir file or a library from compile")
     r.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy")
-    r.add_argument("--output", help="write the outputs to this .npz file")
+    r.add_argument("--output", metavar="OUT.npz|OUT.npy",
+                   help="write the outputs: .npz by name, .npy for a single output")
     r.add_argument("--threads", type=_positive, metavar="N", help="threads for parallel loops")
     r.set_defaults(fn=cmd_run)
 
@@ -556,7 +656,7 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--pipeline", default="optimize",
                    help="passes to run first (default: optimize; 'none' for the import)")
     v.add_argument("-O", "--opt-level", type=_opt_level, default=3, metavar="N")
-    v.add_argument("--target", nargs="+", action="extend", metavar="NAME",
+    v.add_argument("--target", action="extend", type=_targets, metavar="NAME[,NAME]",
                    help="BYOC targets whose partitions to draw (e.g. blas)")
     v.add_argument("--input-shape", action="append", default=[], metavar="NAME=D1,D2")
     v.set_defaults(fn=cmd_viz)
@@ -565,14 +665,31 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--threads", type=_positive, metavar="N", help="threads for parallel loops")
     d.add_argument("--save-model", metavar="FILE.onnx",
                    help="only write the demo's ONNX model (to try the other commands on)")
+    d.add_argument("--save-mlp", metavar="FILE.onnx",
+                   help="only write a small ONNX MLP (784-512-512-10, random weights)")
     d.set_defaults(fn=cmd_demo)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; returns the exit code (usage errors exit 2 from argparse)."""
-    args = parser().parse_args(argv)
-    fn: Callable[[argparse.Namespace], int] = args.fn
+    """Run the command; returns the exit code (usage errors exit 2 from argparse,
+    SIGINT 130, SIGTERM 143)."""
+    try:
+        with signals_raise():
+            args = parser().parse_args(argv)
+            code = _run(args.fn, args)
+            check_signals()
+            return code
+    except Terminated:
+        print("lamina: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    except KeyboardInterrupt:
+        print("lamina: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
+
+
+def _run(fn: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """`fn(args)`, with errors as one line and an exit code."""
     try:
         return fn(args)
     except LaminaError as e:
@@ -580,9 +697,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"lamina: error: {e}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("lamina: interrupted", file=sys.stderr)
-        return 130
     except Exception as e:
         if args.debug:
             raise

@@ -13,45 +13,58 @@ The IR is verified before the first pass and after each one (`--verify-each`, on
 unless `--verify-each=false` or `--disable-verify`); a failure names the pass that
 broke the IR. `--opt-level` defaults to 3, so a pass listed with `-p` always runs.
 
-Every error is one line on stderr and exit code 1 (no traceback). An internal error
-(a bug: an exception that is not a diagnostic) writes a crash reproducer, like
-mlir-opt's: the input IR under a `// lamina-opt reproducer: -p PIPELINE ...` header,
-in `--reproducer-dir` (default: the system's temporary folder); `lamina-opt
---run-reproducer FILE` replays it. `-o FILE` is written atomically, so a failure
-leaves no partial output.
+Every error is one line on stderr and exit code 1 (no traceback); errors in the
+input are `file:line:col: message`, a verifier error at the failing op. An empty
+input is an empty module (as mlir-opt reads it). An internal error (a bug: an
+exception that is not a diagnostic) writes a crash reproducer, like mlir-opt's: the
+input IR under a `// lamina-opt reproducer: -p PIPELINE ...` header, in
+`--reproducer-dir` (default: the system's temporary folder); `lamina-opt
+--run-reproducer FILE` replays it (and writes no new reproducer when it crashes
+again). `-o FILE` is written atomically, so a failure leaves no partial output.
+
+Diagnostics as tests (`DiagnosticVerifier`):
+
+    lamina-opt bad.mlir --verify-diagnostics      # `// expected-error {{...}}` lines
+    lamina-opt bad.mlir --split-input-file --parsing-diagnostics --verify-diagnostics
+
+With `// expected-error {{message}}` lines in the input, `--verify-diagnostics` is
+mlir-opt's: every error (parse errors, verifier errors, pass failures) must be
+expected on its line and every expected error must be produced; mismatches are
+reported as `file:line:col: error: ...` on stderr, with exit code 1. Without such
+lines it is xdsl-opt's: each chunk's verifier error is printed on stdout (`file:line:
+col: error: message`, then xDSL's rendering of the IR) and the exit code is 0;
+`--parsing-diagnostics` does the same for parse errors.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import os
+import re
 import shlex
 import sys
 import tempfile
 from collections.abc import Sequence
-from difflib import get_close_matches
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import (
-    ArgSpecParseError,
-    DiagnosticException,
-    ParseError,
-    VerifyException,
-)
+from xdsl.utils.exceptions import DiagnosticException, ParseError, ShrinkException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from lamina import driver, passes  # noqa: F401 (driver: every pass registered)
 from lamina.dialects import resources
 from lamina.dialects.dominance import verify_ssa_order
 from lamina.dialects.parser import make_parser
-from lamina.errors import InternalError, LaminaError
+from lamina.errors import InternalError, IRError, LaminaError
 from lamina.fileio import write_atomic
-from lamina.ir import lamina_dialects
+from lamina.ir import lamina_dialects, one_line, parse_error, verify_error
+from lamina.passes.registry import parse_passes
 from lamina.target.codegen import LlvmTarget
 
 #: The first line of a crash reproducer; the rest of the line is the arguments.
@@ -104,12 +117,111 @@ class _BufferedOutput(io.StringIO):
         super().close()
 
 
+@dataclass
+class Diagnostic:
+    """An error lamina-opt met: its message and (file, line, column) if known."""
+
+    message: str
+    location: tuple[str, int, int] | None = None
+
+    def __str__(self) -> str:
+        where = ":".join(map(str, self.location)) if self.location else "<unknown>"
+        return f"{where}: error: {self.message}"
+
+
+#: `expected-error {{message}}`, optionally `@+N`, `@-N`, `@above` or `@below`
+_EXPECTED = re.compile(
+    r"expected-(error|warning|remark|note)(?:@(above|below|[+-]\d+))?\s*\{\{(.*?)\}\}"
+)
+
+
+@dataclass
+class _Expected:
+    kind: str
+    message: str
+    #: the line the diagnostic is expected on, and where the annotation is
+    line: int
+    at: tuple[int, int]
+    matched: bool = False
+
+
+class DiagnosticVerifier:
+    """mlir-opt's `--verify-diagnostics` for one chunk of input: the
+    `// expected-error {{message}}` annotations of its text, checked against the
+    errors met. An annotation expects an error whose message contains `message`
+    on its own line, or on the line `@+N` below / `@-N` above it, or on the
+    nearest line above / below that is not only a comment of annotations
+    (`@above`, `@below`)."""
+
+    def __init__(self, text: str, line_offset: int, file: str) -> None:
+        self.file = file
+        self.expected: list[_Expected] = []
+        below: list[_Expected] = []
+        last_plain = line_offset
+        for number, line in enumerate(text.splitlines(), start=line_offset + 1):
+            found = list(_EXPECTED.finditer(line))
+            # A line holding only annotations is skipped by `@above` / `@below`.
+            if not found or not line.lstrip().startswith("//"):
+                for e in below:
+                    e.line = number
+                below.clear()
+            for m in found:
+                kind, where, message = m.groups()
+                e = _Expected(kind, message, number, (number, m.start() + 1))
+                if where == "above":
+                    e.line = last_plain
+                elif where == "below":
+                    below.append(e)
+                elif where:
+                    e.line = number + int(where)
+                self.expected.append(e)
+            if not found or not line.lstrip().startswith("//"):
+                last_plain = number
+
+    @staticmethod
+    def wanted(text: str) -> bool:
+        """Whether `text` holds `expected-*` annotations."""
+        return _EXPECTED.search(text) is not None
+
+    def check(self, diagnostics: Sequence[Diagnostic]) -> list[str]:
+        """The mismatches, in mlir-opt's words: errors nobody expected, and
+        expected diagnostics that were not produced."""
+        problems = []
+        for d in diagnostics:
+            line = d.location[1] if d.location else None
+            match = next(
+                (
+                    e
+                    for e in self.expected
+                    if not e.matched
+                    and e.kind == "error"
+                    and e.line == line
+                    and e.message in d.message
+                ),
+                None,
+            )
+            if match is not None:
+                match.matched = True
+            else:
+                where = ":".join(map(str, d.location)) if d.location else self.file
+                problems.append(f"{where}: error: unexpected error: {d.message}")
+        for e in self.expected:
+            if not e.matched:
+                problems.append(
+                    f"{self.file}:{e.at[0]}:{e.at[1]}: error: expected {e.kind} "
+                    f'"{e.message}" was not produced'
+                )
+        return problems
+
+
 class LaminaOptMain(xDSLOptMain):
     """mlir-opt for lamina: every xDSL flag, plus lamina's IR and pipelines."""
 
     version_format = "lamina-opt (xDSL {xdsl_version})"
-    #: The text of the chunk being processed (the reproducer's input).
+    #: The text of the chunk being processed (the reproducer's input), and the
+    #: number of lines before it in the file (`--split-input-file`).
     chunk_text: str = ""
+    chunk_offset: int = 0
     #: What was being done when an internal error hit: parsing, a pass, printing.
     stage: str = "starting"
     output: _BufferedOutput | None = None
@@ -140,9 +252,10 @@ class LaminaOptMain(xDSLOptMain):
         def parse_mlir(stream: IO[bytes]) -> ModuleOp:
             raw = stream.read()
             self.chunk_text = raw.decode("utf-8", errors="replace")
-            return make_parser(self.ctx, raw, self.get_input_name()).parse_module(
-                not self.args.no_implicit_module
+            parser = make_parser(
+                self.ctx, raw, self.get_input_name(), self.chunk_offset
             )
+            return parser.parse_module(not self.args.no_implicit_module)
 
         self.available_frontends["mlir"] = parse_mlir
 
@@ -165,6 +278,7 @@ class LaminaOptMain(xDSLOptMain):
     def parse_chunk(self, chunk, file_extension, offset=0):  # type: ignore[no-untyped-def]
         resources.blobs.begin_parse()
         self.stage = "parsing"
+        self.chunk_offset = offset
         if file_extension not in self.available_frontends:
             raise LaminaError(
                 f"cannot read '{self.get_input_name()}': unknown file extension "
@@ -265,21 +379,10 @@ class LaminaOptMain(xDSLOptMain):
         )
 
     def setup_pipeline(self) -> None:
-        # xDSL's parsing and error messages for `-p`; lamina's manager runs it.
-        try:
-            self.pipeline = PassPipeline.parse_spec(
-                self.available_passes, self.args.passes
-            )
-        except (ValueError, ArgSpecParseError) as e:
-            names = [n for n in str(e).split("'") if n in self.args.passes]
-            close = [
-                m for n in names for m in get_close_matches(n, self.available_passes, 1)
-            ]
-            hint = f" (did you mean {', '.join(close)}?)" if close else ""
-            raise LaminaError(
-                f"-p {self.args.passes}: {e}{hint}; see lamina-opt --help for the "
-                "passes"
-            ) from None
+        # xDSL's pipeline syntax for `-p`; lamina's manager runs it.
+        self.pipeline = PassPipeline(
+            tuple(parse_passes(self.args.passes, "-p", self.available_passes))
+        )
         args = self.args
         self.timing = passes.TimingInstrument()
         self.statistics = passes.StatisticsInstrument()
@@ -288,6 +391,10 @@ class LaminaOptMain(xDSLOptMain):
         after = ["all"] if args.print_ir_after_all else _names(args.print_ir_after)
         if before or after:
             instruments.append(passes.PrintIRInstrument(before, after))
+        required = _names(args.required_passes)
+        disabled = _names(args.disabled_passes)
+        passes.check_pass_names("--required-passes", required)
+        passes.check_pass_names("--disabled-passes", disabled)
         if args.print_between_passes:
             instruments.append(_PrintBetweenPasses())
         if args.verify_each and not args.disable_verify:
@@ -310,8 +417,8 @@ class LaminaOptMain(xDSLOptMain):
             config[option.key] = option.parse(value)
         self.pass_context = passes.PassContext(
             opt_level=args.opt_level,
-            required_passes=_names(args.required_passes),
-            disabled_passes=_names(args.disabled_passes),
+            required_passes=required,
+            disabled_passes=disabled,
             instruments=instruments,
             config=config,
         )
@@ -322,10 +429,9 @@ class LaminaOptMain(xDSLOptMain):
             try:
                 prog.verify()
                 verify_ssa_order(prog)
-            except VerifyException as e:
-                if self.args.verify_diagnostics:
-                    raise
-                raise VerifyException(_name_failing_op(prog, str(e))) from None
+            except DiagnosticException as e:
+                # One line at the failing op; xDSL's rendering stays on `e`.
+                raise verify_error(prog, e, self.chunk_text, self.chunk_offset) from e
         self.current_pass.name = None
         try:
             passes.run_pipeline(
@@ -336,7 +442,101 @@ class LaminaOptMain(xDSLOptMain):
             self.stage = f"pass '{name}'" if name else "the pass pipeline"
 
     def run(self) -> None:
-        super().run()
+        """xDSL's `run`, with lamina's diagnostics: one chunk at a time, errors
+        checked against `expected-*` annotations under `--verify-diagnostics`."""
+        try:
+            chunks, file_extension = self.prepare_input()
+        except ValueError:  # xDSL's "Unrecognized file extension"
+            raise LaminaError(
+                f"cannot read '{self.get_input_name()}': unknown file extension "
+                f"'{Path(self.get_input_name()).suffix}' (expected .mlir, or give "
+                "-f mlir)"
+            ) from None
+        texts: list[tuple[bytes, int]] = []
+        for chunk, offset in chunks:
+            try:
+                texts.append((chunk.read(), offset))
+            finally:
+                chunk.close()
+        checking = self.args.verify_diagnostics and any(
+            DiagnosticVerifier.wanted(raw.decode("utf-8", "replace")) for raw, _ in texts
+        )
+        problems: list[str] = []
+        output = self.prepare_output()
+        try:
+            for i, (raw, offset) in enumerate(texts):
+                if i > 0:
+                    output.write("// -----\n")
+                found = self.run_chunk(raw, file_extension, offset, output, checking)
+                if checking:
+                    verifier = DiagnosticVerifier(
+                        raw.decode("utf-8", "replace"), offset, self.get_input_name()
+                    )
+                    problems += verifier.check(found)
+        except ShrinkException:
+            assert self.args.shrink
+            print("Success, can shrink")
+            sys.exit(0)
+        finally:
+            if output is not sys.stdout:
+                output.close()
+        if self.args.shrink:
+            print("Failure, can't shrink")
+            sys.exit(1)
+        if problems:
+            sys.stdout.flush()
+            for problem in problems:
+                print(problem, file=sys.stderr)
+            raise LaminaError(
+                f"--verify-diagnostics: {len(problems)} "
+                f"mismatch{'es' if len(problems) > 1 else ''} between the errors "
+                "and the expected-* lines of the input"
+            )
+        self.write_outputs()
+
+    def run_chunk(
+        self, raw: bytes, file_extension: str, offset: int, output: IO[str],
+        checking: bool,
+    ) -> list[Diagnostic]:
+        """Parse, transform and print one chunk. The errors met are returned when
+        `checking` (mlir-opt's --verify-diagnostics), printed under
+        `--parsing-diagnostics` / `--verify-diagnostics` (xdsl-opt's), else
+        raised."""
+        try:
+            module = self.parse_chunk(io.BytesIO(raw), file_extension, offset)
+        except ParseError as e:
+            e.span = dataclasses.replace(e.span, line_offset=offset)
+            if checking:
+                err = parse_error(e)
+                return [Diagnostic(err.reason, err.location)]
+            if self.args.parsing_diagnostics:
+                print(e)
+                return []
+            raise
+        except (IRError, DiagnosticException) as e:
+            if checking:
+                return [_diagnostic(e)]
+            if self.args.parsing_diagnostics:
+                print(e)
+                return []
+            raise
+        if module is None:
+            return []
+        try:
+            self.apply_passes(module)
+            output.write(self.output_resulting_program(module))
+            output.flush()
+        except (IRError, DiagnosticException) as e:
+            if checking:
+                return [_diagnostic(e)]
+            if self.args.verify_diagnostics:
+                _print_diagnostic(e)
+                return []
+            raise
+        return []
+
+    def write_outputs(self) -> None:
+        """After a successful run: `-o FILE` and the pass reports."""
         if self.output is not None:
             write_atomic(self.args.output_file, self.output.text)
         if self.args.time_passes:
@@ -379,31 +579,35 @@ class LaminaOptMain(xDSLOptMain):
         return Path(name)
 
 
-def _name_failing_op(module: ModuleOp, message: str) -> str:
-    """`message` prefixed with the name of the op that fails to verify, unless it
-    names it already (xDSL's generic checks do not)."""
-    for op in module.walk():
-        try:
-            op.verify_()
-        except VerifyException:
-            return message if op.name in message else f"'{op.name}' op: {message}"
-        except Exception:
-            continue
-    return message
+def _diagnostic(e: BaseException) -> Diagnostic:
+    """A located `IRError` or any other diagnostic as a `Diagnostic`."""
+    if isinstance(e, IRError):
+        return Diagnostic(e.reason, e.location)
+    return Diagnostic(one_line(str(e)) or type(e).__name__)
+
+
+def _print_diagnostic(e: BaseException) -> None:
+    """xdsl-opt's `--verify-diagnostics` output, located: `file:line:col: error:
+    message`, then xDSL's rendering of the IR around the failing op."""
+    d = _diagnostic(e)
+    source = e.__cause__ if isinstance(e, IRError) and e.__cause__ else e
+    # The verifier's message as it wrote it (lines and all), after the op's name.
+    raw, flat = str(source).strip(), one_line(str(source))
+    if flat and d.message.endswith(flat):
+        d.message = d.message[: len(d.message) - len(flat)] + raw
+    print(d)
+    notes = getattr(source, "__notes__", None)
+    if notes:
+        for note in notes:
+            print(note)
+    elif isinstance(e, IRError) and e.context:
+        print(e.context)
 
 
 def _one_line(e: BaseException) -> str:
     """An error as one line: `file:line:col: message` for a parse error."""
-    if isinstance(e, ParseError):
-        loc = e.span.get_location()
-        text = f"{loc.file}:{loc.line}:{loc.col}: {e.msg}"
-    else:
-        text = str(e)
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    # A verifier's message is followed by the IR it points into; keep the message.
-    return "; ".join(ln for ln in lines if not set(ln) <= set("^ ~-")) if lines else (
-        type(e).__name__
-    )
+    text = str(parse_error(e)) if isinstance(e, ParseError) else one_line(str(e))
+    return text or type(e).__name__
 
 
 def _reproducer_argv(argv: list[str]) -> list[str]:
@@ -429,7 +633,8 @@ def _reproducer_argv(argv: list[str]) -> list[str]:
         replay = shlex.split(first[len(REPRODUCER_HEADER) :])
     except ValueError as e:
         raise LaminaError(f"reproducer '{path}': bad header: {e}") from None
-    return [str(path), *replay, *rest]
+    # `--run-reproducer` stays in the arguments: a replay writes no reproducer.
+    return [str(path), *replay, *rest, "--run-reproducer", str(path)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -467,14 +672,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _internal_error(tool: LaminaOptMain, stage: str, e: BaseException) -> int:
-    """Report a bug met in `stage` in one line, with a crash reproducer."""
-    try:
-        where = f"; reproducer: {tool.write_reproducer()}"
-    except (OSError, LaminaError) as w:
-        where = f"; could not write a reproducer: {w}"
+    """Report a bug met in `stage` in one line, with a crash reproducer (unless
+    this run replays one: that reproducer is the one to report)."""
+    replayed = tool.args.run_reproducer
+    if replayed is not None:
+        where = (
+            f"; the reproducer {replayed} still fails (no new reproducer written; "
+            "please report it)"
+        )
+    else:
+        try:
+            where = f"; reproducer: {tool.write_reproducer()}"
+        except (OSError, LaminaError) as w:
+            where = f"; could not write a reproducer: {w}"
+        where += " (replay with lamina-opt --run-reproducer FILE; please report it)"
     print(
         f"lamina-opt: internal error in {stage}: {type(e).__name__}: {_one_line(e)}"
-        f"{where} (replay with lamina-opt --run-reproducer FILE; please report it)",
+        f"{where}",
         file=sys.stderr,
     )
     return 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -193,12 +193,22 @@ def _same_element_type(op_name: str, types: Sequence[TensorType]) -> Attribute:
 
 
 # ----------------------------------------------------------------------- base
+def window_defaults(spatial: int) -> dict[str, tuple[int, ...]]:
+    """The defaults of a window op over `spatial` axes: unit strides and
+    dilation, no padding."""
+    return {"strides": (1,) * spatial, "dilation": (1,) * spatial, "padding": (0,) * (2 * spatial)}
+
+
 class RelayOp(IRDLOperation):
     """Base of relay's graph ops: tensor results inferred from the operands and
     properties. Most ops have one result; an op whose `infer` returns a list (e.g.
     `relay.split`) has one result per entry."""
 
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    #: The values of optional properties the op does not write out (TVM's
+    #: attribute defaults). The pattern language's `has_attr` reads them, merged
+    #: along the class hierarchy; a property with no entry has no default.
+    DEFAULTS: ClassVar[dict[str, Any]] = {}
 
     def __init__(
         self,

@@ -9,7 +9,7 @@ element kinds named in their `ELEMENTS`, and are ELEMWISE.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import FloatAttr, IntegerType, StringAttr, TensorType
 from xdsl.ir import Attribute, TypeAttribute
@@ -480,6 +480,8 @@ class LeakyReluOp(FloatUnaryOp):
     """`x < 0 ? alpha * x : x` (alpha defaults to 0.01)."""
 
     name = "relay.leaky_relu"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 0.01}
+
     alpha = opt_prop_def(FloatAttr)
 
 
@@ -488,6 +490,8 @@ class EluOp(FloatUnaryOp):
     """`x < 0 ? alpha * (exp(x) - 1) : x` (alpha defaults to 1)."""
 
     name = "relay.elu"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1.0}
+
     alpha = opt_prop_def(FloatAttr)
 
 
@@ -496,6 +500,8 @@ class SeluOp(FloatUnaryOp):
     """`gamma * (x <= 0 ? alpha * (exp(x) - 1) : x)` (ONNX's defaults)."""
 
     name = "relay.selu"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1.67326319217681884765625, "gamma": 1.05070102214813232421875}
+
     alpha = opt_prop_def(FloatAttr)
     gamma = opt_prop_def(FloatAttr)
 
@@ -505,6 +511,8 @@ class HardSigmoidOp(FloatUnaryOp):
     """`clip(alpha * x + beta, 0, 1)` (alpha 0.2, beta 0.5 by default)."""
 
     name = "relay.hard_sigmoid"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 0.2, "beta": 0.5}
+
     alpha = opt_prop_def(FloatAttr)
     beta = opt_prop_def(FloatAttr)
 
@@ -514,6 +522,8 @@ class GeluOp(FloatUnaryOp):
     """`x * Phi(x)`; `approximate = "tanh"` uses the tanh formula."""
 
     name = "relay.gelu"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"approximate": "none"}
+
     approximate = opt_prop_def(StringAttr)
 
     @classmethod

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -52,6 +52,7 @@ from lamina.dialects.relay.base import (
     shape_of,
     str_prop,
     tensor,
+    window_defaults,
 )
 
 
@@ -335,6 +336,8 @@ class PadOp(RelayOp):
     default), `reflect`, `edge` or `wrap`, as numpy's `pad`."""
 
     name = "relay.pad"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"pad_mode": "constant", "pad_value": 0.0}
+
     data = operand_def(TensorType)
     pad_width = prop_def(DenseArrayBase)
     pad_mode = opt_prop_def(StringAttr)
@@ -377,6 +380,8 @@ class TriluOp(RelayOp):
     diagonal `k`; zero the rest."""
 
     name = "relay.trilu"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"k": 0}
+
     data = operand_def(TensorType)
     upper = opt_prop_def(UnitAttr)
     k = opt_prop_def(IntegerAttr)
@@ -415,6 +420,8 @@ class ResizeOp(RelayOp):
     yields `extrapolation_value` outside the input."""
 
     name = "relay.resize"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"method": "nearest_neighbor", "coordinate_transformation_mode": "half_pixel", "rounding_method": "round_prefer_floor", "cubic_alpha": -0.75, "extrapolation_value": 0.0}
+
     data = operand_def(TensorType)
     size = prop_def(DenseArrayBase)
     scales = opt_prop_def(DenseArrayBase)
@@ -476,6 +483,8 @@ class Im2ColOp(RelayOp):
     (`alter-op-layout`). Opaque to fusion: it is materialized once."""
 
     name = "relay.im2col"
+    DEFAULTS: ClassVar[dict[str, Any]] = window_defaults(2)
+
     data = operand_def(TensorType)
     kernel_size = prop_def(DenseArrayBase)
     strides = opt_prop_def(DenseArrayBase)

@@ -9,7 +9,7 @@ check their per-channel (or per-normalized-shape) parameters against the data.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -47,6 +47,7 @@ from lamina.dialects.relay.base import (
     require_element,
     shape_of,
     tensor,
+    window_defaults,
 )
 
 
@@ -84,6 +85,8 @@ class BiasAddOp(RelayOp):
     """Add a 1-D bias along `axis` (1 by default)."""
 
     name = "relay.bias_add"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"axis": 1}
+
     data = operand_def(TensorType)
     bias = operand_def(TensorType)
     axis = opt_prop_def(IntegerAttr)
@@ -178,36 +181,42 @@ class MaxPoolWithArgmaxOp(MaxPoolOp):
 @irdl_op_definition
 class MaxPool1DOp(MaxPoolOp):
     name = "relay.max_pool1d"
+    DEFAULTS: ClassVar[dict[str, Any]] = window_defaults(1)
     SPATIAL: ClassVar[int] = 1
 
 
 @irdl_op_definition
 class MaxPool2DOp(MaxPoolOp):
     name = "relay.max_pool2d"
+    DEFAULTS: ClassVar[dict[str, Any]] = window_defaults(2)
     SPATIAL: ClassVar[int] = 2
 
 
 @irdl_op_definition
 class MaxPool3DOp(MaxPoolOp):
     name = "relay.max_pool3d"
+    DEFAULTS: ClassVar[dict[str, Any]] = window_defaults(3)
     SPATIAL: ClassVar[int] = 3
 
 
 @irdl_op_definition
 class AvgPool1DOp(AvgPoolOp):
     name = "relay.avg_pool1d"
+    DEFAULTS: ClassVar[dict[str, Any]] = window_defaults(1)
     SPATIAL: ClassVar[int] = 1
 
 
 @irdl_op_definition
 class AvgPool2DOp(AvgPoolOp):
     name = "relay.avg_pool2d"
+    DEFAULTS: ClassVar[dict[str, Any]] = window_defaults(2)
     SPATIAL: ClassVar[int] = 2
 
 
 @irdl_op_definition
 class AvgPool3DOp(AvgPoolOp):
     name = "relay.avg_pool3d"
+    DEFAULTS: ClassVar[dict[str, Any]] = window_defaults(3)
     SPATIAL: ClassVar[int] = 3
 
 
@@ -228,6 +237,8 @@ class BatchNormOp(RelayOp):
     `(x - mean) / sqrt(var + epsilon) * gamma + beta`."""
 
     name = "relay.batch_norm"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"axis": 1, "epsilon": 1e-5}
+
     data = operand_def(TensorType)
     gamma = operand_def(TensorType)
     beta = operand_def(TensorType)
@@ -258,6 +269,8 @@ class LayerNormOp(RelayOp):
     normalized shape), as ONNX LayerNormalization."""
 
     name = "relay.layer_norm"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"axis": -1, "epsilon": 1e-5}
+
     data = operand_def(TensorType)
     gamma = operand_def(TensorType)
     beta = opt_operand_def(TensorType)
@@ -289,6 +302,8 @@ class InstanceNormOp(RelayOp):
     shift per channel."""
 
     name = "relay.instance_norm"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"epsilon": 1e-5}
+
     data = operand_def(TensorType)
     gamma = operand_def(TensorType)
     beta = operand_def(TensorType)
@@ -317,6 +332,8 @@ class LRNOp(RelayOp):
     `x / (bias + alpha / size * sum(x^2 over size neighbours)) ** beta`."""
 
     name = "relay.lrn"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"axis": 1, "alpha": 1e-4, "beta": 0.75, "bias": 1.0}
+
     data = operand_def(TensorType)
     size = prop_def(IntegerAttr)
     axis = opt_prop_def(IntegerAttr)

@@ -9,7 +9,7 @@ computed by the shared `Window` geometry.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -42,6 +42,7 @@ from lamina.dialects.relay.base import (
     require_element,
     shape_of,
     tensor,
+    window_defaults,
 )
 
 
@@ -86,6 +87,8 @@ class DenseOp(RelayOp):
     the `transpose_b` case."""
 
     name = "relay.dense"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1.0, "beta": 1.0}
+
     a = operand_def(TensorType)
     b = operand_def(TensorType)
     bias = opt_operand_def(TensorType)
@@ -127,6 +130,8 @@ class ConvOp(RelayOp):
     """N-d convolution (NC... layout, weight O x C/groups x kernel...), with
     strides, dilation, padding and groups (depthwise when groups = channels)."""
 
+    DEFAULTS: ClassVar[dict[str, Any]] = {"groups": 1}
+
     data = operand_def(TensorType)
     weight = operand_def(TensorType)
     strides = opt_prop_def(DenseArrayBase)
@@ -165,18 +170,21 @@ class ConvOp(RelayOp):
 @irdl_op_definition
 class Conv1DOp(ConvOp):
     name = "relay.conv1d"
+    DEFAULTS: ClassVar[dict[str, Any]] = window_defaults(1)
     SPATIAL: ClassVar[int] = 1
 
 
 @irdl_op_definition
 class Conv2DOp(ConvOp):
     name = "relay.conv2d"
+    DEFAULTS: ClassVar[dict[str, Any]] = window_defaults(2)
     SPATIAL: ClassVar[int] = 2
 
 
 @irdl_op_definition
 class Conv3DOp(ConvOp):
     name = "relay.conv3d"
+    DEFAULTS: ClassVar[dict[str, Any]] = window_defaults(3)
     SPATIAL: ClassVar[int] = 3
 
 
@@ -184,6 +192,8 @@ class ConvTransposeOp(RelayOp):
     """N-d transposed convolution (weight C x O/groups x kernel...): output size
     `stride * (in - 1) + output_padding + dilation * (kernel - 1) + 1 - padding`
     (negative padding grows the output, as ONNX's output_shape may ask)."""
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {"groups": 1}
 
     data = operand_def(TensorType)
     weight = operand_def(TensorType)
@@ -234,16 +244,19 @@ class ConvTransposeOp(RelayOp):
 @irdl_op_definition
 class Conv1DTransposeOp(ConvTransposeOp):
     name = "relay.conv1d_transpose"
+    DEFAULTS: ClassVar[dict[str, Any]] = {**window_defaults(1), "output_padding": (0,)}
     SPATIAL: ClassVar[int] = 1
 
 
 @irdl_op_definition
 class Conv2DTransposeOp(ConvTransposeOp):
     name = "relay.conv2d_transpose"
+    DEFAULTS: ClassVar[dict[str, Any]] = {**window_defaults(2), "output_padding": (0, 0)}
     SPATIAL: ClassVar[int] = 2
 
 
 @irdl_op_definition
 class Conv3DTransposeOp(ConvTransposeOp):
     name = "relay.conv3d_transpose"
+    DEFAULTS: ClassVar[dict[str, Any]] = {**window_defaults(3), "output_padding": (0, 0, 0)}
     SPATIAL: ClassVar[int] = 3

@@ -59,8 +59,8 @@
 // BETWEEN:     IR after cse:
 // BETWEEN-NOT: IR after dce:
 
-// BADNAME: lamina-opt: error: PrintIRInstrument: unknown pass 'csee' (did you mean 'cse'?)
-// BADPASS: lamina-opt: error: -p optimze: Unrecognized passes: ['optimze'] (did you mean optimize?)
+// BADNAME: lamina-opt: error: --print-ir-after: unknown pass 'csee' (did you mean 'cse'?)
+// BADPASS: lamina-opt: error: -p: unknown pass 'optimze' (did you mean 'optimize'?)
 // BADCONFIG: lamina-opt: error: pass config 'fuse-ops.max-depth' expects int, got 'deep'
 func.func @main(%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
   %w = relay.constant dense<1.0> : tensor<4x4xf32>

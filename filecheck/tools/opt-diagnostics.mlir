@@ -8,7 +8,7 @@
 // CHECK:      lamina-opt: error: {{.*}}opt-diagnostics.mlir:16:36: dense literal of 4294967296 elements is too large to write inline (at most 4194304); use a dense_resource blob
 // CHECK-NOT:  {{.}}
 // MISSING:    lamina-opt: error: cannot read '{{.*}}opt-diagnostics.mlir.missing': no such file
-// PASS:       lamina-opt: error: -p no-such-pass:
+// PASS:       lamina-opt: error: -p: unknown pass 'no-such-pass'; lamina's passes are {{.*}}; its pipelines are default, lower, optimize
 
 func.func @huge_splat() -> tensor<4294967296xf32> {
   // A splat is fine in MLIR; xDSL would expand it into four billion Python floats

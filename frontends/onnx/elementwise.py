@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import onnx
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import AnyFloat, StringAttr, f64
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
@@ -64,9 +64,20 @@ _BINARY: dict[str, type[relay.RelayOp]] = {
 def _binary(ctx: NodeContext) -> Sequence[SSAValue]:
     a, b = ctx.input(0), ctx.input(1)
     b = _legacy_broadcast(ctx, a, b)
-    if ctx.node.op_type == "Pow":  # the exponent may have another type
-        b = _cast(ctx, b, _elem(a))
+    if ctx.node.op_type == "Pow":
+        return [_pow(ctx, a, b)]
     return [ctx.emit(_BINARY[ctx.node.op_type](a, b))]
+
+
+def _pow(ctx: NodeContext, a: SSAValue, b: SSAValue) -> SSAValue:
+    """ONNX's Pow: the result has the base's type, the exponent may have another.
+    An integer base with a float exponent is computed in f64 and converted back
+    (truncating, as onnxruntime does: `3 ** 1.5` is 5); otherwise the exponent
+    takes the base's type."""
+    if isinstance(_elem(b), AnyFloat) and not isinstance(_elem(a), AnyFloat):
+        wide = ctx.emit(relay.PowerOp(_cast(ctx, a, f64), _cast(ctx, b, f64)))
+        return _cast(ctx, wide, _elem(a))
+    return ctx.emit(relay.PowerOp(a, _cast(ctx, b, _elem(a))))
 
 
 for _name, _cls in _BINARY.items():

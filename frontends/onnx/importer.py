@@ -140,10 +140,19 @@ def _tensor_type(vi: onnx.ValueInfoProto, input_shapes: dict[str, Sequence[int]]
                 dims.append(d.dim_value)
             else:
                 sym = d.dim_param or "?"
-                raise FrontendError(
+                err = FrontendError(
                     f"input '{vi.name}' has a symbolic dimension '{sym}' (axis {i}); "
                     f"give its size with input_shapes={{'{vi.name}': [...]}}"
                 )
+                # The input and its dims (symbolic ones as names), for a caller that
+                # words its own advice (the lamina command: --input-shape NAME=...).
+                err.input_name = vi.name  # type: ignore[attr-defined]
+                err.input_dims = [  # type: ignore[attr-defined]
+                    x.dim_value if x.HasField("dim_value") and x.dim_value >= 0
+                    else x.dim_param or "?"
+                    for x in tt.shape.dim
+                ]
+                raise err
     check_size(f"graph input '{vi.name}'", dims, dtype.itemsize)
     try:
         return TensorType(element_type(dtype), dims)
