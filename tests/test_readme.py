@@ -1,7 +1,7 @@
-"""The README's `lamina` examples run as written.
+"""The README's `lamina` and `lamina-opt` examples run as written.
 
-Every `$ ...` line of the code blocks in the README's section on the `lamina`
-command runs through bash, in order, in one empty folder (the examples make their
+Every `$ ...` line of the code blocks in the README's sections on the `lamina`
+command and on `lamina-opt` runs through bash, in order, in one empty folder (the examples make their
 own models with `lamina demo --save-model/--save-mlp`). A command whose shown output
 is an error must fail with exit code 1 and that error line; any other must succeed,
 and its lines saying what it wrote or compiled must read as shown (numbers aside).
@@ -20,10 +20,11 @@ from pathlib import Path
 import pytest
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-SECTION = "## The `lamina` command"
+SECTIONS = ("## The `lamina` command", "## lamina-opt")
 BIN = Path(sys.executable).parent  # where pip put `lamina` next to this Python
 #: output lines compared with the README's (numbers and spacing aside)
-CHECKED = ("lamina: error:", "wrote ", "compiled ", "no --input given", "  inputs:", "  outputs:")
+ERRORS = ("lamina: error:", "lamina-opt: error:")
+CHECKED = (*ERRORS, "wrote ", "compiled ", "no --input given", "  inputs:", "  outputs:")
 
 
 @dataclass
@@ -38,11 +39,11 @@ class Example:
 
 
 def examples(text: str) -> list[Example]:
-    """The `$ ` commands of the section's code blocks with the lines shown after
+    """The `$ ` commands of the sections' code blocks with the lines shown after
     each, in order."""
-    section = text.split(SECTION, 1)[1].split("\n## ", 1)[0]
+    sections = [text.split(title, 1)[1].split("\n## ", 1)[0] for title in SECTIONS]
     out: list[Example] = []
-    for block in re.findall(r"^```[a-z]*\n(.*?)^```", section, re.M | re.S):
+    for block in re.findall(r"^```[a-z]*\n(.*?)^```", "\n".join(sections), re.M | re.S):
         lines = block.splitlines()
         if not any(line.startswith("$ ") for line in lines):
             continue  # a synopsis or a lone output, not an example
@@ -75,7 +76,7 @@ def run(example: Example, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def check(example: Example, proc: subprocess.CompletedProcess[str]) -> None:
     where = f"README example `$ {example.command}`"
-    errors = [line for line in example.shown if line.startswith("lamina: error:")]
+    errors = [line for line in example.shown if line.startswith(ERRORS)]
     got = proc.stdout.splitlines()
     if errors:
         assert proc.returncode == 1, f"{where}: exit {proc.returncode}, not 1:\n{proc.stdout}"
