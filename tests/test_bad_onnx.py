@@ -419,3 +419,23 @@ def test_lrn_with_a_huge_window_compiles_to_a_bounded_loop() -> None:
     sq = (x.astype(np.float64) ** 2).sum(1, keepdims=True)  # every window: all channels
     np.testing.assert_allclose(outs[0], x / (1 + 0.3 / 9 * sq) ** 0.75, rtol=1e-5)
     np.testing.assert_allclose(outs[1], x / (1 + 0.3 / (1 << 31) * sq) ** 0.75, rtol=1e-5)
+
+
+def test_dropout_with_a_run_time_training_mode_is_refused() -> None:
+    # Treating it as the identity would be silently wrong when it is true.
+    nodes = [h.make_node("Dropout", ["x", "ratio", "training"], ["y"], name="drop")]
+    m = model(
+        nodes,
+        [vi("x", [2, 3]), vi("ratio", [], T.FLOAT), vi("training", [], T.BOOL)],
+        [vi("y", [2, 3])],
+    )
+    msg = error_of(m, UnsupportedOpError)
+    assert "drop" in msg and "training_mode is a run-time input" in msg
+
+
+@pytest.mark.parametrize("fmod", [2, -1])
+def test_mod_fmod_must_be_0_or_1(fmod: int) -> None:
+    nodes = [h.make_node("Mod", ["a", "b"], ["c"], name="m", fmod=fmod)]
+    m = model(nodes, [vi("a", [3]), vi("b", [3])], [vi("c", [3])])
+    msg = error_of(m)
+    assert "fmod must be 0 or 1" in msg and f"got {fmod}" in msg

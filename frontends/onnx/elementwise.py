@@ -91,7 +91,10 @@ for _name, _cls in _BINARY.items():
 @converter("Mod", emits=("relay.floor_mod", "relay.trunc_mod"), notes="fmod=0 and 1")
 def _mod(ctx: NodeContext) -> Sequence[SSAValue]:
     a, b = ctx.input(0), ctx.input(1)
-    op = relay.TruncModOp if ctx.attr("fmod", 0) else relay.FloorModOp
+    fmod = int(ctx.attr("fmod", 0))
+    if fmod not in (0, 1):
+        raise ctx.error(f"attribute fmod must be 0 or 1, got {fmod}")
+    op = relay.TruncModOp if fmod else relay.FloorModOp
     return [ctx.emit(op(a, b))]
 
 
@@ -260,8 +263,14 @@ def _identity(ctx: NodeContext) -> Sequence[SSAValue]:
 @converter("Dropout", emits=(), notes="inference: the identity (and an all-true mask)")
 def _dropout(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
-    if ctx.is_const(2) and bool(np.asarray(ctx.const_value(2)).reshape(-1)[0]):
-        raise ctx.unsupported("training_mode=True is not supported (inference only)")
+    if ctx.optional_input(2) is not None:
+        if not ctx.is_const(2):
+            raise ctx.unsupported(
+                "training_mode is a run-time input; lamina compiles for inference: "
+                "make it a constant false (or drop it)"
+            )
+        if bool(np.asarray(ctx.const_value(2)).reshape(-1)[0]):
+            raise ctx.unsupported("training_mode=True is not supported (inference only)")
     outs = [x]
     if ctx.output_used(1):
         outs.append(ctx.constant(np.ones(shape(x), dtype=np.bool_), "mask"))
