@@ -40,6 +40,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import lamina
 from lamina.runtime import cache
+from lamina.runtime.peak import describe_host
 from lamina.tools.demo import mlp_model
 from lamina.tools.models import resnet18, resnet_mini, transformer_block
 from lamina.tools.report import measure as latencies_ms
@@ -287,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         same += "; numpy's BLAS could not be limited (its own default)"
     print(f"threads {args.threads}: each row ('thr') uses that many in {same}")
     print("compile times are cold: LAMINA_CACHE=0, set by this script around each compile")
+    print(f"host: {describe_host()}")
     warm_up()
     rows = []
     header = (

@@ -49,6 +49,7 @@ from lamina.passes import (
 )
 from lamina.runtime.library import load
 from lamina.runtime.model import CompiledModel
+from lamina.runtime.peak import describe_host
 from lamina.target.codegen import llvm_ir
 from lamina.tools import demo, viz
 from lamina.tools.demo import mlp_model
@@ -440,7 +441,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         )
     out = console()
     threads = args.threads or [1]
-    table = Table(title=f"lamina bench {path.name}", title_justify="left")
+    table = Table(
+        title=f"lamina bench {path.name}", title_justify="left", caption=f"host: {describe_host()}"
+    )
     for col in ("engine", "threads", "median", "p10", "p90", "inferences/s"):
         table.add_column(col, justify="left" if col == "engine" else "right")
     if args.compare:
