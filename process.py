@@ -13,7 +13,23 @@ import contextlib
 import os
 import signal
 import subprocess
+import time
 from pathlib import Path
+
+
+def _end_group(proc: subprocess.Popen[str], wait: float = 5.0) -> None:
+    """Kill the command's process group and wait until every member is gone (a
+    member may finish a system call, such as creating a file, before it dies)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.005)
 
 
 def run_tool(
@@ -28,9 +44,7 @@ def run_tool(
     try:
         out, err = proc.communicate(timeout=timeout)
     except BaseException:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+        _end_group(proc)
         raise
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 

@@ -540,3 +540,39 @@ def test_non_dividing_reduce_split(sched: str) -> None:
     out = out_buffer((3, 4), "f32")
     call(native, "mm", a, b, out)
     check(out, a @ b, "f32", sched)
+
+
+@pytest.mark.parametrize(
+    ("a_shape", "n"),
+    [((197, 1, 24), 37), ((3, 5, 11), 29), ((1, 13, 7), 16), ((2, 3, 1, 5), 33), ((7, 1, 1), 1)],
+)
+def test_batched_rows_with_a_2d_right_operand_are_one_gemm(a_shape: tuple[int, ...], n: int) -> None:
+    """`[B..., M, K] x [K, N]`: the weight is shared by every batch, so the batch
+    axes are fused into the GEMM's rows (a batch of one-row products is tiled as
+    one GEMM); odd sizes leave tails in both tilings."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    import lamina
+    from lamina.driver import lower_to
+    from lamina.passes import PassContext
+
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((a_shape[-1], n)).astype(np.float32)
+    out_shape = [*a_shape[:-1], n]
+    g = helper.make_graph(
+        [helper.make_node("MatMul", ["a", "w"], ["c"])], "g",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, list(a_shape))],
+        [helper.make_tensor_value_info("c", TensorProto.FLOAT, out_shape)],
+        [numpy_helper.from_array(w, "w")],
+    )
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    te = lower_to(lamina.from_onnx(model), "te", PassContext(opt_level=3))
+    (sched,) = [op.attributes["schedule"].data for op in te.walk() if "schedule" in op.attributes]
+    assert sched.startswith("fuse(i0, i1)"), sched
+    a = rng.standard_normal(a_shape).astype(np.float32)
+    for threads in (1, 2):
+        got = lamina.compile(model, num_threads=threads).run(a)[0]
+        np.testing.assert_allclose(got, a @ w, rtol=1e-5, atol=1e-5)

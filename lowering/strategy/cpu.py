@@ -62,12 +62,31 @@ def gemm(
     elem_bits: int = 32,
     nreduce: int = 1,
     reduce_size: int = 0,
+    fuse_batch: bool = False,
 ) -> Schedule:
     """A register-tiled GEMM micro-kernel for a sum reduction over `r0` whose
     output axes are `batch..., row, cols...` (`cols` are fused into one vector
-    axis): MR rows x NR lanes of accumulators, B panels reused across row tiles."""
+    axis): MR rows x NR lanes of accumulators, B panels reused across row tiles.
+
+    `fuse_batch` (for a right operand shared by every batch, as a 2-D weight)
+    fuses the batch axes into the rows: one GEMM over all the rows, so a batch of
+    one-row products (`[197, 1, 768] x [768, N]`) is tiled like `[197, 768] x
+    [768, N]`."""
     lanes = host.cpu().lanes(elem_bits)
     steps: list[Primitive] = []
+    r = f"i{row}"
+    batch = [f"i{d}" for d in range(row)]
+    batch_extents = [extents[d] for d in range(row)]
+    rows = extents[row]
+    if fuse_batch and row > 0:
+        r = "i0"
+        for d in range(1, row + 1):
+            steps.append(Fuse(r, f"i{d}"))
+            r = f"{r}.i{d}"
+        batch, batch_extents = [], []
+        rows = 1
+        for d in range(row + 1):
+            rows *= extents[d]
     col = f"i{cols[0]}"
     ncol = 1
     for c in cols:
@@ -76,21 +95,19 @@ def gemm(
         steps.append(Fuse(col, f"i{c}"))
         col = f"{col}.i{c}"
     nr = 2 * lanes if ncol > lanes else lanes
-    mr = min(6 if nr == 2 * lanes else 12, extents[row])
-    r = f"i{row}"
+    mr = min(6 if nr == 2 * lanes else 12, rows)
     steps += [Split(r, mr), Split(col, nr)]
-    batch = [f"i{d}" for d in range(row)]
     # The larger operand is streamed once: by default each B panel (reduce x NR)
     # is reused across the row tiles; when A (rows x reduce) is the larger, as in
     # a late conv layer (many channels, few pixels), each row panel of A is
     # reused across the column tiles instead.
-    tiles = [(f"{col}.o", -(-ncol // nr)), (f"{r}.o", -(-extents[row] // mr))]
-    if reduce_size and extents[row] > ncol:
+    tiles = [(f"{col}.o", -(-ncol // nr)), (f"{r}.o", -(-rows // mr))]
+    if reduce_size and rows > ncol:
         tiles.reverse()
     outer = [*batch, *(name for name, _ in tiles)]
     reduce = [f"r{d}" for d in range(nreduce)]
     steps.append(Reorder((*outer, *reduce, f"{r}.i", f"{col}.i")))
-    outer_extents = [extents[d] for d in range(row)] + [n for _, n in tiles]
+    outer_extents = batch_extents + [n for _, n in tiles]
     par = _parallel_outer(outer, outer_extents)
     steps += par
     fused = sum(isinstance(p, Fuse) for p in par)
@@ -172,6 +189,8 @@ def schedule_matmul(
         (rank - 1,),
         _bits(out.get_element_type()),
         reduce_size=a_shape[-1],
+        # a 2-D right operand is shared by every batch: one GEMM over all rows
+        fuse_batch=len(b_shape) == 2 and len(a_shape) == rank,
     )
 
 
