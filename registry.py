@@ -21,6 +21,7 @@ from typing import Any, Generic, TypeVar, overload
 from lamina.errors import LaminaError
 
 T = TypeVar("T")
+_MISSING: Any = object()
 
 
 def describe_entry_point(ep: EntryPoint) -> str:
@@ -46,7 +47,8 @@ def plugin_entry_points(group: str) -> list[EntryPoint]:
 
 
 class Registry(Generic[T]):
-    """Name -> object, from `register` and from the entry points of `group`.
+    """Name -> object, from `register` and from the entry points of `group`;
+    readable (and, for tests, writable: `monkeypatch.setitem`) like a dict.
 
     `check(name, obj)` validates (and may convert) an entry as it is registered
     or loaded from a plugin; it raises `LaminaError` saying what is wrong."""
@@ -141,11 +143,13 @@ class Registry(Generic[T]):
         own = self._own.get(name)
         return own if own is not None else self._load_plugin(name)
 
-    def get(self, name: str) -> T:
-        """The entry for `name`; an unknown name is a LaminaError listing the
-        close matches."""
+    def get(self, name: str, default: Any = _MISSING) -> Any:
+        """The entry for `name`; an unknown name is `default` when one is given,
+        else a LaminaError listing the close matches."""
         found = self.lookup(name)
         if found is None:
+            if default is not _MISSING:
+                return default
             close = difflib.get_close_matches(name, self.names(), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             raise LaminaError(f"unknown {self.what} '{name}'{hint}")
@@ -156,6 +160,14 @@ class Registry(Generic[T]):
         if found is None:
             raise KeyError(name)
         return found
+
+    def __setitem__(self, name: str, obj: T) -> None:
+        self.register(name, obj, replace=True)
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self._own:
+            raise KeyError(name)
+        self.unregister(name)
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and (

@@ -82,12 +82,13 @@ def disabled() -> Iterator[None]:
 
 
 def cache_key(text: str, tm: llvm.TargetMachine, opt_level: int) -> str:
-    """The structural hash of a module: its LLVM IR, the target and the versions."""
+    """The structural hash of a module: its LLVM IR, the target and the compiler
+    (`identity`)."""
     h = hashlib.sha256()
-    for part in (text, tm.triple, llvm.get_host_cpu_name(), tm.target_data and str(tm.target_data),
-                 llvm.get_host_cpu_features().flatten(), str(opt_level), llvmlite.__version__, "2"):
+    for part in (text, tm.triple, str(tm.target_data), str(opt_level)):
         h.update(part.encode())
         h.update(b"\0")
+    h.update(identity())
     return h.hexdigest()
 
 

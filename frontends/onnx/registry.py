@@ -36,7 +36,6 @@ from lamina.registry import Registry
 
 Converter = Callable[[NodeContext], Sequence[SSAValue]]
 
-_MISSING: Any = object()
 
 
 def _check_converter(name: str, obj: Any) -> Converter:
@@ -54,37 +53,10 @@ def _check_converter(name: str, obj: Any) -> Converter:
     return obj
 
 
-class ConverterRegistry(Registry[Converter]):
-    """The converter `Registry`, also readable (and, for tests, writable) like
-    the dict it replaced."""
-
-    def __getitem__(self, op_type: str) -> Converter:
-        found = self.lookup(op_type)
-        if found is None:
-            raise KeyError(op_type)
-        return found
-
-    def __setitem__(self, op_type: str, fn: Converter) -> None:
-        self.register(op_type, fn, replace=True)
-
-    def __delitem__(self, op_type: str) -> None:
-        if op_type not in self.own():
-            raise KeyError(op_type)
-        self.unregister(op_type)
-
-    def get(self, name: str, default: Any = _MISSING) -> Any:
-        """The converter of `name`; without `default`, an unknown name is a
-        LaminaError listing the close matches (`Registry.get`)."""
-        if default is _MISSING:
-            return super().get(name)
-        found = self.lookup(name)
-        return default if found is None else found
-
-
 #: ONNX op type -> converter: lamina's and the plugins'. Ops of the default domain
 #: are keyed by their type (`"Relu"`), others by `"<domain>:<type>"`
 #: (`"com.example:SquarePlus"`), see `converter_key`.
-CONVERTERS = ConverterRegistry("ONNX converter", CONVERTERS_GROUP, _check_converter)
+CONVERTERS: Registry[Converter] = Registry("ONNX converter", CONVERTERS_GROUP, _check_converter)
 
 #: The names of ONNX's default domain.
 DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -141,7 +113,6 @@ __all__ = [
     "DEFAULT_DOMAINS",
     "Converter",
     "ConverterInfo",
-    "ConverterRegistry",
     "converter",
     "converter_key",
     "find_converter",
