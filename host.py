@@ -39,11 +39,11 @@ def target_machine(opt_level: int = 3, *, jit: bool = False) -> llvm.TargetMachi
     Code is position independent, so objects can go into a shared library; `jit`
     selects the JIT code model (large on 64-bit hosts) instead of the small one.
     """
-    init_llvm()
+    host = cpu()  # (initializes LLVM)
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(
-        cpu=llvm.get_host_cpu_name(),
-        features=llvm.get_host_cpu_features().flatten(),
+        cpu=host.name,
+        features=host.features,
         opt=opt_level,
         reloc="pic",
         codemodel="jitdefault" if jit else "default",

@@ -65,14 +65,8 @@ def _coretype() -> str | None:
     own = os.environ.get("LAMINA_OPENBLAS_CORETYPE")
     if own:
         return own
-    try:
-        import llvmlite.binding as llvm
-
-        features = llvm.get_host_cpu_features()
-    except Exception:
-        return None
     avx512 = ("avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd")
-    return "SkylakeX" if all(features.get(f, False) for f in avx512) else None
+    return "SkylakeX" if all(host.cpu().has(f) for f in avx512) else None
 
 
 @cache
