@@ -54,7 +54,7 @@ from lamina.target.codegen import llvm_ir
 from lamina.tools import demo, viz
 from lamina.tools.demo import mlp_model
 from lamina.tools.models import resnet_mini
-from lamina.tools.profile import profile, top
+from lamina.tools.profile import by_class, profile, top
 from lamina.tools.report import CompileProgress, console, fmt_ms, measure, timing_table
 from lamina.tools.signals import Terminated, check_signals, signals_raise
 
@@ -546,6 +546,12 @@ def _print_profile(
             f"{100 * sum(k.share for k in rest):.1f}%",
         )
     out.print(table)
+    classes = Table(title="By op class", title_justify="left")
+    for col in ("class", "calls", "time", "share"):
+        classes.add_column(col, justify="left" if col == "class" else "right")
+    for k in by_class(kernels):
+        classes.add_row(k.name, str(k.calls), fmt_ms(k.median_ms), f"{100 * k.share:.1f}%")
+    out.print(classes)
 
 
 # ------------------------------------------------------------------------ viz

@@ -20,9 +20,11 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lamina.dialects import tir
+from lamina.dialects import relay, te, tir
+from lamina.dialects.relay_region import FusedOp
 from lamina.passes import PassContext, PassInfo, PassInstrument
 
 TICK = "lamina_profile_tick"
@@ -52,27 +54,81 @@ class _Clock:
 _clock = _Clock()
 
 
+# --------------------------------------------------------------- op classes
+_NORMS = (relay.SoftmaxBase, relay.LayerNormOp, relay.InstanceNormOp, relay.BatchNormOp, relay.LRNOp)
+
+
+def op_class(op: relay.RelayOp) -> str:
+    """The kernel class of one graph op, for profiles grouped by what the time
+    is spent on: conv (dense, grouped, depthwise), matmul, pool, norm/softmax,
+    reduce, layout/copy, elementwise."""
+    if isinstance(op, relay.ConvOp | relay.ConvTransposeOp):
+        groups = relay.int_prop(op, "groups", 1)
+        wshape = op.operands[1].type.get_shape()  # type: ignore[attr-defined]
+        if groups == 1:
+            return "conv"
+        return "depthwise conv" if wshape[1] == 1 else "grouped conv"
+    if isinstance(op, relay.MatmulOp | relay.DenseOp):
+        return "matmul"
+    if isinstance(op, relay.PoolOp):
+        return "pool"
+    if isinstance(op, _NORMS):
+        return "norm/softmax"
+    if op.PATTERN == relay.OpPattern.COMM_REDUCE:
+        return "reduce"
+    if op.PATTERN in (relay.OpPattern.ELEMWISE, relay.OpPattern.BROADCAST):
+        return "elementwise"
+    return "layout/copy"
+
+
+_RANK = ["conv", "depthwise conv", "grouped conv", "matmul", "pool", "norm/softmax", "reduce", "layout/copy", "elementwise"]
+
+
+def kernel_class(op: relay.RelayOp | FusedOp) -> str:
+    """The class of a kernel: of its heaviest op (a product over a pool over a
+    reduction over data movement over elementwise steps)."""
+    if not isinstance(op, FusedOp):
+        return op_class(op)
+    classes = [
+        op_class(o)
+        for o in op.body.block.ops
+        if isinstance(o, relay.RelayOp) and not isinstance(o, relay.ConstantOp)
+    ]
+    return min(classes, key=_RANK.index, default="elementwise")
+
+
+def _main_block(module: ModuleOp) -> Block | None:
+    main = next(
+        (op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main"),
+        None,
+    )
+    return main.body.block if main is not None and main.body.blocks else None
+
+
 class TickInstrument(PassInstrument):
     """Before `lower-tir-to-llvm`, time every kernel call of `@main`; `calls`
-    lists the callees in call order."""
+    lists the callees in call order, `classes` each callee's kernel class
+    (read from the graph before `lower-relay-to-te`)."""
 
     def __init__(self) -> None:
         self.calls: list[str] = []
+        self.classes: dict[str, str] = {}
+        self._pending: list[str] = []
 
     def run_before_pass(self, module: ModuleOp, info: PassInfo) -> None:
+        if info.name == "lower-relay-to-te":
+            block = _main_block(module)
+            self._pending = [
+                kernel_class(op)
+                for op in (block.ops if block is not None else ())
+                if isinstance(op, FusedOp)
+                or (isinstance(op, relay.RelayOp) and not isinstance(op, relay.ConstantOp))
+            ]
         if info.name != "lower-tir-to-llvm":
             return
-        main = next(
-            (
-                op
-                for op in module.ops
-                if isinstance(op, func.FuncOp) and op.sym_name.data == "main"
-            ),
-            None,
-        )
-        if main is None or not main.body.blocks:
+        block = _main_block(module)
+        if block is None:
             return
-        block = main.body.block
         calls = [op for op in block.ops if isinstance(op, tir.CallOp)]
         if not calls:
             return
@@ -80,6 +136,15 @@ class TickInstrument(PassInstrument):
         for call in calls:
             self.calls.append(call.callee.root_reference.data)
             Rewriter.insert_op(tir.CallOp(TICK, []), InsertPoint.after(call))
+
+    def run_after_pass(self, module: ModuleOp, info: PassInfo) -> None:
+        if info.name != "lower-relay-to-te":
+            return
+        block = _main_block(module)
+        calls = [op for op in (block.ops if block is not None else ()) if isinstance(op, te.CallOp)]
+        if len(calls) == len(self._pending):
+            for call, cls in zip(calls, self._pending, strict=True):
+                self.classes.setdefault(call.callee.root_reference.data, cls)
 
 
 @dataclass(frozen=True)
@@ -90,6 +155,7 @@ class KernelTime:
     calls: int
     median_ms: float
     share: float
+    op_class: str = "other"
 
 
 def profile(
@@ -120,7 +186,23 @@ def profile(
         totals.setdefault(name, []).append(float(ms))
     whole = float(med.sum()) or 1.0
     out = [
-        KernelTime(name, len(v), sum(v), sum(v) / whole) for name, v in totals.items()
+        KernelTime(name, len(v), sum(v), sum(v) / whole, ticks.classes.get(name, "other"))
+        for name, v in totals.items()
+    ]
+    return sorted(out, key=lambda k: -k.median_ms)
+
+
+def by_class(kernels: Sequence[KernelTime]) -> list[KernelTime]:
+    """The kernels summed per op class (`name` is the class), slowest first."""
+    groups: dict[str, list[KernelTime]] = {}
+    for k in kernels:
+        groups.setdefault(k.op_class, []).append(k)
+    out = [
+        KernelTime(
+            cls, sum(k.calls for k in ks), sum(k.median_ms for k in ks),
+            sum(k.share for k in ks), cls,
+        )
+        for cls, ks in groups.items()
     ]
     return sorted(out, key=lambda k: -k.median_ms)
 
@@ -130,4 +212,4 @@ def top(kernels: Sequence[KernelTime], limit: int) -> list[KernelTime]:
     return list(kernels[:limit] if limit > 0 else kernels)
 
 
-__all__ = ["KernelTime", "TickInstrument", "profile", "top"]
+__all__ = ["KernelTime", "TickInstrument", "by_class", "kernel_class", "op_class", "profile", "top"]

@@ -84,7 +84,7 @@ tir.prim_func @two(%x: memref<8xf32>, %y: memref<8xf32>) {
 // serial loop in the kernel: nothing is outlined.
 // CHECK-NOT:   lamina.parallel
 // CHECK-LABEL: llvm.func @captures(
-// CHECK:         %g = llvm.fadd %f, %f : f32
+// CHECK:         %g = llvm.fadd %f, %f {fastmathFlags = #llvm.fastmath<contract>} : f32
 // CHECK-NEXT:    llvm.br ^[[HEAD:.*]](%c0 : i64)
 // CHECK:         llvm.store %g
 // CHECK-NOT:     llvm.call

@@ -114,12 +114,20 @@ def _per_lane(
 
 
 # ============================================================ lowering factories
+#: Float additions and products may fuse into FMAs (`contract`), as TVM's LLVM
+#: code generator allows (`FPOpFusion::Fast`) and as every BLAS does: a sum
+#: reduction's `acc + a * b` becomes one fused multiply-add, rounded once.
+CONTRACTABLE = (llvm.FAddOp, llvm.FSubOp, llvm.FMulOp)
+
+
 def _binary(cls: type[Operation]) -> Lowering:
+    flags = llvm.FastMathAttr([llvm.FastMathFlag.ALLOW_CONTRACT] if cls in CONTRACTABLE else None)
+
     def lower(op: Operation, e: Emitter) -> Sequence[SSAValue]:
         lhs, rhs = op.operands[:2]
         new = cls.create(operands=[lhs, rhs], result_types=[result_type(op)])
         if "fastmathFlags" in cls.get_irdl_definition().properties:
-            new.properties["fastmathFlags"] = llvm.FastMathAttr(None)
+            new.properties["fastmathFlags"] = flags
         return [e.emit(new)]
 
     return lower
