@@ -18,6 +18,9 @@ from __future__ import annotations
 BUFFER_ALIGN = 64
 #: Readable bytes after every buffer (vector tails may load them).
 BUFFER_SLACK = 256
+#: The largest lane stride of a vector load: `tir-vectorize` reads `stride x
+#: lanes` contiguous elements and keeps every `stride`-th (a stride-2 window).
+MAX_LOAD_STRIDE = 4
 #: The native entry point of a compiled model.
 ENTRY = "main"
 
@@ -38,6 +41,7 @@ __all__ = [
     "ENTRY",
     "EXTERNAL_LIBRARIES_ATTR",
     "INTERMEDIATE_BYTES_ATTR",
+    "MAX_LOAD_STRIDE",
     "NAME_ATTR",
     "PARAMS_ATTR",
     "WORKSPACE_SIZE_ATTR",

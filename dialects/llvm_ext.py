@@ -1,7 +1,8 @@
 """Ops that xDSL's `llvm` dialect lacks (same names and syntax as MLIR's).
 
 - `llvm.fptosi`, `llvm.fptoui`, `llvm.uitofp` casts,
-- `llvm.extractelement` (xDSL has `llvm.insertelement` but not its inverse).
+- `llvm.extractelement` (xDSL has `llvm.insertelement` but not its inverse),
+- `llvm.intr.masked.load` (xDSL has only the masked store).
 
 Their translation to LLVM IR, with lamina's other fixes to xDSL's emitter, is in
 `lamina.target.translate`. Load `LLVMExt` next to xDSL's `LLVM` in a context (it is
@@ -12,12 +13,14 @@ named `llvm_ext` because the name `llvm` is taken), or register `LLVMWithExt`, a
 from __future__ import annotations
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import IntegerType, VectorType
+from xdsl.dialects.builtin import I32, IntegerAttr, IntegerType, VectorType
 from xdsl.ir import Dialect, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
+    ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
+    prop_def,
     result_def,
     traits_def,
 )
@@ -98,7 +101,41 @@ class ExtractElementOp(IRDLOperation):
         printer.print_attribute(self.vector.type)
 
 
-_EXT_OPS: list[type[Operation]] = [FPToSIOp, FPToUIOp, UIToFPOp, ExtractElementOp]
+@irdl_op_definition
+class MaskedLoadOp(IRDLOperation):
+    """`%v = llvm.intr.masked.load %ptr, %mask, %pass {alignment = 4 : i32} :
+    (!llvm.ptr, vector<16xi1>, vector<16xf32>) -> vector<16xf32>`: the lanes
+    whose mask bit is set are read, the others are `pass`'s."""
+
+    name = "llvm.intr.masked.load"
+
+    data = operand_def(llvm.LLVMPointerType)
+    mask = operand_def(VectorType)
+    pass_thru = operand_def(VectorType)
+    res = result_def(VectorType)
+    alignment = prop_def(IntegerAttr[I32])
+
+    assembly_format = "operands attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(
+        self,
+        data: SSAValue | Operation,
+        mask: SSAValue | Operation,
+        pass_thru: SSAValue | Operation,
+        alignment: int,
+    ):
+        value = SSAValue.get(pass_thru)
+        super().__init__(
+            operands=[data, mask, value],
+            result_types=[value.type],
+            properties={"alignment": IntegerAttr(alignment, 32)},
+        )
+
+
+_EXT_OPS: list[type[Operation]] = [
+    FPToSIOp, FPToUIOp, UIToFPOp, ExtractElementOp, MaskedLoadOp
+]
 
 #: The extension ops alone (named `llvm_ext`: the name `llvm` belongs to xDSL's).
 LLVMExt = Dialect("llvm_ext", _EXT_OPS, [])
@@ -119,5 +156,6 @@ __all__ = [
     "FPToUIOp",
     "LLVMExt",
     "LLVMWithExt",
+    "MaskedLoadOp",
     "UIToFPOp",
 ]

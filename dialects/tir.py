@@ -28,15 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import auto
-from typing import ClassVar
 
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DenseResourceAttr,
     FlatSymbolRefAttr,
     FunctionType,
     IndexType,
-    IntegerType,
     MemRefType,
     StringAttr,
     SymbolNameConstraint,
@@ -56,8 +53,6 @@ from xdsl.ir import (
 )
 from xdsl.irdl import (
     IRDLOperation,
-    VarConstraint,
-    base,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -88,6 +83,14 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from lamina.dialects.resources import blobs
+from lamina.dialects.tir_vector import (
+    MaskedLoadOp,
+    MaskedStoreOp,
+    VectorCmpOp,
+    VectorSelectOp,
+    _access_type,
+    _check_indices,
+)
 
 
 class ForKind(StrEnum):
@@ -397,31 +400,6 @@ def _implicit_yield(region: Region) -> None:
 
 
 # ------------------------------------------------------------------------- buffers
-def _check_indices(op: Operation, memref: SSAValue, indices: Sequence[SSAValue]) -> None:
-    mtype = memref.type
-    assert isinstance(mtype, MemRefType)
-    if len(indices) != mtype.get_num_dims():
-        raise VerifyException(
-            f"{op.name} on a rank-{mtype.get_num_dims()} buffer needs "
-            f"{mtype.get_num_dims()} indices, got {len(indices)}"
-        )
-
-
-def _access_type(memref: SSAValue, vtype: Attribute) -> None:
-    mtype = memref.type
-    assert isinstance(mtype, MemRefType)
-    elem = mtype.get_element_type()
-    if isinstance(vtype, VectorType):
-        if vtype.get_element_type() != elem or vtype.get_num_dims() != 1:
-            raise VerifyException(
-                f"vector access {vtype} does not match the buffer's element type {elem}"
-            )
-    elif vtype != elem:
-        raise VerifyException(
-            f"access type {vtype} does not match the buffer's element type {elem}"
-        )
-
-
 @irdl_op_definition
 class LoadOp(IRDLOperation):
     """Read one element (or a vector of consecutive elements along the last
@@ -554,86 +532,6 @@ class StoreOp(IRDLOperation):
 
 
 @irdl_op_definition
-class VectorCmpOp(IRDLOperation):
-    """Compare two vectors lane by lane into a vector of i1 (`arith.cmpi`/`cmpf`
-    on vectors, which xDSL's arith types as a scalar i1): what `tir-vectorize`
-    makes of a lane-dependent comparison, e.g. a tail mask."""
-
-    name = "tir.vector_cmp"
-
-    T: ClassVar = VarConstraint("T", base(VectorType))
-    predicate = prop_def(StringAttr)
-    lhs = operand_def(T)
-    rhs = operand_def(T)
-    result = result_def(VectorType)
-
-    assembly_format = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)"
-
-    def __init__(self, predicate: str, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
-        lt = SSAValue.get(lhs).type
-        assert isinstance(lt, VectorType)
-        super().__init__(
-            operands=[lhs, rhs],
-            properties={"predicate": StringAttr(predicate)},
-            result_types=[VectorType(i1, lt.get_shape())],
-        )
-
-    def verify_(self) -> None:
-        lt, rt, res = self.lhs.type, self.rhs.type, self.result.type
-        assert isinstance(lt, VectorType) and isinstance(res, VectorType)
-        if lt != rt:
-            raise VerifyException(f"tir.vector_cmp compares {lt} with {rt}: types must match")
-        if res.get_element_type() != i1 or res.get_shape() != lt.get_shape():
-            raise VerifyException(f"tir.vector_cmp of {lt} must give vector<...xi1> of its shape, not {res}")
-        pred = self.predicate.data
-        is_float = not isinstance(lt.get_element_type(), IntegerType | IndexType)
-        allowed = (
-            arith.CMPF_COMPARISON_OPERATIONS if is_float else arith.CMPI_COMPARISON_OPERATIONS
-        )
-        if pred not in allowed:
-            raise VerifyException(
-                f"tir.vector_cmp: '{pred}' is not a predicate for {lt}; expected one of "
-                + ", ".join(allowed)
-            )
-
-
-@irdl_op_definition
-class MaskedStoreOp(IRDLOperation):
-    """Write the lanes of a vector whose mask bit is set (what `tir-vectorize`
-    makes of a store under a lane-dependent `tir.if`)."""
-
-    name = "tir.masked_store"
-
-    value = operand_def(VectorType)
-    buffer = operand_def(MemRefType)
-    mask = operand_def(VectorType)
-    indices = var_operand_def(IndexType)
-
-    traits = traits_def(MemoryWriteEffect())
-    assembly_format = (
-        "$value `,` $buffer `[` $indices `]` `,` $mask attr-dict `:` type($buffer) `,` "
-        "type($value) `,` type($mask)"
-    )
-
-    def __init__(
-        self,
-        value: SSAValue | Operation,
-        buffer: SSAValue | Operation,
-        indices: Sequence[SSAValue | Operation],
-        mask: SSAValue | Operation,
-    ):
-        super().__init__(operands=[value, buffer, mask, indices])
-
-    def verify_(self) -> None:
-        _check_indices(self, self.buffer, self.indices)
-        _access_type(self.buffer, self.value.type)
-        vt, mt = self.value.type, self.mask.type
-        assert isinstance(vt, VectorType) and isinstance(mt, VectorType)
-        if mt.get_element_type() != i1 or mt.get_shape() != vt.get_shape():
-            raise VerifyException(f"mask {mt} must be a vector of i1 as long as {vt}")
-
-
-@irdl_op_definition
 class AllocOp(IRDLOperation):
     """A buffer for the duration of the enclosing function: `global` buffers come
     from the model's planned workspace arena, `local` ones from the stack."""
@@ -732,7 +630,9 @@ TIR = Dialect(
         LoadOp,
         StoreOp,
         MaskedStoreOp,
+        MaskedLoadOp,
         VectorCmpOp,
+        VectorSelectOp,
         AllocOp,
         ConstantOp,
     ],
@@ -749,10 +649,12 @@ __all__ = [
     "ForOp",
     "IfOp",
     "LoadOp",
+    "MaskedLoadOp",
     "MaskedStoreOp",
     "PrimFuncOp",
     "ReturnOp",
     "StoreOp",
     "VectorCmpOp",
+    "VectorSelectOp",
     "YieldOp",
 ]

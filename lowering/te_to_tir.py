@@ -37,6 +37,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
+from lamina.abi import BUFFER_SLACK, MAX_LOAD_STRIDE
 from lamina.dialects import relay, te, tir
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.resources import blobs
@@ -420,19 +421,25 @@ class Scope:
 
     def safe(self, lins: list[Lin], tensor: SSAValue) -> list[Lin]:
         """Read indices that stay inside `tensor`: clamped, except along a vector
-        lane that reads contiguously (buffers keep `BUFFER_SLACK` readable bytes
-        past their end, and such lanes are never stored)."""
+        lane that reads one vector load (contiguous or with a small stride: buffers
+        keep `BUFFER_SLACK` readable bytes past their end, and such lanes are
+        never stored)."""
         if not self.clamp:
             return lins
-        shape = tensor.type.get_shape()  # type: ignore[union-attr]
+        ttype = tensor.type
+        shape = ttype.get_shape()  # type: ignore[union-attr]
         flat = Lin()
         stride = 1
         for x, n in zip(reversed(lins), reversed(shape), strict=True):
             flat = flat + x * stride
             stride *= n
-        contiguous = (
-            self.vec is not None and flat.linear_in(self.vec) and flat.coeff(self.vec) == 1
-        )
+        contiguous = False
+        if self.vec is not None and flat.linear_in(self.vec):
+            step = flat.coeff(self.vec)
+            width = getattr(ttype.get_element_type(), "bitwidth", 64) // 8  # type: ignore[union-attr]
+            contiguous = 1 <= step <= MAX_LOAD_STRIDE and (
+                step * self.vec.extent * width <= BUFFER_SLACK
+            )
         return [
             x if contiguous and self.vec is not None and x.uses(self.vec) else x.clamp(0, n - 1)
             for x, n in zip(lins, shape, strict=True)

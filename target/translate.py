@@ -30,7 +30,13 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import LLVMTranslationException
 
-from lamina.dialects.llvm_ext import ExtractElementOp, FPToSIOp, FPToUIOp, UIToFPOp
+from lamina.dialects.llvm_ext import (
+    ExtractElementOp,
+    FPToSIOp,
+    FPToUIOp,
+    MaskedLoadOp,
+    UIToFPOp,
+)
 from lamina.errors import CompileError
 from lamina.lowering.parallel import parallel_loops
 from lamina.target.parallel import emit_parallel_glue
@@ -123,11 +129,24 @@ def _convert_masked_store(op: Operation, builder: ir.IRBuilder, vals: ValueMap) 
     builder.call(fn, [value, ptr, align, mask])
 
 
+def _convert_masked_load(op: Operation, builder: ir.IRBuilder, vals: ValueMap) -> None:
+    assert isinstance(op, MaskedLoadOp)
+    mask, pass_thru = vals[op.mask], vals[op.pass_thru]
+    ptr = _typed_ptr(builder, vals[op.data], pass_thru.type)
+    align = ir.Constant(ir.IntType(32), op.alignment.value.data)
+    fnty = ir.FunctionType(pass_thru.type, [ptr.type, align.type, mask.type, pass_thru.type])
+    name = f"llvm.masked.load.{intrinsic_suffix(pass_thru.type)}.p0"
+    fn = builder.module.globals.get(name) or ir.Function(builder.module, fnty, name)
+    vals[op.res] = builder.call(fn, [ptr, align, mask, pass_thru])
+
+
 def _ext_converter(op: Operation) -> _Converter | None:
     if isinstance(op, llvm.StoreOp):
         return _convert_store
     if isinstance(op, llvm.MaskedStoreOp):
         return _convert_masked_store
+    if isinstance(op, MaskedLoadOp):
+        return _convert_masked_load
     if type(op) in _CASTS:
         return _convert_cast
     if type(op) in _MANGLED_INTRINSICS:

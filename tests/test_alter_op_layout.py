@@ -146,9 +146,13 @@ def test_conv_rewrites() -> None:
     o2, o3 = optimized(model, 2), optimized(model, 3)
     assert count(o2, relay.Im2ColOp) == 0  # an O3 pass
     assert count(o3, relay.Im2ColOp) == len(ALTERED) + 1  # + the dynamic-weight conv
-    # padded ones are padded first, so the patches need no bounds checks
-    assert count(o3, relay.PadOp) == count(o2, relay.PadOp) + 4
-    # what is left: 1x1 GEMMs, and the untouched grouped / depthwise convs
+    # padded ones are padded first, so the patches need no bounds checks; so is
+    # the padded grouped conv, whose window schedule then reads whole vectors
+    assert count(o3, relay.PadOp) == count(o2, relay.PadOp) + 4 + 1
+    grouped = [op for op in o3.walk() if isinstance(op, relay.Conv2DOp) and relay.int_prop(op, "groups", 1) > 1]
+    assert len(grouped) == 2
+    assert all(not any(relay.Window(op.name, op, 2).pad_begin) for op in grouped)
+    # what is left: 1x1 GEMMs, and the grouped / depthwise convs
     kernels = conv_kernels(o3)
     assert sorted(k for k in kernels if k != (1, 1)) == [(3, 3), (3, 3)]
     assert len(kernels) == len(CONVS) + 1

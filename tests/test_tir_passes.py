@@ -255,6 +255,44 @@ def test_uniform_if_stays_a_branch() -> None:
     np.testing.assert_array_equal(y, np.where(np.arange(16) < 8, x * x, -7.0))
 
 
+@pytest.mark.parametrize("stride", [2, 3, 4])
+def test_small_strides_are_one_wide_load_and_a_shuffle(stride: int) -> None:
+    body = f"""
+      %s = arith.constant {stride} : index
+      %i = arith.muli %j, %s : index
+      %v = tir.load %x[%i] : memref<64xf32>
+      tir.store %v, %y[%j] : memref<64xf32>"""
+    m = run(vec_kernel(body, n=64, outer=16 // stride), TirVectorizePass())
+    assert ForKind.VECTORIZED not in loop_kinds(m)
+    assert len(ops(m, vector.ShuffleOp)) == 1
+    x, t, y = f32(np.arange(64)), f32(X[16:32].reshape(4, 4)), empty((64,))
+    execute(m, "k", x, t, y)
+    n = 4 * (16 // stride)
+    np.testing.assert_array_equal(y[:n], x[: stride * n : stride])
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(0, 9), (0, None), (None, 9), (3, 5)])
+def test_clamped_loads_are_masked_and_read_the_edges(lo: int | None, hi: int | None) -> None:
+    """`x[clamp(j + shift, lo, hi)]`: a masked load whose lanes outside the
+    bounds read the edge elements, exactly as the clamp does (pad mode=edge)."""
+    shift = 2 if lo is None else -2  # an unbounded side stays inside the buffer
+    lines = [f"%sh = arith.constant {shift} : index", "%i = arith.addi %j, %sh : index"]
+    index = "%i"
+    if lo is not None:
+        lines += [f"%lo = arith.constant {lo} : index", f"%ilo = arith.maxsi {index}, %lo : index"]
+        index = "%ilo"
+    if hi is not None:
+        lines += [f"%hi = arith.constant {hi} : index", f"%ihi = arith.minsi {index}, %hi : index"]
+        index = "%ihi"
+    lines += [f"%v = tir.load %x[{index}] : memref<16xf32>", "tir.store %v, %y[%j] : memref<16xf32>"]
+    m = run(vec_kernel("\n".join("      " + line for line in lines)), TirVectorizePass())
+    assert ForKind.VECTORIZED not in loop_kinds(m)
+    assert len(ops(m, tir.MaskedLoadOp)) == 1
+    x, t, y = f32(X[:16]), f32(X[16:32].reshape(4, 4)), empty((16,))
+    execute(m, "k", x, t, y)
+    np.testing.assert_array_equal(y, x[np.clip(np.arange(16) + shift, lo, hi)])
+
+
 @pytest.mark.parametrize(
     ("body", "what"),
     [
@@ -266,8 +304,9 @@ def test_uniform_if_stays_a_branch() -> None:
         ),
         (
             """
-      %l2 = arith.muli %l, %c2 : index
-      %v = tir.load %x[%l2] : memref<16xf32>
+      %c5 = arith.constant 5 : index
+      %l5 = arith.muli %l, %c5 : index
+      %v = tir.load %x[%l5] : memref<16xf32>
       tir.store %v, %y[%j] : memref<16xf32>""",
             "strided",
         ),
@@ -293,7 +332,7 @@ def test_unsupported_bodies_are_demoted_to_serial(body: str, what: str) -> None:
             if what == "gather":
                 want[j] = t[lane, o]
             elif what == "strided":
-                want[j] = x[2 * lane]
+                want[j] = x[5 * lane]
             else:
                 want[o] = x[j]
     np.testing.assert_array_equal(y, want)

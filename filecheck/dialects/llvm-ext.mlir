@@ -1,5 +1,5 @@
 // Round trip of lamina's additions to xDSL's llvm dialect (dialects/llvm_ext.py:
-// llvm.fptosi, llvm.fptoui, llvm.uitofp, llvm.extractelement), in MLIR's syntax:
+// llvm.fptosi, llvm.fptoui, llvm.uitofp, llvm.extractelement, llvm.intr.masked.load), in MLIR's syntax:
 // custom form, and generic form re-parsed.
 // RUN: lamina-opt %s | filecheck %s
 // RUN: lamina-opt %s --print-op-generic | lamina-opt | filecheck %s
@@ -56,4 +56,14 @@ func.func @extract(%v: vector<4xf32>, %w: vector<8xi64>, %i: i32, %j: i64) -> (f
   %0 = llvm.extractelement %v[%i : i32] : vector<4xf32>
   %1 = llvm.extractelement %w[%j : i64] {lamina.tag} : vector<8xi64>
   func.return %0, %1 : f32, i64
+}
+
+// A masked load: the lanes whose mask bit is clear come from the pass-through.
+// CHECK-LABEL: func.func @masked_load(%p: !llvm.ptr, %m: vector<4xi1>, %t: vector<4xf32>) -> vector<4xf32> {
+// CHECK-NEXT:    %0 = llvm.intr.masked.load %p, %m, %t {alignment = 4 : i32} : (!llvm.ptr, vector<4xi1>, vector<4xf32>) -> vector<4xf32>
+// GENERIC-LABEL: "func.func"() <{sym_name = "masked_load"
+// GENERIC:       %0 = "llvm.intr.masked.load"(%p, %m, %t) <{alignment = 4 : i32}> : (!llvm.ptr, vector<4xi1>, vector<4xf32>) -> vector<4xf32>
+func.func @masked_load(%p: !llvm.ptr, %m: vector<4xi1>, %t: vector<4xf32>) -> vector<4xf32> {
+  %0 = llvm.intr.masked.load %p, %m, %t {alignment = 4 : i32} : (!llvm.ptr, vector<4xi1>, vector<4xf32>) -> vector<4xf32>
+  func.return %0 : vector<4xf32>
 }

@@ -71,3 +71,14 @@ tir.prim_func @relu_where(%x: memref<2x8xf64>, %y: memref<2x8xf64>, %k: memref<8
   tir.masked_store %kv, %k[%c0], %neg : memref<8xi32>, vector<8xi32>, vector<8xi1>
   tir.return
 }
+
+// A select by a lane mask (what tir-vectorize makes of an arith.select whose
+// condition depends on the lane).
+// CHECK-LABEL: func.func @select(%m: vector<4xi1>, %a: vector<4xf32>, %b: vector<4xf32>) -> vector<4xf32> {
+// CHECK-NEXT:    %s = tir.vector_select %m, %a, %b : vector<4xi1>, vector<4xf32>
+// GENERIC-LABEL: "func.func"() <{sym_name = "select"
+// GENERIC:       %s = "tir.vector_select"(%m, %a, %b) : (vector<4xi1>, vector<4xf32>, vector<4xf32>) -> vector<4xf32>
+func.func @select(%m: vector<4xi1>, %a: vector<4xf32>, %b: vector<4xf32>) -> vector<4xf32> {
+  %s = tir.vector_select %m, %a, %b : vector<4xi1>, vector<4xf32>
+  func.return %s : vector<4xf32>
+}

@@ -519,7 +519,8 @@ te.func @relu {
 // -----
 
 // conv2d: grouped (the input channel from the output channel's group), strided and
-// padded; padded reads are clamped into the input and replaced by 0 outside.
+// padded; padded reads are clamped into the input and replaced by 0 outside. It
+// gets the window schedule: lanes along the output columns, a tile of rows.
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME:  [[ARG0:%[0-9A-Za-z_]+]]: tensor<1x2x4x4xf32>, [[ARG1:%[0-9A-Za-z_]+]]: tensor<4x1x3x3xf32>) -> tensor<1x4x2x4xf32> {
 // CHECK-NEXT:    [[CALL0:%[0-9A-Za-z_]+]] = te.call @conv2d([[ARG0]], [[ARG1]]) : (tensor<1x2x4x4xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x2x4xf32>
@@ -528,7 +529,7 @@ te.func @relu {
 // CHECK-LABEL: te.func @conv2d {
 // CHECK-NEXT:    [[IN0:%[0-9A-Za-z_]+]] = te.placeholder "in0" : tensor<1x2x4x4xf32>
 // CHECK-NEXT:    [[IN1:%[0-9A-Za-z_]+]] = te.placeholder "in1" : tensor<4x1x3x3xf32>
-// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]], [[I2:%[0-9A-Za-z_]+]], [[I3:%[0-9A-Za-z_]+]]) reduce sum ([[I4:%[0-9A-Za-z_]+]], [[I5:%[0-9A-Za-z_]+]], [[I6:%[0-9A-Za-z_]+]]) [1, 3, 3] : tensor<1x4x2x4xf32> {
+// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]], [[I2:%[0-9A-Za-z_]+]], [[I3:%[0-9A-Za-z_]+]]) reduce sum ([[I4:%[0-9A-Za-z_]+]], [[I5:%[0-9A-Za-z_]+]], [[I6:%[0-9A-Za-z_]+]]) [1, 3, 3] attributes {schedule = "split(i2, 2); split(i3, 4); reorder(i0, i1, i2.o, i3.o, r0, r1, r2, i2.i, i3.i); {{.*}}; cache_write({{.*}}); unroll(i2.i); vectorize(i3.i)"} : tensor<1x4x2x4xf32> {
 // CHECK-NEXT:      [[C0:%[0-9A-Za-z_]+]] = arith.constant 2 : index
 // CHECK-NEXT:      [[V0:%[0-9A-Za-z_]+]] = arith.divui [[I1]], [[C0]] : index
 // CHECK-NEXT:      [[V1:%[0-9A-Za-z_]+]] = arith.addi [[V0]], [[I4]] : index

@@ -1,13 +1,16 @@
 // alter-op-layout: dense with a constant transposed weight gets the transposed
 // constant; a 2-D conv2d with one group that is not already 1x1/unit-stride/
 // unpadded becomes relay.pad (if padded) + relay.im2col + a 1x1 conv2d of the
-// reshaped weight. Grouped and 1x1 convolutions are left alone.
+// reshaped weight. A padded grouped (depthwise) conv2d reads an explicitly padded
+// input (relay.pad, then no padding); other grouped and 1x1 convolutions are
+// left alone.
 // RUN: lamina-opt %s --split-input-file -p alter-op-layout | filecheck %s
 // RUN: lamina-opt %s --split-input-file -p alter-op-layout --pass-statistics 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
 
 // STATS: (S) 1 alter-op-layout.dense - reported by the pass
 // STATS: (S) 1 alter-op-layout.conv2d - reported by the pass
 // STATS: (S) 1 alter-op-layout.conv2d - reported by the pass
+// STATS: (S) 1 alter-op-layout.grouped-pad - reported by the pass
 // STATS-NOT: alter-op-layout.
 
 // The weight 4x3 {transpose_b} becomes the constant 3x4 (transposed at compile
@@ -67,12 +70,24 @@ func.func @main(%x: tensor<1x1x5x5xf32>) -> tensor<1x2x3x3xf32> {
 
 // -----
 
-// Two groups: untouched.
+// Two groups, unpadded: untouched.
 // CHECK-LABEL: func.func @main(%x: tensor<1x4x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32> {
 // CHECK-NEXT:    %0 = relay.conv2d %x, %w {groups = 2 : i64} : (tensor<1x4x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
 // CHECK-NEXT:    func.return %0 : tensor<1x4x4x4xf32>
 func.func @main(%x: tensor<1x4x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32> {
   %0 = relay.conv2d %x, %w {groups = 2 : i64} : (tensor<1x4x6x6xf32>, tensor<4x2x3x3xf32>)
+  func.return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// A padded depthwise conv: the padding moves into a relay.pad; strides stay.
+// CHECK-LABEL: func.func @main(%x: tensor<1x4x7x7xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32> {
+// CHECK-NEXT:    %0 = relay.pad %x {pad_width = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x9x9xf32>
+// CHECK-NEXT:    %1 = relay.conv2d %0, %w {strides = array<i64: 2, 2>, groups = 4 : i64} : (tensor<1x4x9x9xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
+// CHECK-NEXT:    func.return %1 : tensor<1x4x4x4xf32>
+func.func @main(%x: tensor<1x4x7x7xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32> {
+  %0 = relay.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, groups = 4 : i64} : (tensor<1x4x7x7xf32>, tensor<4x1x3x3xf32>)
   func.return %0 : tensor<1x4x4x4xf32>
 }
 

@@ -95,6 +95,39 @@ tir.prim_func @gather(%x: memref<4x4xf32>, %y: memref<4x4xf32>) {
 
 // -----
 
+// A stride-2 load (a stride-2 window) reads 2 x 4 lanes as one vector and keeps
+// the even ones; a stride of 5 is past MAX_LOAD_STRIDE: the loop is demoted.
+// CHECK-LABEL: tir.prim_func @strided(
+// CHECK:         %c5 = arith.constant 5 : index
+// CHECK-NEXT:    [[L0:%[0-9A-Za-z_]+]] = arith.constant 0 : index
+// CHECK-NEXT:    [[B:%[0-9A-Za-z_]+]] = arith.muli [[L0]], %c2 : index
+// CHECK-NEXT:    [[W:%[0-9A-Za-z_]+]] = tir.load %x{{\[}}[[B]]] : memref<16xf32>, vector<8xf32>
+// CHECK-NEXT:    [[V:%[0-9A-Za-z_]+]] = vector.shuffle [[W]], [[W]] [0, 2, 4, 6] : vector<8xf32>, vector<8xf32>
+// CHECK-NEXT:    tir.store [[V]], %y{{\[}}[[L0]]] : memref<4xf32>, vector<4xf32>
+// CHECK:         tir.for serial %k = %c0 to %c4 step %c1 {
+// CHECK-NEXT:      %m = arith.muli %k, %c5 : index
+tir.prim_func @strided(%x: memref<16xf32>, %y: memref<4xf32>, %z: memref<20xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  tir.for vectorized %j = %c0 to %c4 step %c1 {
+    %i = arith.muli %j, %c2 : index
+    %v = tir.load %x[%i] : memref<16xf32>
+    tir.store %v, %y[%j] : memref<4xf32>
+  }
+  tir.for vectorized %k = %c0 to %c4 step %c1 {
+    %m = arith.muli %k, %c5 : index
+    %w = tir.load %z[%m] : memref<20xf32>
+    tir.store %w, %y[%k] : memref<4xf32>
+  }
+  tir.return
+}
+
+
+// -----
+
 // A lane-independent condition stays a branch around vector code.
 // CHECK-LABEL: tir.prim_func @uniform_if(
 // CHECK:         tir.for serial %i = %c0 to %c4 step %c1 {

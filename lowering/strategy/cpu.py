@@ -119,6 +119,43 @@ def gemm(
     return Schedule(tuple(steps))
 
 
+#: Rows of output vectors a window kernel accumulates at once: enough
+#: independent FMAs to cover their latency on hosts with two FMA units.
+WINDOW_ROWS = 8
+
+
+def _row_tile(extent: int, most: int) -> int:
+    """A tile of `extent`: its largest divisor up to `most` when that is at least
+    half of `most` (no tail), else `most` (a guarded tail)."""
+    best = max(d for d in range(1, min(extent, most) + 1) if extent % d == 0)
+    return best if best * 2 >= min(extent, most) else min(extent, most)
+
+
+def window(extents: tuple[int, ...], nreduce: int, elem_bits: int = 32) -> Schedule:
+    """A sliding-window reduction (a grouped or depthwise convolution; output axes
+    `batch, channel, ..., row, col`): vector lanes along the output columns, a
+    tile of rows unrolled, each row one vector accumulator that stays in a
+    register across all the window's taps (TVM's depthwise NCHW schedule)."""
+    lanes = host.cpu().lanes(elem_bits)
+    rank = len(extents)
+    rows, cols = extents[-2], extents[-1]
+    r, c = f"i{rank - 2}", f"i{rank - 1}"
+    v = min(cols, lanes)
+    mr = _row_tile(rows, WINDOW_ROWS)
+    steps: list[Primitive] = [Split(r, mr), Split(c, v)]
+    outer = [*(f"i{d}" for d in range(rank - 2)), f"{r}.o", f"{c}.o"]
+    outer_extents = [*extents[:-2], -(-rows // mr), -(-cols // v)]
+    reduce = [f"r{d}" for d in range(nreduce)]
+    steps.append(Reorder((*outer, *reduce, f"{r}.i", f"{c}.i")))
+    par = _parallel_outer(outer, outer_extents)
+    steps += par
+    fused = sum(isinstance(p, Fuse) for p in par)
+    at = ".".join(outer) if fused + 1 == len(outer) else outer[-1]
+    steps += [CacheWrite(at), Annotate(ForKind.UNROLLED, f"{r}.i")]
+    steps.append(Annotate(ForKind.VECTORIZED, f"{c}.i"))
+    return Schedule(tuple(steps))
+
+
 def injective(extents: tuple[int, ...], elem_bits: int = 32) -> Schedule:
     """Elementwise/injective stages: vector lanes along the last axis, the outer
     loops parallel when there is enough work."""
@@ -197,9 +234,12 @@ def schedule_matmul(
 def schedule_conv(
     op: relay.ConvOp, out: TensorType, wshape: Sequence[int]
 ) -> Schedule | None:
-    """`gemm` for a convolution that is a GEMM (`is_gemm_conv`), else none."""
+    """`gemm` for a convolution that is a GEMM (`is_gemm_conv`), `window` for
+    another 2-D one, else none."""
     if not is_gemm_conv(op, wshape, relay.int_prop(op, "groups", 1)):
-        return None
+        if op.SPATIAL != 2:
+            return None
+        return window(tuple(out.get_shape()), 3, _bits(out.get_element_type()))
     return gemm(
         tuple(out.get_shape()),
         1,
@@ -232,4 +272,5 @@ __all__ = [
     "schedule_conv",
     "schedule_dense",
     "schedule_matmul",
+    "window",
 ]

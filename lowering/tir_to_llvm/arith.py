@@ -178,7 +178,7 @@ def _libm(name: str) -> Lowering:
 def _int_minmax(pred: str) -> Lowering:
     def lower(op: Operation, e: Emitter) -> Sequence[SSAValue]:
         a, b = op.operands
-        return [e.emit(llvm.SelectOp(e.icmp(pred, a, b), a, b))]
+        return [e.select(e.icmp(pred, a, b), a, b)]
 
     return lower
 
@@ -311,10 +311,10 @@ def _lower_vector_cmp(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     return [_compare(e, op.predicate.data, op.lhs, op.rhs, result_type(op))]
 
 
-@lowers(SCALAR_LOWERINGS, arith.SelectOp)
+@lowers(SCALAR_LOWERINGS, arith.SelectOp, tir.VectorSelectOp)
 def _lower_select(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     cond, a, b = op.operands
-    return [e.emit(llvm.SelectOp(cond, a, b))]
+    return [e.select(cond, a, b)]
 
 
 @lowers(SCALAR_LOWERINGS, arith.NegfOp)
@@ -346,7 +346,7 @@ def _div_parts(op: Operation, e: Emitter, signed: bool) -> tuple[SSAValue, ...]:
 def _adjust(e: Emitter, q: SSAValue, when: SSAValue, delta: int) -> SSAValue:
     one = e.const(delta, q.type)
     moved = e.emit(llvm.AddOp(q, one))
-    return e.emit(llvm.SelectOp(when, moved, q))
+    return e.select(when, moved, q)
 
 
 def _same_sign(e: Emitter, r: SSAValue, b: SSAValue) -> SSAValue:
@@ -392,7 +392,7 @@ def _lower_absi(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     x = op.operands[0]
     zero = e.const(0, x.type)
     neg = e.emit(llvm.SubOp(zero, x))
-    return [e.emit(llvm.SelectOp(e.icmp("slt", x, zero), neg, x))]
+    return [e.select(e.icmp("slt", x, zero), neg, x)]
 
 
 @lowers(SCALAR_LOWERINGS, vector.BroadcastOp)
@@ -414,6 +414,15 @@ def _lower_broadcast(op: Operation, e: Emitter) -> Sequence[SSAValue]:
             )
         )
     ]
+
+
+@lowers(SCALAR_LOWERINGS, vector.ShuffleOp)
+def _lower_shuffle(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    """vector.shuffle: llvm.shufflevector with the same lane mask."""
+    assert isinstance(op, vector.ShuffleOp)
+    t = result_type(op)
+    assert isinstance(t, VectorType)
+    return [e.shuffle(op.v1, op.v2, list(op.mask.get_values()), t)]
 
 
 __all__ = ["MVEC_FUNCTIONS", "SCALAR_LOWERINGS", "libm", "mvec"]

@@ -33,7 +33,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lamina.abi import BUFFER_ALIGN
-from lamina.dialects import tir
+from lamina.dialects import llvm_ext, tir
 from lamina.errors import LoweringError
 from lamina.lowering.tir_to_llvm.emitter import (
     Emitter,
@@ -112,6 +112,14 @@ def _lower_masked_store(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     align = byte_size(scalar_type(op.value.type))
     e.put(llvm.MaskedStoreOp(op.value, ptr, op.mask, alignment=align))
     return []
+
+
+@lowers(ACCESS_LOWERINGS, tir.MaskedLoadOp)
+def _lower_masked_load(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    assert isinstance(op, tir.MaskedLoadOp)
+    ptr = _address(e, op.buffer, op.indices)
+    align = byte_size(scalar_type(op.result.type))
+    return [e.emit(llvm_ext.MaskedLoadOp(ptr, op.mask, op.pass_thru, align))]
 
 
 @lowers(ACCESS_LOWERINGS, tir.CallOp)

@@ -33,7 +33,12 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lamina.errors import LoweringError
-from lamina.lowering.tir_to_llvm.types import convert_type, mangle, scalar_type
+from lamina.lowering.tir_to_llvm.types import (
+    byte_size,
+    convert_type,
+    mangle,
+    scalar_type,
+)
 
 _OpT = TypeVar("_OpT", bound=Operation)
 
@@ -179,6 +184,28 @@ class Emitter:
                 result_types=[t],
             )
         )
+
+    def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        """`cond ? a : b`, lane by lane when `cond` is a vector of i1. xDSL's
+        `llvm.select` takes only a scalar condition, so a vector one becomes
+        `(a & m) | (b & ~m)` on the lanes' bits with `m = sext(cond)`, which
+        LLVM folds back into one vector select (a blend)."""
+        if not isinstance(cond.type, VectorType):
+            return self.emit(llvm.SelectOp(cond, a, b))
+        t = a.type
+        assert isinstance(t, VectorType)
+        elem = t.get_element_type()
+        bits = elem.bitwidth if isinstance(elem, IntegerType) else byte_size(elem) * 8
+        ints = VectorType(IntegerType(bits), t.get_shape())
+        ai, bi = a, b
+        if ints != t:
+            ai, bi = self.emit(llvm.BitcastOp(a, ints)), self.emit(llvm.BitcastOp(b, ints))
+        m = cond if bits == 1 else self.emit(llvm.SExtOp(cond, ints))
+        keep_b = self.emit(llvm.XOrOp(m, self.const(-1, ints)))
+        r = self.emit(llvm.OrOp(
+            self.emit(llvm.AndOp(ai, m)), self.emit(llvm.AndOp(bi, keep_b))
+        ))
+        return r if ints == t else self.emit(llvm.BitcastOp(r, t))
 
     def icmp(self, pred: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
         flag = llvm.ICmpPredicateFlag(pred).to_int()

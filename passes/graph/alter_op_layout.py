@@ -9,8 +9,12 @@
   `W' = reshape(W, [O, C*KH*KW, 1, 1])`: a GEMM over the patches, which the
   conv's 1x1 schedule register-tiles (output channels x pixels). A constant
   weight is reshaped at compile time, another gets a `relay.reshape`.
+- A padded grouped (or depthwise) `relay.conv2d` reads an explicitly padded
+  input (`relay.pad`, then the conv with no padding): its window schedule then
+  loads whole vectors along the output width, with no bounds checks.
 
-Counters: `alter-op-layout.dense`, `alter-op-layout.conv2d`.
+Counters: `alter-op-layout.dense`, `alter-op-layout.conv2d`,
+`alter-op-layout.grouped-pad`.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType, i64
-from xdsl.ir import Operation, OpResult
+from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
@@ -79,12 +83,9 @@ def _conv2d(op: relay.Conv2DOp) -> bool:
     kernel = DenseArrayBase.from_list(i64, list(shape[2:]))
     window = {k: op.properties.get(k) for k in ("strides", "dilation")}
     new: list[Operation] = []
-    if any((*win.pad_begin, *win.pad_end)):
-        # Pad first, so the patches are read without bounds checks (and, for unit
-        # strides, contiguously).
-        width = [0, 0, *win.pad_begin, 0, 0, *win.pad_end]
-        new.append(relay.PadOp(x, pad_width=DenseArrayBase.from_list(i64, width)))
-        x = new[-1].results[0]
+    # Pad first, so the patches are read without bounds checks (and, for unit
+    # strides, contiguously).
+    x = _padded_input(x, win, new)
     new.append(relay.Im2ColOp(x, kernel_size=kernel, **window))
     xcol = new[-1].results[0]
     data = value_data(w)
@@ -97,6 +98,29 @@ def _conv2d(op: relay.Conv2DOp) -> bool:
     else:
         new.append(relay.ReshapeOp(w, shape=DenseArrayBase.from_list(i64, new_shape)))
     new.append(relay.Conv2DOp(xcol, new[-1].results[0]))
+    _replace(op, new)
+    return True
+
+
+def _padded_input(x: SSAValue, win: relay.Window, new: list[Operation]) -> SSAValue:
+    """`x` padded by the window's padding (a `relay.pad` appended to `new`), or
+    `x` itself when the window has none."""
+    if not any((*win.pad_begin, *win.pad_end)):
+        return x
+    width = [0, 0, *win.pad_begin, 0, 0, *win.pad_end]
+    new.append(relay.PadOp(x, pad_width=DenseArrayBase.from_list(i64, width)))
+    return new[-1].results[0]
+
+
+def _grouped_pad(op: relay.Conv2DOp) -> bool:
+    """A padded grouped conv2d reads an explicitly padded input instead."""
+    win = relay.Window(op.name, op, 2)
+    if relay.int_prop(op, "groups", 1) == 1 or not any((*win.pad_begin, *win.pad_end)):
+        return False
+    new: list[Operation] = []
+    x = _padded_input(op.operands[0], win, new)
+    props = {k: v for k, v in op.properties.items() if k != "padding"}
+    new.append(relay.Conv2DOp(x, op.operands[1], **props))
     _replace(op, new)
     return True
 
@@ -115,6 +139,8 @@ class AlterOpLayoutPass(ModulePass):
                 record_statistic("alter-op-layout.dense")
             elif isinstance(inner, relay.Conv2DOp) and _conv2d(inner):
                 record_statistic("alter-op-layout.conv2d")
+            elif isinstance(inner, relay.Conv2DOp) and _grouped_pad(inner):
+                record_statistic("alter-op-layout.grouped-pad")
 
 
 __all__ = ["AlterOpLayoutPass"]

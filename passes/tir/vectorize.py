@@ -8,8 +8,12 @@ condition compares `base + lane` with a lane-independent bound becomes a lane
 mask: stores under it are masked (`tir.masked_store`), except to local buffers,
 whose extra lanes are never read. Loads under a mask are not masked: contiguous
 vector loads stay within the `BUFFER_SLACK` readable bytes every buffer has past
-its end. A loop with anything else (a gather, a nested loop, a lane-dependent
-scalar store) is left to LLVM's own vectorizer as a serial loop.
+its end. A load whose last index is `base + s * lane` for a small stride `s`
+(a stride-2 convolution or pooling window) reads the `s * V` elements from `base`
+as one vector and keeps every `s`-th lane (`vector.shuffle`); it reads at most
+`s - 1` elements past the last lane, within that slack too. A loop with
+anything else (a gather, a nested loop, a lane-dependent scalar store) is left to
+LLVM's own vectorizer as a serial loop.
 """
 
 from __future__ import annotations
@@ -20,16 +24,19 @@ from xdsl.context import Context
 from xdsl.dialects import arith, math, vector
 from xdsl.dialects.builtin import (
     AnyFloat,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
     ModuleOp,
     VectorType,
     i1,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from lamina.abi import MAX_LOAD_STRIDE
 from lamina.dialects import tir
 from lamina.dialects.tir import AllocScope, ForKind
 from lamina.passes.registry import register_pass
@@ -42,10 +49,17 @@ class _Unsupported(Exception):
 
 @dataclass
 class _Lane:
-    """An index `base + stride * lane`, with `base` the value at lane 0."""
+    """An index `base + stride * lane`, with `base` the value at lane 0; with
+    `lo`/`hi`, that index clamped into `lo..hi` (lane-independent bounds)."""
 
     base: SSAValue
     stride: int
+    lo: SSAValue | None = None
+    hi: SSAValue | None = None
+
+    @property
+    def clamped(self) -> bool:
+        return self.lo is not None or self.hi is not None
 
 
 class _Vectorizer:
@@ -79,18 +93,26 @@ class _Vectorizer:
             return self.vector[v]
         if v in self.affine:
             lane = self.affine[v]
-            ramp = self.ramp()
-            if lane.stride != 1:
-                k = self.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
-                    self.vtype(IndexType()), [lane.stride] * self.lanes)))
-                ramp = self.emit(arith.MuliOp(ramp, k))
-            base = self.emit(vector.BroadcastOp(lane.base, self.vtype(IndexType())))
-            out = self.emit(arith.AddiOp(base, ramp))
+            out = self.unclamped(lane)
+            if lane.lo is not None:
+                out = self.emit(arith.MaxSIOp(out, self.as_vector(lane.lo)))
+            if lane.hi is not None:
+                out = self.emit(arith.MinSIOp(out, self.as_vector(lane.hi)))
             self.vector[v] = out
             return out
         s = self.uniform(v)
         assert s is not None
         return self.emit(vector.BroadcastOp(s, self.vtype(s.type)))
+
+    def unclamped(self, lane: _Lane) -> SSAValue:
+        """The vector of `base + stride * lane`, before any clamp."""
+        ramp = self.ramp()
+        if lane.stride != 1:
+            k = self.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+                self.vtype(IndexType()), [lane.stride] * self.lanes)))
+            ramp = self.emit(arith.MuliOp(ramp, k))
+        base = self.emit(vector.BroadcastOp(lane.base, self.vtype(IndexType())))
+        return self.emit(arith.AddiOp(base, ramp))
 
     def ramp(self) -> SSAValue:
         if self._ramp is None:
@@ -160,13 +182,65 @@ class _Vectorizer:
             new = tir.LoadOp(op.buffer, idx)  # type: ignore[arg-type]
             self.scalar[op.result] = self.emit(new)
             return
+        lane = self.affine.get(op.indices[-1])
+        stride = lane.stride if lane is not None else 0
+        if lane is not None and lane.clamped:
+            self.masked_load(op, lane)
+            return
+        if 1 < stride <= MAX_LOAD_STRIDE:
+            base = self.contiguous(op.indices, stride)
+            wide = self.emit(
+                tir.LoadOp(op.buffer, base, VectorType(op.result.type, [stride * self.lanes]))
+            )
+            keep = DenseArrayBase.from_list(i64, [stride * k for k in range(self.lanes)])
+            self.vector[op.result] = self.emit(
+                vector.ShuffleOp(wide, wide, keep, result_type=self.vtype(op.result.type))
+            )
+            return
         base = self.contiguous(op.indices)
         self.vector[op.result] = self.emit(
             tir.LoadOp(op.buffer, base, self.vtype(op.result.type))
         )
 
-    def contiguous(self, indices: tuple[SSAValue, ...] | list[SSAValue]) -> list[SSAValue]:
-        """Lane-0 indices of an access whose last index is `base + lane`."""
+    def masked_load(self, op: tir.LoadOp, lane: _Lane) -> None:
+        """A load at `clamp(base + lane, lo, hi)` (a padded window's read): a
+        masked load at `base + lane` of the lanes inside `lo..hi`; the lanes
+        below read the element at `lo`, those above the one at `hi`, as the
+        clamp does (two scalar loads)."""
+        extent = op.buffer.type.get_shape()[-1]  # type: ignore[attr-defined]
+        bounds = [constant_index(b) for b in (lane.lo, lane.hi) if b is not None]
+        if lane.stride != 1 or not all(b is not None and 0 <= b < extent for b in bounds):
+            raise _Unsupported("gather")  # the edge loads must be inside the buffer
+        lead = self.contiguous(op.indices, clamped=True)[:-1]
+        index = self.unclamped(lane)
+        elem = op.result.type
+        mask: SSAValue | None = None
+        edge: SSAValue | None = None
+        for bound, pred in ((lane.lo, "sge"), (lane.hi, "sle")):
+            if bound is None:
+                continue
+            inside = self.emit(tir.VectorCmpOp(pred, index, self.as_vector(bound)))
+            mask = inside if mask is None else self.emit(arith.AndIOp(mask, inside))
+            at = self.emit(vector.BroadcastOp(self.emit(tir.LoadOp(op.buffer, [*lead, bound])), self.vtype(elem)))
+            # below `lo` the clamp reads `lo`'s element; above `hi`, `hi`'s
+            if edge is None:
+                edge = at
+            else:
+                below = self.emit(tir.VectorCmpOp("slt", index, self.as_vector(lane.lo)))  # type: ignore[arg-type]
+                edge = self.emit(tir.VectorSelectOp(below, edge, at))
+        assert mask is not None and edge is not None
+        self.vector[op.result] = self.emit(
+            tir.MaskedLoadOp(op.buffer, [*lead, lane.base], mask, edge)
+        )
+
+    def contiguous(
+        self,
+        indices: tuple[SSAValue, ...] | list[SSAValue],
+        stride: int = 1,
+        clamped: bool = False,
+    ) -> list[SSAValue]:
+        """Lane-0 indices of an access whose last index is `base + stride * lane`
+        (unless `clamped`, not clamped)."""
         *lead, last = indices
         out = []
         for i in lead:
@@ -175,7 +249,7 @@ class _Vectorizer:
                 raise _Unsupported("gather")
             out.append(u)
         lane = self.affine.get(last)
-        if lane is None or lane.stride != 1:
+        if lane is None or lane.stride != stride or (lane.clamped and not clamped):
             raise _Unsupported("gather")
         return [*out, lane.base]
 
@@ -218,6 +292,9 @@ class _Vectorizer:
             pred = names[op.predicate.value.data]
             self.vector[op.result] = self.emit(tir.VectorCmpOp(pred, *operands))
             return
+        if isinstance(op, arith.SelectOp):
+            self.vector[op.result] = self.emit(tir.VectorSelectOp(*operands))
+            return
         rtype = self.vtype(op.results[0].type)
         new = op.create(
             operands=operands,
@@ -228,10 +305,28 @@ class _Vectorizer:
         self.vector[op.results[0]] = self.emit(new)
 
     def index_op(self, op: Operation) -> bool:
-        """Track `base + stride * lane` through add, sub and multiply by constants."""
+        """Track `base + stride * lane` through add, sub and multiply by constants,
+        and its clamp into lane-independent bounds (max, then min)."""
         a, b = op.operands[0], op.operands[-1]
         la, lb = self.affine.get(a), self.affine.get(b)
         ua, ub = self.uniform(a), self.uniform(b)
+        if isinstance(op, arith.MaxSIOp | arith.MinSIOp):
+            lane, bound = (la, ub) if la else (lb, ua)
+            if lane is None or bound is None:
+                return False
+            lo, hi = lane.lo, lane.hi
+            if isinstance(op, arith.MaxSIOp):
+                if lo is not None or hi is not None:  # max after a clamp: not a clamp
+                    return False
+                lo = bound
+            else:
+                if hi is not None:
+                    return False
+                hi = bound
+            self.affine[op.results[0]] = _Lane(lane.base, lane.stride, lo, hi)
+            return True
+        if (la is not None and la.clamped) or (lb is not None and lb.clamped):
+            return False  # arithmetic on a clamped index: a general vector
         if isinstance(op, arith.AddiOp | arith.SubiOp):
             if la and ub is not None:
                 cls = type(op)

@@ -1,0 +1,86 @@
+"""The window schedule (grouped and depthwise convolutions: lanes along the
+output columns, a tile of rows) and the vector reads it relies on (strided
+loads, masked loads at padded edges), against onnx's reference evaluator on odd
+shapes: primes, tails, 1-sized axes, strides 2 and 3, dilation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import lamina
+
+RNG = np.random.default_rng(7)
+
+
+def _model(nodes, x_shape, inits):
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(v, k) for k, v in inits.items()],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def _check(model, x_shape, threads: int = 1) -> None:
+    x = RNG.standard_normal(x_shape).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    got = lamina.compile(model, num_threads=threads).run(x)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+# (channels, groups, height, width, kernel, strides, pads, dilation)
+CONVS = [
+    (8, 8, 17, 23, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),  # depthwise, prime sizes
+    (6, 6, 13, 31, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1)),  # stride 2, a tail
+    (5, 5, 11, 19, (5, 5), (1, 1), (2, 2, 2, 2), (1, 1)),  # 5x5
+    (4, 4, 7, 7, (7, 7), (1, 1), (3, 3, 3, 3), (1, 1)),  # 7x7 on 7x7
+    (3, 3, 29, 37, (3, 3), (3, 3), (0, 1, 2, 0), (1, 1)),  # stride 3, asymmetric
+    (4, 4, 15, 21, (3, 3), (1, 1), (2, 2, 2, 2), (2, 2)),  # dilated
+    (12, 3, 9, 18, (3, 3), (1, 2), (1, 1, 1, 1), (1, 1)),  # grouped, 4 channels each
+    (16, 4, 1, 40, (1, 3), (1, 1), (0, 1, 0, 1), (1, 1)),  # one row
+    (6, 2, 10, 1, (3, 1), (1, 1), (1, 0, 1, 0), (1, 1)),  # one column
+    (7, 7, 5, 5, (3, 3), (1, 1), (0, 0, 0, 0), (1, 1)),  # unpadded
+]
+
+
+@pytest.mark.parametrize("case", CONVS, ids=lambda c: "x".join(map(str, c[:4])) + f"_k{c[4][0]}s{c[5][0]}")
+@pytest.mark.parametrize("threads", [1, 2])
+def test_grouped_and_depthwise_convs(case, threads) -> None:
+    c, g, h, w, k, s, p, d = case
+    weight = RNG.standard_normal((c, c // g, *k)).astype(np.float32)
+    bias = RNG.standard_normal(c).astype(np.float32)
+    nodes = [
+        helper.make_node(
+            "Conv", ["x", "w", "b"], ["c"], group=g, strides=list(s), pads=list(p),
+            dilations=list(d), kernel_shape=list(k),
+        ),
+        helper.make_node("Clip", ["c", "lo", "hi"], ["y"]),
+    ]
+    inits = {"w": weight, "b": bias, "lo": np.float32(-1.5), "hi": np.float32(2.0)}
+    _check(_model(nodes, [2, c, h, w], inits), [2, c, h, w], threads)
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect"])
+@pytest.mark.parametrize("shape", [(2, 3, 5, 37), (1, 1, 1, 3), (1, 2, 9, 16)])
+def test_pads_read_masked_vectors(mode, shape) -> None:
+    """Pads along the vector axis: their reads are masked loads whose lanes off
+    the edge are the padding (constant) or the clamped element (edge)."""
+    pads = np.array([0, 0, 1, 2, 0, 0, 2, 3], np.int64)
+    if mode == "reflect":
+        pads = np.minimum(pads, min(shape[2], shape[3]) - 1)
+    node = helper.make_node("Pad", ["x", "pads"], ["y"], mode=mode)
+    _check(_model([node], list(shape), {"pads": pads}), list(shape))
+
+
+@pytest.mark.parametrize("stride", [2, 3])
+def test_strided_slices_read_wide_vectors(stride) -> None:
+    node = helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"])
+    inits = {
+        "starts": np.array([1], np.int64), "ends": np.array([200], np.int64),
+        "axes": np.array([3], np.int64), "steps": np.array([stride], np.int64),
+    }
+    _check(_model([node], [2, 3, 4, 203], inits), [2, 3, 4, 203])
