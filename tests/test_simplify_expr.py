@@ -144,3 +144,30 @@ def test_simplify_expr_is_an_o3_pass_reporting_each_rule():
     ctx = manager.PassContext(3, instruments=[stats])
     manager.run_pipeline(lamina.parse(src), "simplify-expr", ctx)
     assert stats.records[0].counters == {"rewrite.MultiplyOne": 1, "rewrite.ReluRelu": 1}
+
+
+@pytest.mark.parametrize(("k", "products"), [(2, 1), (3, 2), (4, 2)])
+def test_small_integer_powers_become_products(k, products):
+    m = lamina.parse(f"""
+    func.func @main(%x: tensor<5x7xf32>) -> tensor<5x7xf32> {{
+      %k = relay.constant dense<{k}.0> : tensor<f32>
+      %r = relay.power %x, %k : (tensor<5x7xf32>, tensor<f32>) -> tensor<5x7xf32>
+      func.return %r : tensor<5x7xf32>
+    }}""")
+    fn = next(op for op in m.ops if isinstance(op, func.FuncOp))
+    x = np.random.default_rng(1).standard_normal((5, 7)).astype(np.float32) * 3
+    assert simplify_expr(m) == 1
+    m.verify()
+    assert body_ops(m) == ["relay.multiply"] * products + ["func.return"]
+    np.testing.assert_allclose(evaluate(fn.body.block, [x])[0], x.astype(np.float64) ** k, rtol=1e-6)
+
+
+def test_other_powers_are_kept():
+    m = lamina.parse("""
+    func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %k = relay.constant dense<2.5> : tensor<f32>
+      %r = relay.power %x, %k : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+      func.return %r : tensor<4xf32>
+    }""")
+    assert simplify_expr(m) == 0
+    assert body_ops(m) == ["relay.constant", "relay.power", "func.return"]

@@ -8,7 +8,10 @@ TVM's `SimplifyExpr`, as `lamina.pattern.rewrite` callbacks:
 - `reshape(reshape(x))` -> `reshape(x)`; a reshape to the operand's own shape -> `x`;
 - `transpose(transpose(x))` -> one transpose with the composed permutation, or `x`
   when it is the identity; an identity transpose -> `x`;
-- `relu(relu(x))` -> `relu(x)`.
+- `relu(relu(x))` -> `relu(x)`;
+- `power(x, k)` for a constant k of 2, 3 or 4 -> products of `x` (GPT-2's
+  tanh-GELU has `x ** 3`: a libm `pow` per element otherwise), when that keeps
+  the type.
 
 Each rule is a `PatternCallback` in `RULES`; the pass reports how often each fired
 (`rewrite.<Rule>` in `--pass-statistics`).
@@ -19,12 +22,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from lamina.dialects import relay
+from lamina.dialects.constants import value_data
 from lamina.passes.registry import register_pass
 from lamina.pattern import (
     Match,
@@ -120,6 +125,32 @@ class ReluRelu(PatternCallback):
         return match[self.inner]
 
 
+class SmallPower(PatternCallback):
+    """`x ** 2` -> `x * x`, `x ** 3` -> `x * x * x`, `x ** 4` -> `(x * x) ** 2`."""
+
+    EXPONENTS = (2, 3, 4)
+
+    def __init__(self) -> None:
+        self.x = wildcard()
+        exponent = is_expr(self.EXPONENTS[0])
+        for k in self.EXPONENTS[1:]:
+            exponent = exponent | is_expr(k)
+        super().__init__(is_op("power")(self.x, exponent))
+
+    def callback(self, match: Match) -> Operation | None:
+        x = match[self.x]
+        if x.type != match.root.type:
+            return None
+        data = value_data(match.root.op.operands[1])  # type: ignore[union-attr]
+        k = int(np.asarray(data).flat[0])
+        square = relay.MultiplyOp(x, x)
+        if k == 2:
+            return square
+        if k == 3:
+            return relay.MultiplyOp(square, x)
+        return relay.MultiplyOp(square, square)
+
+
 RULES: tuple[type[PatternCallback], ...] = (
     AddZero,
     SubtractZero,
@@ -128,6 +159,7 @@ RULES: tuple[type[PatternCallback], ...] = (
     ReshapeChain,
     TransposeChain,
     ReluRelu,
+    SmallPower,
 )
 
 
