@@ -12,6 +12,8 @@ Axes are named `i0, i1, ...` (output dimensions) and `r0, r1, ...` (reduce axes)
 - `split(x, f)`, `fuse(a, b)` (adjacent, `a` outside `b`), `reorder(x, y, ...)`
   (permutes the named loops among their positions), `tile(x, y, fx, fy)`;
 - `vectorize(x)`, `parallel(x)`, `unroll(x)`: the loop's kind (see `tir.for`);
+  vectorizing the innermost reduce loop (without `cache_write`) is TVM's
+  `rfactor` over the lanes: each lane keeps a partial result, combined at the end;
 - `cache_write(x)`: a reduction accumulates in a local buffer, indexed by the
   output loops inside `x`, which is written back (through the elementwise
   epilogue, TVM's `compute_at`) after the reduction loops inside `x` finish;
@@ -238,10 +240,10 @@ class LoopNest:
         vec = [lp for lp in self.loops if lp.kind == ForKind.VECTORIZED]
         if len(vec) > 1 or (vec and vec[0] is not self.loops[-1]):
             raise LoweringError("schedule: only the innermost loop can be vectorized")
-        if vec and vec[0].reduce:
+        if vec and vec[0].reduce and self.cache_at is not None:
             raise LoweringError(
-                f"schedule: reduce loop {vec[0].var.name} cannot be vectorized (its lanes "
-                "would all accumulate into one element); vectorize an output loop"
+                f"schedule: reduce loop {vec[0].var.name} cannot be vectorized with "
+                "cache_write; vectorize an output loop"
             )
         if any(lp.kind == ForKind.PARALLEL and lp.reduce for lp in self.loops):
             raise LoweringError("schedule: a reduce loop cannot be parallel")

@@ -42,9 +42,10 @@ from lamina.dialects import relay, te, tir
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.resources import blobs
 from lamina.dialects.te import ReduceKind
+from lamina.dialects.tir import ForKind
 from lamina.errors import LoweringError
 from lamina.ir import io_names
-from lamina.lowering.expr import Expr
+from lamina.lowering.expr import Expr, is_float
 from lamina.lowering.index import Clamp, Div, Lin, Mod, Opaque, Var
 from lamina.lowering.relay_to_te import SymbolNamer
 from lamina.lowering.schedule import Loop, LoopNest, Schedule
@@ -71,14 +72,31 @@ def _reduce_init(kind: ReduceKind, elem: Attribute) -> float | int:
     return int(info.min if kind == ReduceKind.MAX else info.max)
 
 
+#: A float sum reduction may be reassociated: LLVM then vectorizes a reduce loop
+#: over contiguous elements (partial sums in vector lanes, added at the end), as
+#: TVM's rfactor and every BLAS-like library do; the order of the additions is
+#: the only change.
+REASSOCIATE = arith.FastMathFlagsAttr([arith.FastMathFlag.REASSOC, arith.FastMathFlag.ALLOW_CONTRACT])
+
+
 def _combine(e: Expr, kind: ReduceKind, acc: SSAValue, v: SSAValue) -> SSAValue:
     if kind == ReduceKind.SUM:
+        if is_float(acc.type):
+            return e.emit(arith.AddfOp(acc, v, flags=REASSOCIATE))
         return e.add(acc, v)
     if kind == ReduceKind.PROD:
         return e.mul(acc, v)
     if kind == ReduceKind.MAX:
         return e.max(acc, v)
     return e.min(acc, v)
+
+
+def _accumulate(
+    x: _Inserter, kind: ReduceKind, buf: SSAValue, idx: list[SSAValue], value: SSAValue
+) -> None:
+    """`buf[idx] = combine(buf[idx], value)`."""
+    acc = x.emit(tir.LoadOp(buf, idx))
+    x.builder.insert(tir.StoreOp(_combine(x, kind, acc, value), buf, idx))
 
 
 class KernelLowering:
@@ -223,6 +241,9 @@ class KernelLowering:
         kind = op.reduce.data
         elem = dest.type.get_element_type()  # type: ignore[union-attr]
         init = _reduce_init(kind, elem)
+        if nest.cache_at is None and reduce and reduce[-1].kind == ForKind.VECTORIZED:
+            self.rfactor(op, dest, epilogue, nest, ivs)
+            return
         if nest.cache_at is None:
             block = self.loops(outer, spatial, ivs)
             e = self.guarded(block, nest, ivs)
@@ -231,14 +252,8 @@ class KernelLowering:
             inner = self.loops(e.block, reduce, ivs)
             r = self.guarded(inner, nest, ivs, reduce=True)
             value = self.inline(op, [*axes, *raxes], r, Scope(ivs, vec))
-            acc = r.emit(tir.LoadOp(dest, self.indices(axes, r, ivs)))
-            r.builder.insert(
-                tir.StoreOp(_combine(r, kind, acc, value), dest, self.indices(axes, r, ivs))
-            )
-            if epilogue is not None:
-                cur = e.emit(tir.LoadOp(dest, at))
-                v = self.inline(epilogue, axes, e, Scope(ivs, vec, {op.result: cur}))
-                e.builder.insert(tir.StoreOp(v, dest, at))
+            _accumulate(r, kind, dest, self.indices(axes, r, ivs), value)
+            self.finish(epilogue, op, dest, at, axes, e, Scope(ivs, vec))
             return
         # cache_write: accumulate in registers/stack, write back through the epilogue.
         at = nest.find(nest.cache_at) + 1
@@ -258,8 +273,7 @@ class KernelLowering:
         b = self.loops(block, inside, ivs)
         r = self.guarded(b, nest, ivs, reduce=True)
         value = self.inline(op, [*axes, *raxes], r, Scope(ivs, vec, clamp=True))
-        acc = r.emit(tir.LoadOp(acc_buf, acc_index(r)))
-        r.builder.insert(tir.StoreOp(_combine(r, kind, acc, value), acc_buf, acc_index(r)))
+        _accumulate(r, kind, acc_buf, acc_index(r), value)
         b = self.loops(block, tile, ivs)
         w = self.guarded(b, nest, ivs)
         v = w.emit(tir.LoadOp(acc_buf, acc_index(w)))
@@ -267,13 +281,76 @@ class KernelLowering:
             v = self.inline(epilogue, axes, w, Scope(ivs, vec, {op.result: v}))
         w.builder.insert(tir.StoreOp(v, dest, self.access(axes, dest, w, Scope(ivs, vec))))
 
+    def rfactor(
+        self,
+        op: te.ComputeOp,
+        dest: SSAValue,
+        epilogue: te.ComputeOp | None,
+        nest: LoopNest,
+        ivs: dict[Var, SSAValue],
+    ) -> None:
+        """A reduction whose innermost reduce loop is vectorized (TVM's rfactor
+        over the vector lanes): each lane accumulates a partial result in a
+        local vector, the lanes past a reduce axis' end adding the identity; the
+        partials are then combined into the output, which the epilogue finishes."""
+        assert op.reduce is not None
+        kind = op.reduce.data
+        elem = dest.type.get_element_type()  # type: ignore[union-attr]
+        init = _reduce_init(kind, elem)
+        lane = nest.loops[-1]
+        axes = [nest.axes[f"i{d}"] for d in range(op.rank)]
+        raxes = [nest.axes[f"r{d}"] for d in range(len(op.reduce_shape))]
+        spatial = [lp for lp in nest.loops if not lp.reduce]
+        reduce = [lp for lp in nest.loops if lp.reduce]
+        partial = self.entry.emit(
+            tir.AllocOp(MemRefType(elem, [lane.var.extent]), tir.AllocScope.LOCAL)
+        )
+        e = self.guarded(self.loops(self.func.body.block, spatial, ivs), nest, ivs)
+        fill = _Inserter(self.loops(e.block, [lane], ivs))
+        fill.builder.insert(tir.StoreOp(fill.const(init, elem), partial, [ivs[lane.var]]))
+        conds: list[SSAValue] = []
+        r = self.guarded(self.loops(e.block, reduce, ivs), nest, ivs, True, conds)
+        value = self.inline(op, [*axes, *raxes], r, Scope(ivs, lane.var, clamp=True))
+        if conds:
+            value = r.select(r.all_of(conds), value, r.const(init, elem))
+        _accumulate(r, kind, partial, [ivs[lane.var]], value)
+        at = self.indices(axes, e, ivs)
+        e.builder.insert(tir.StoreOp(e.const(init, elem), dest, at))
+        combine = _Inserter(self.loops(e.block, [Loop(lane.var, ForKind.UNROLLED)], ivs))
+        part = combine.emit(tir.LoadOp(partial, [ivs[lane.var]]))
+        _accumulate(combine, kind, dest, self.indices(axes, combine, ivs), part)
+        self.finish(epilogue, op, dest, at, axes, e, Scope(ivs, None))
+
+    def finish(
+        self,
+        epilogue: te.ComputeOp | None,
+        op: te.ComputeOp,
+        dest: SSAValue,
+        at: list[SSAValue],
+        axes: list[Lin],
+        e: _Inserter,
+        scope: Scope,
+    ) -> None:
+        """Run a reduction's `epilogue` on its finished point `dest[at]`, in place."""
+        if epilogue is None:
+            return
+        scope.given[op.result] = e.emit(tir.LoadOp(dest, at))
+        v = self.inline(epilogue, axes, e, scope)
+        e.builder.insert(tir.StoreOp(v, dest, at))
+
     def guarded(
-        self, block: Block, nest: LoopNest, ivs: dict[Var, SSAValue], reduce: bool = False
+        self,
+        block: Block,
+        nest: LoopNest,
+        ivs: dict[Var, SSAValue],
+        reduce: bool = False,
+        lane_conds: list[SSAValue] | None = None,
     ) -> _Inserter:
         """An inserter inside the `if`s that non-dividing splits need — of the
         output axes, or with `reduce` of the reduce axes (inside their loops):
         first the lane-independent conditions, then those on the vector lane
-        (which `tir-vectorize` turns into a mask)."""
+        (which `tir-vectorize` turns into a mask; with `lane_conds`, those are
+        appended there as values instead, for the caller to select with)."""
         e = _Inserter(block)
         vec = nest.vector_var
         rvars = [lp.var for lp in nest.loops if lp.reduce]
@@ -287,6 +364,9 @@ class KernelLowering:
             if not group:
                 continue
             conds = [e.cmp("lt", self.value(g, e, ivs), e.index(n)) for g, n in group]
+            if lane_dependent and lane_conds is not None:
+                lane_conds.extend(conds)
+                continue
             branch = tir.IfOp(e.all_of(conds))
             e.builder.insert(branch)
             e = _Inserter(branch.then_region.block)

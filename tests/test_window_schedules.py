@@ -84,3 +84,24 @@ def test_strided_slices_read_wide_vectors(stride) -> None:
         "axes": np.array([3], np.int64), "steps": np.array([stride], np.int64),
     }
     _check(_model([node], [2, 3, 4, 203], inits), [2, 3, 4, 203])
+
+
+@pytest.mark.parametrize("op", ["ReduceSum", "ReduceMax", "ReduceMin", "ReduceMean", "ReduceProd"])
+@pytest.mark.parametrize("shape", [(3, 17), (2, 5, 100), (4, 1), (2, 3, 16), (1, 7, 33)])
+def test_row_reductions_are_rfactored(op, shape) -> None:
+    """Reductions over the last axis: vector partials over the lanes (tails add
+    the identity), combined at the end; also over the last two axes."""
+    axes = [-1] if len(shape) < 3 else [-2, -1]
+    node = helper.make_node(op, ["x", "axes"], ["y"], keepdims=0)
+    model = _model([node], list(shape), {"axes": np.array(axes, np.int64)})
+    x = RNG.uniform(0.5, 1.5, shape).astype(np.float32)  # a product stays finite
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    got = lamina.compile(model).run(x)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 37), (1, 12, 16, 197), (5, 1)])
+@pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
+def test_softmax_rows(op, shape) -> None:
+    node = helper.make_node(op, ["x"], ["y"], axis=-1)
+    _check(_model([node], list(shape), {}), list(shape))

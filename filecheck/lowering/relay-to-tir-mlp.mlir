@@ -32,7 +32,7 @@
 // CHECK-NEXT:          [[LD1:%[0-9A-Za-z_]+]] = tir.load [[ARG1]]{{\[}}[[IV1]], [[IV2]]] : memref<8x4xf32>
 // CHECK-NEXT:          [[V0:%[0-9A-Za-z_]+]] = arith.mulf [[LD0]], [[LD1]] : f32
 // CHECK-NEXT:          [[LD2:%[0-9A-Za-z_]+]] = tir.load [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x8xf32>
-// CHECK-NEXT:          [[V1:%[0-9A-Za-z_]+]] = arith.addf [[LD2]], [[V0]] : f32
+// CHECK-NEXT:          [[V1:%[0-9A-Za-z_]+]] = arith.addf [[LD2]], [[V0]] fastmath<reassoc,contract> : f32
 // CHECK-NEXT:          tir.store [[V1]], [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x8xf32>
 // CHECK-NEXT:        }
 // CHECK-NEXT:        [[LD3:%[0-9A-Za-z_]+]] = tir.load [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x8xf32>
@@ -73,7 +73,7 @@
 // CHECK-NEXT:          [[LD1:%[0-9A-Za-z_]+]] = tir.load [[ARG1]]{{\[}}[[IV1]], [[IV2]]] : memref<3x8xf32>
 // CHECK-NEXT:          [[V0:%[0-9A-Za-z_]+]] = arith.mulf [[LD0]], [[LD1]] : f32
 // CHECK-NEXT:          [[LD2:%[0-9A-Za-z_]+]] = tir.load [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x3xf32>
-// CHECK-NEXT:          [[V1:%[0-9A-Za-z_]+]] = arith.addf [[LD2]], [[V0]] : f32
+// CHECK-NEXT:          [[V1:%[0-9A-Za-z_]+]] = arith.addf [[LD2]], [[V0]] fastmath<reassoc,contract> : f32
 // CHECK-NEXT:          tir.store [[V1]], [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x3xf32>
 // CHECK-NEXT:        }
 // CHECK-NEXT:        [[LD3:%[0-9A-Za-z_]+]] = tir.load [[ARG3]]{{\[}}[[IV0]], [[IV1]]] : memref<1x3xf32>
@@ -110,7 +110,7 @@
 // CHECK-NEXT:        [[V1:%[0-9A-Za-z_]+]] = arith.subf [[LD2]], [[LD3]] : f32
 // CHECK-NEXT:        [[V2:%[0-9A-Za-z_]+]] = math.exp [[V1]] : f32
 // CHECK-NEXT:        [[LD4:%[0-9A-Za-z_]+]] = tir.load [[BUF1]]{{\[}}[[IV2]]] : memref<1xf32>
-// CHECK-NEXT:        [[V3:%[0-9A-Za-z_]+]] = arith.addf [[LD4]], [[V2]] : f32
+// CHECK-NEXT:        [[V3:%[0-9A-Za-z_]+]] = arith.addf [[LD4]], [[V2]] fastmath<reassoc,contract> : f32
 // CHECK-NEXT:        tir.store [[V3]], [[BUF1]]{{\[}}[[IV2]]] : memref<1xf32>
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }

@@ -36,7 +36,7 @@
 // CHECK-NEXT:              [[BV:%[0-9A-Za-z_]+]] = tir.load [[B]]{{\[}}[[K]], [[COL]]] : memref<5x13xf32>
 // CHECK-NEXT:              %m = arith.mulf [[AV]], [[BV]] : f32
 // CHECK-NEXT:              [[OLD:%[0-9A-Za-z_]+]] = tir.load [[ACC]]{{\[}}[[II2]], [[JI2]]] : memref<3x4xf32>
-// CHECK-NEXT:              [[NEW:%[0-9A-Za-z_]+]] = arith.addf [[OLD]], %m : f32
+// CHECK-NEXT:              [[NEW:%[0-9A-Za-z_]+]] = arith.addf [[OLD]], %m fastmath<reassoc,contract> : f32
 // CHECK-NEXT:              tir.store [[NEW]], [[ACC]]{{\[}}[[II2]], [[JI2]]] : memref<3x4xf32>
 // CHECK-NEXT:            }
 // CHECK-NEXT:          }

@@ -88,7 +88,7 @@ te.func @transpose_relu {
 // CHECK-NEXT:          [[LD1:%[0-9A-Za-z_]+]] = tir.load [[ARG1]]{{\[}}[[IV2]], [[IV1]]] : memref<3x4xf32>
 // CHECK-NEXT:          [[V0:%[0-9A-Za-z_]+]] = arith.mulf [[LD0]], [[LD1]] : f32
 // CHECK-NEXT:          [[LD2:%[0-9A-Za-z_]+]] = tir.load [[ARG2]]{{\[}}[[IV0]], [[IV1]]] : memref<2x4xf32>
-// CHECK-NEXT:          [[V1:%[0-9A-Za-z_]+]] = arith.addf [[LD2]], [[V0]] : f32
+// CHECK-NEXT:          [[V1:%[0-9A-Za-z_]+]] = arith.addf [[LD2]], [[V0]] fastmath<reassoc,contract> : f32
 // CHECK-NEXT:          tir.store [[V1]], [[ARG2]]{{\[}}[[IV0]], [[IV1]]] : memref<2x4xf32>
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
@@ -240,7 +240,7 @@ te.func @reduce_i32 {
 // CHECK-NEXT:        [[V1:%[0-9A-Za-z_]+]] = arith.subf [[LD2]], [[LD3]] : f32
 // CHECK-NEXT:        [[V2:%[0-9A-Za-z_]+]] = math.exp [[V1]] : f32
 // CHECK-NEXT:        [[LD4:%[0-9A-Za-z_]+]] = tir.load [[ARG1]]{{\[}}[[IV2]]] : memref<2xf32>
-// CHECK-NEXT:        [[V3:%[0-9A-Za-z_]+]] = arith.addf [[LD4]], [[V2]] : f32
+// CHECK-NEXT:        [[V3:%[0-9A-Za-z_]+]] = arith.addf [[LD4]], [[V2]] fastmath<reassoc,contract> : f32
 // CHECK-NEXT:        tir.store [[V3]], [[ARG1]]{{\[}}[[IV2]]] : memref<2xf32>
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }

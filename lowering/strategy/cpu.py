@@ -184,18 +184,27 @@ def default_for(op: te.ComputeOp) -> Schedule:
     bits = getattr(elem, "bitwidth", 32) or 32
     if op.reduce is None:
         return injective(op.extents, max(bits, 8))
-    return reduction(op.extents, op.reduce_shape)
+    return reduction(op.extents, op.reduce_shape, max(bits, 8))
 
 
-def reduction(extents: tuple[int, ...], reduce_extents: tuple[int, ...]) -> Schedule:
-    """Reductions: the outer output loops parallel when there is enough work."""
+def reduction(
+    extents: tuple[int, ...], reduce_extents: tuple[int, ...], elem_bits: int = 32
+) -> Schedule:
+    """Reductions: the outer output loops parallel when there is enough work; a
+    last reduce axis of at least a vector's lanes (a softmax or norm row) is
+    rfactored over them: vector partials, combined at the end."""
+    steps: list[Primitive] = []
+    lanes = host.cpu().lanes(elem_bits)
+    if reduce_extents and reduce_extents[-1] >= lanes:
+        last = f"r{len(reduce_extents) - 1}"
+        steps += [Split(last, lanes), Annotate(ForKind.VECTORIZED, f"{last}.i")]
     total = 1
     for e in (*extents, *reduce_extents):
         total *= e
-    if total < 4096 or not extents:
-        return Schedule()
-    names = [f"i{d}" for d in range(len(extents))]
-    return Schedule(tuple(_parallel_outer(names, list(extents))))
+    if total >= 4096 and extents:
+        names = [f"i{d}" for d in range(len(extents))]
+        steps = _parallel_outer(names, list(extents)) + steps
+    return Schedule(tuple(steps))
 
 
 # ------------------------------------------------------------ per-op choices

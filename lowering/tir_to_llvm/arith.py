@@ -121,13 +121,17 @@ CONTRACTABLE = (llvm.FAddOp, llvm.FSubOp, llvm.FMulOp)
 
 
 def _binary(cls: type[Operation]) -> Lowering:
-    flags = llvm.FastMathAttr([llvm.FastMathFlag.ALLOW_CONTRACT] if cls in CONTRACTABLE else None)
+    contract = {llvm.FastMathFlag.ALLOW_CONTRACT} if cls in CONTRACTABLE else set()
 
     def lower(op: Operation, e: Emitter) -> Sequence[SSAValue]:
         lhs, rhs = op.operands[:2]
         new = cls.create(operands=[lhs, rhs], result_types=[result_type(op)])
         if "fastmathFlags" in cls.get_irdl_definition().properties:
-            new.properties["fastmathFlags"] = flags
+            # the arith op's own flags (a reduction's `reassoc`), plus `contract`
+            own = op.properties.get("fastmath")
+            names = {f.value for f in own.data} if isinstance(own, arith.FastMathFlagsAttr) else set()
+            flags = contract | {llvm.FastMathFlag(n) for n in names}
+            new.properties["fastmathFlags"] = llvm.FastMathAttr(sorted(flags, key=list(llvm.FastMathFlag).index) or None)
         return [e.emit(new)]
 
     return lower
