@@ -30,10 +30,6 @@ def init_llvm() -> None:
         if not _llvm_ready:
             llvm.initialize_native_target()
             llvm.initialize_native_asmprinter()
-            if has_libmvec():
-                # LLVM's loop vectorizer may then call libmvec's vector variants
-                # of math functions (a reduction over exp, as softmax's sum is).
-                llvm.set_option("lamina", "-vector-library=LIBMVEC")
             _llvm_ready = True
 
 

@@ -170,8 +170,16 @@ def numpy_blas_threads(n: int) -> bool:
     return done
 
 
+#: Seconds of pause before each engine's timing: the thread pools of the engine
+#: timed before (onnxruntime's and libgomp's workers spin a while after a call)
+#: go idle first, instead of taking a core from the next.
+SETTLE = 0.5
+
+
 def _median(fn: Callable[[], object], repeat: int) -> float:
-    """Median seconds of `repeat` calls after a warm-up (`lamina bench`'s timer)."""
+    """Median seconds of `repeat` calls after a warm-up (`lamina bench`'s timer),
+    after a pause of `SETTLE`."""
+    time.sleep(SETTLE)
     return float(np.median(latencies_ms(fn, repeat, 1))) / 1e3
 
 

@@ -12,7 +12,8 @@ gets `intra_op_num_threads` = threads; every output is checked against
 onnxruntime's (max |a - b| / max |b|) before anything is timed. Latencies are
 medians, measured in alternating rounds (lamina, onnxruntime, lamina, ...) and
 the best round's median kept, so that a burst of load on the machine hits both
-engines alike. `--profile` adds lamina's time per kernel class at 1 thread
+engines alike; each engine's round starts after a pause, when the other's
+spinning pool threads have gone idle. `--profile` adds lamina's time per kernel class at 1 thread
 (`lamina bench --profile`'s grouping). The header names the host's CPU and its
 measured peak: compare ratios only within one run.
 """
@@ -28,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import onnx
-from perf import cold_compile, warm_up
+from perf import SETTLE, cold_compile, warm_up
 from zoo_models import ZOO, feeds, load
 
 import lamina
@@ -78,6 +79,7 @@ def best_median(fns: list, rounds: int) -> list[float]:  # type: ignore[type-arg
     best = [math.inf] * len(fns)
     for _ in range(rounds):
         for i, fn in enumerate(fns):
+            time.sleep(SETTLE)
             best[i] = min(best[i], float(np.median(measure(fn, None, 2))))
     return best
 
