@@ -584,7 +584,7 @@ func.func @main(%x: tensor<1x2x4x4xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x
 // CHECK-NEXT:  }
 // CHECK-LABEL: te.func @max_pool2d {
 // CHECK-NEXT:    [[IN0:%[0-9A-Za-z_]+]] = te.placeholder "in0" : tensor<1x1x4x4xf32>
-// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]], [[I2:%[0-9A-Za-z_]+]], [[I3:%[0-9A-Za-z_]+]]) reduce max ([[I4:%[0-9A-Za-z_]+]], [[I5:%[0-9A-Za-z_]+]]) [2, 2] : tensor<1x1x2x2xf32> {
+// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]], [[I2:%[0-9A-Za-z_]+]], [[I3:%[0-9A-Za-z_]+]]) reduce max ([[I4:%[0-9A-Za-z_]+]], [[I5:%[0-9A-Za-z_]+]]) [2, 2] attributes {schedule = "split(i2, 2); split(i3, 2); reorder(i0, i1, i2.o, i3.o, r0, r1, i2.i, i3.i); {{.*}}; vectorize(i3.i)"} : tensor<1x1x2x2xf32> {
 // CHECK-NEXT:      [[C0:%[0-9A-Za-z_]+]] = arith.constant 2 : index
 // CHECK-NEXT:      [[V0:%[0-9A-Za-z_]+]] = arith.muli [[I2]], [[C0]] : index
 // CHECK-NEXT:      [[V1:%[0-9A-Za-z_]+]] = arith.addi [[V0]], [[I4]] : index

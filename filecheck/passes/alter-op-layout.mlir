@@ -3,7 +3,7 @@
 // unpadded becomes relay.pad (if padded) + relay.im2col + a 1x1 conv2d of the
 // reshaped weight. A padded grouped (depthwise) conv2d reads an explicitly padded
 // input (relay.pad, then no padding); other grouped and 1x1 convolutions are
-// left alone.
+// left alone. A max pool whose windows leave the input reads it padded with -inf.
 // RUN: lamina-opt %s --split-input-file -p alter-op-layout | filecheck %s
 // RUN: lamina-opt %s --split-input-file -p alter-op-layout --pass-statistics 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
 
@@ -11,6 +11,7 @@
 // STATS: (S) 1 alter-op-layout.conv2d - reported by the pass
 // STATS: (S) 1 alter-op-layout.conv2d - reported by the pass
 // STATS: (S) 1 alter-op-layout.grouped-pad - reported by the pass
+// STATS: (S) 1 alter-op-layout.max-pool-pad - reported by the pass
 // STATS-NOT: alter-op-layout.
 
 // The weight 4x3 {transpose_b} becomes the constant 3x4 (transposed at compile
@@ -89,6 +90,29 @@ func.func @main(%x: tensor<1x4x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x
 func.func @main(%x: tensor<1x4x7x7xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32> {
   %0 = relay.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, groups = 4 : i64} : (tensor<1x4x7x7xf32>, tensor<4x1x3x3xf32>)
   func.return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// A max pool with padding and a ceil_mode tail: the input is padded with -inf
+// by the begin padding and by what the last window needs at the end.
+// CHECK-LABEL: func.func @main(%x: tensor<1x2x7x7xf32>) -> tensor<1x2x4x4xf32> {
+// CHECK-NEXT:    %0 = relay.pad %x {pad_width = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, pad_value = 0xfff0000000000000 : f64} : (tensor<1x2x7x7xf32>) -> tensor<1x2x9x9xf32>
+// CHECK-NEXT:    %1 = relay.max_pool2d %0 {pool_size = array<i64: 3, 3>, strides = array<i64: 2, 2>} : (tensor<1x2x9x9xf32>) -> tensor<1x2x4x4xf32>
+// CHECK-NEXT:    func.return %1 : tensor<1x2x4x4xf32>
+func.func @main(%x: tensor<1x2x7x7xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = relay.max_pool2d %x {pool_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 0, 0>, ceil_mode} : (tensor<1x2x7x7xf32>) -> tensor<1x2x4x4xf32>
+  func.return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// An unpadded max pool whose windows stay inside: untouched.
+// CHECK-LABEL: func.func @main(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32> {
+// CHECK-NEXT:    %0 = relay.max_pool2d %x {pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+func.func @main(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = relay.max_pool2d %x {pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  func.return %0 : tensor<1x2x4x4xf32>
 }
 
 // -----

@@ -259,6 +259,13 @@ def schedule_conv(
     )
 
 
+def schedule_pool(out: TensorType, spatial: int) -> Schedule | None:
+    """`window` for a 2-D pooling, else none."""
+    if spatial != 2:
+        return None
+    return window(tuple(out.get_shape()), spatial, _bits(out.get_element_type()))
+
+
 def is_gemm_conv(op: relay.ConvOp, wshape: Sequence[int], groups: int) -> bool:
     """A 2-D 1x1 convolution with unit strides and no padding: a GEMM of the
     weight (out x in channels) and the input (in channels x pixels)."""
@@ -281,5 +288,6 @@ __all__ = [
     "schedule_conv",
     "schedule_dense",
     "schedule_matmul",
+    "schedule_pool",
     "window",
 ]

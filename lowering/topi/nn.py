@@ -14,6 +14,7 @@ from xdsl.ir import SSAValue
 from lamina.dialects import relay
 from lamina.dialects.te import ReduceKind
 from lamina.lowering.expr import Expr
+from lamina.lowering.strategy import cpu
 from lamina.lowering.topi.base import (
     Kernel,
     _c,
@@ -26,6 +27,7 @@ from lamina.lowering.topi.base import (
     lowest,
     reduction,
     register_compute,
+    scheduled,
 )
 
 
@@ -86,6 +88,9 @@ def pool(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 
     kind = ReduceKind.MAX if is_max else ReduceKind.SUM
     acc = k.compute(out, body, kind, kernel)
+    sched = cpu.schedule_pool(out, n)
+    if sched is not None:
+        scheduled(acc, sched)
     if is_max:
         return acc
     xshape = _shape(x)

@@ -13,18 +13,30 @@
   input (`relay.pad`, then the conv with no padding): its window schedule then
   loads whole vectors along the output width, with no bounds checks.
 
+- A 2-D float max pool whose windows leave the input (padding, or a ceil_mode
+  tail) reads an input padded with -inf instead, so that its window schedule
+  loads whole vectors with no bounds checks.
+
 Counters: `alter-op-layout.dense`, `alter-op-layout.conv2d`,
-`alter-op-layout.grouped-pad`.
+`alter-op-layout.grouped-pad`, `alter-op-layout.max-pool-pad`.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType, i64
-from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseArrayBase,
+    ModuleOp,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
@@ -102,13 +114,23 @@ def _conv2d(op: relay.Conv2DOp) -> bool:
     return True
 
 
-def _padded_input(x: SSAValue, win: relay.Window, new: list[Operation]) -> SSAValue:
-    """`x` padded by the window's padding (a `relay.pad` appended to `new`), or
-    `x` itself when the window has none."""
-    if not any((*win.pad_begin, *win.pad_end)):
+def _padded_input(
+    x: SSAValue,
+    win: relay.Window,
+    new: list[Operation],
+    pad_end: Sequence[int] | None = None,
+    value: float = 0.0,
+) -> SSAValue:
+    """`x` padded by the window's padding (or `pad_end` at the end) with `value`
+    (a `relay.pad` appended to `new`), or `x` itself when there is none."""
+    end = list(win.pad_end if pad_end is None else pad_end)
+    if not any((*win.pad_begin, *end)):
         return x
-    width = [0, 0, *win.pad_begin, 0, 0, *win.pad_end]
-    new.append(relay.PadOp(x, pad_width=DenseArrayBase.from_list(i64, width)))
+    width = [0, 0, *win.pad_begin, 0, 0, *end]
+    props: dict[str, Attribute] = {"pad_width": DenseArrayBase.from_list(i64, width)}
+    if value != 0.0:
+        props["pad_value"] = relay.f64_attr(value)
+    new.append(relay.PadOp(x, **props))
     return new[-1].results[0]
 
 
@@ -121,6 +143,34 @@ def _grouped_pad(op: relay.Conv2DOp) -> bool:
     x = _padded_input(op.operands[0], win, new)
     props = {k: v for k, v in op.properties.items() if k != "padding"}
     new.append(relay.Conv2DOp(x, op.operands[1], **props))
+    _replace(op, new)
+    return True
+
+
+def _max_pool_pad(op: relay.MaxPool2DOp) -> bool:
+    """A float max pool whose windows leave the input reads an input padded with
+    -inf (through the ceil_mode tail too) and has no padding itself."""
+    x = op.operands[0]
+    xt, out = x.type, op.results[0].type
+    assert isinstance(xt, TensorType) and isinstance(out, TensorType)
+    if not isinstance(xt.get_element_type(), AnyFloat):
+        return False
+    win = relay.Window(op.name, op, 2)
+    kernel = relay.ints_prop(op, "pool_size")
+    # the input extent the last window reaches, past the begin padding
+    reach = [
+        (out.get_shape()[2 + a] - 1) * win.strides[a] + (kernel[a] - 1) * win.dilation[a] + 1
+        - win.pad_begin[a]
+        for a in range(2)
+    ]
+    end = [max(0, reach[a] - xt.get_shape()[2 + a]) for a in range(2)]
+    if not any((*win.pad_begin, *end)):
+        return False
+    new: list[Operation] = []
+    x = _padded_input(x, win, new, end, -math.inf)
+    drop = ("padding", "ceil_mode")
+    props = {k: v for k, v in op.properties.items() if k not in drop}
+    new.append(relay.MaxPool2DOp(x, **props))
     _replace(op, new)
     return True
 
@@ -141,6 +191,8 @@ class AlterOpLayoutPass(ModulePass):
                 record_statistic("alter-op-layout.conv2d")
             elif isinstance(inner, relay.Conv2DOp) and _grouped_pad(inner):
                 record_statistic("alter-op-layout.grouped-pad")
+            elif isinstance(inner, relay.MaxPool2DOp) and _max_pool_pad(inner):
+                record_statistic("alter-op-layout.max-pool-pad")
 
 
 __all__ = ["AlterOpLayoutPass"]
