@@ -470,6 +470,13 @@ class Window:
         return out
 
 
+    def overhang(self, axis: int, size: int, out: int, kernel: int) -> int:
+        """How far past the input's end (of `size`) the last of `out` windows
+        of `kernel` taps reaches along `axis` (0: it stays inside)."""
+        reach = (out - 1) * self.strides[axis] + (kernel - 1) * self.dilation[axis] + 1
+        return max(0, reach - self.pad_begin[axis] - size)
+
+
 def _nchw(op_name: str, t: TensorType, spatial: int) -> tuple[int, ...]:
     shape = shape_of(t)
     if len(shape) != spatial + 2:

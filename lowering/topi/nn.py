@@ -18,7 +18,6 @@ from lamina.lowering.strategy import cpu
 from lamina.lowering.topi.base import (
     Kernel,
     _c,
-    _padded,
     _read_at,
     _shape,
     _ttype,
@@ -77,9 +76,13 @@ def pool(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     out = _type(op)
     elem = out.get_element_type()
     is_max = isinstance(op, relay.MaxPoolOp)
-    # Windows leave the input only through padding or the ceil_mode tail.
-    ceil = relay.flag_prop(op, "ceil_mode")
-    checked = [False, False, *(ceil or p for p in _padded(win))]
+    # Windows leave the input only through the begin padding or past its end
+    # (the end padding, a ceil_mode tail): those axes' reads are checked.
+    xshape, oshape = _shape(x), out.get_shape()
+    checked = [False, False] + [
+        win.pad_begin[a] > 0 or win.overhang(a, xshape[2 + a], oshape[2 + a], kernel[a]) > 0
+        for a in range(n)
+    ]
     fill = lowest(elem) if is_max else 0
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
@@ -88,7 +91,8 @@ def pool(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 
     kind = ReduceKind.MAX if is_max else ReduceKind.SUM
     acc = k.compute(out, body, kind, kernel)
-    sched = cpu.schedule_pool(out, n)
+    # (a checked read along the vector lanes vectorizes only at stride 1)
+    sched = cpu.schedule_pool(out, n) if not checked[-1] or win.strides[-1] == 1 else None
     if sched is not None:
         scheduled(acc, sched)
     if is_max:

@@ -157,13 +157,10 @@ def _max_pool_pad(op: relay.MaxPool2DOp) -> bool:
         return False
     win = relay.Window(op.name, op, 2)
     kernel = relay.ints_prop(op, "pool_size")
-    # the input extent the last window reaches, past the begin padding
-    reach = [
-        (out.get_shape()[2 + a] - 1) * win.strides[a] + (kernel[a] - 1) * win.dilation[a] + 1
-        - win.pad_begin[a]
+    end = [
+        win.overhang(a, xt.get_shape()[2 + a], out.get_shape()[2 + a], kernel[a])
         for a in range(2)
     ]
-    end = [max(0, reach[a] - xt.get_shape()[2 + a]) for a in range(2)]
     if not any((*win.pad_begin, *end)):
         return False
     new: list[Operation] = []
