@@ -41,23 +41,25 @@ def write_atomic_with(
     into place; on any failure the temporary file is removed and `path` is left
     as it was."""
     target = check_writable(path)
+    # The temporary file is created inside the `try`, so that an interrupt (a
+    # signal's exception) arriving right after it exists still removes it.
+    tmp: Path | None = None
     try:
         fd, name = tempfile.mkstemp(
             dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
         )
-    except OSError as e:
-        raise LaminaError(f"cannot write '{target}': {e.strerror or e}") from None
-    os.close(fd)
-    tmp = Path(name)
-    try:
+        tmp = Path(name)
+        os.close(fd)
         produce(tmp)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 -> the usual mode
         os.replace(tmp, target)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
         raise LaminaError(f"cannot write '{target}': {e.strerror or e}") from None
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
         raise
 
 

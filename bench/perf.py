@@ -16,7 +16,9 @@ lamina / onnxruntime, numpy's latency (a direct numpy program for the matmuls, t
 MLP and the conv; onnx's numpy `ReferenceEvaluator` for the other models, timed
 once, on 1 thread only), lamina's compile time and its workspace arena against the
 sum of all intermediates. `--profile` adds lamina's slowest kernels. Outputs are
-checked against onnxruntime before anything is timed.
+checked against onnxruntime before anything is timed. Each timing starts after a
+pause (`SETTLE`), when the pool threads of the engine timed before have stopped
+spinning.
 
 The compile time is a cold compile, whatever the caller's environment: the script
 turns lamina's disk cache off itself (`LAMINA_CACHE=0` around each compile), and
