@@ -7,9 +7,11 @@ same folder, which then replaces `path` in one `os.replace`.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from lamina.errors import LaminaError
@@ -34,6 +36,17 @@ def _umask() -> int:
     return mask
 
 
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Block SIGINT and SIGTERM in this thread for the block (delivered after)."""
+    deferred = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, deferred)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def write_atomic_with(
     path: str | os.PathLike[str], produce: Callable[[Path], None]
 ) -> None:
@@ -41,14 +54,16 @@ def write_atomic_with(
     into place; on any failure the temporary file is removed and `path` is left
     as it was."""
     target = check_writable(path)
-    # The temporary file is created inside the `try`, so that an interrupt (a
-    # signal's exception) arriving right after it exists still removes it.
+    # SIGINT and SIGTERM (which the command turns into exceptions) wait while the
+    # temporary file is created and named: once it exists, the `except` below
+    # knows it and removes it.
     tmp: Path | None = None
     try:
-        fd, name = tempfile.mkstemp(
-            dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-        )
-        tmp = Path(name)
+        with _signals_deferred():
+            fd, name = tempfile.mkstemp(
+                dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+            )
+            tmp = Path(name)
         os.close(fd)
         produce(tmp)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 -> the usual mode

@@ -55,6 +55,16 @@ def _parallel_outer(loops: list[str], extents: list[int], threads_hint: int = 16
     return [*steps, Annotate(ForKind.PARALLEL, name)]
 
 
+def _parallel_tiles(outer: list[str], extents: list[int]) -> list[Primitive]:
+    """The outer tile loops parallel (`_parallel_outer`), and the accumulators
+    cached inside the innermost of them (`cache_write`): at the fused loop when
+    fusing took them all, else at the last one."""
+    par = _parallel_outer(outer, extents)
+    fused = sum(isinstance(p, Fuse) for p in par)
+    at = ".".join(outer) if fused + 1 == len(outer) else outer[-1]
+    return [*par, CacheWrite(at)]
+
+
 def gemm(
     extents: tuple[int, ...],
     row: int,
@@ -108,13 +118,8 @@ def gemm(
     reduce = [f"r{d}" for d in range(nreduce)]
     steps.append(Reorder((*outer, *reduce, f"{r}.i", f"{col}.i")))
     outer_extents = batch_extents + [n for _, n in tiles]
-    par = _parallel_outer(outer, outer_extents)
-    steps += par
-    fused = sum(isinstance(p, Fuse) for p in par)
-    at = ".".join(outer[: fused + 1]) if fused else outer[-1]
-    if fused + 1 < len(outer):
-        at = outer[-1]
-    steps += [CacheWrite(at), Annotate(ForKind.UNROLLED, f"{r}.i")]
+    steps += _parallel_tiles(outer, outer_extents)
+    steps += [Annotate(ForKind.UNROLLED, f"{r}.i")]
     steps.append(Annotate(ForKind.VECTORIZED, f"{col}.i"))
     return Schedule(tuple(steps))
 
@@ -147,11 +152,8 @@ def window(extents: tuple[int, ...], nreduce: int, elem_bits: int = 32) -> Sched
     outer_extents = [*extents[:-2], -(-rows // mr), -(-cols // v)]
     reduce = [f"r{d}" for d in range(nreduce)]
     steps.append(Reorder((*outer, *reduce, f"{r}.i", f"{c}.i")))
-    par = _parallel_outer(outer, outer_extents)
-    steps += par
-    fused = sum(isinstance(p, Fuse) for p in par)
-    at = ".".join(outer) if fused + 1 == len(outer) else outer[-1]
-    steps += [CacheWrite(at), Annotate(ForKind.UNROLLED, f"{r}.i")]
+    steps += _parallel_tiles(outer, outer_extents)
+    steps += [Annotate(ForKind.UNROLLED, f"{r}.i")]
     steps.append(Annotate(ForKind.VECTORIZED, f"{c}.i"))
     return Schedule(tuple(steps))
 
