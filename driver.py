@@ -40,7 +40,7 @@ from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.resources import blobs
 from lamina.errors import CompileError, LaminaError
 from lamina.frontends.onnx import from_onnx
-from lamina.ir import context, io_names
+from lamina.ir import context, entry_function, io_names
 from lamina.limits import check_size
 from lamina.passes import PassContext, PipelinePass, register_pass, run_pipeline
 from lamina.runtime.jit import jit_compile
@@ -172,10 +172,10 @@ def lower_to(module: ModuleOp, level: str, ctx: PassContext) -> ModuleOp:
 
 # ------------------------------------------------------------------ compiling
 def _main(module: ModuleOp) -> func.FuncOp:
-    for op in module.ops:
-        if isinstance(op, func.FuncOp) and op.sym_name.data == "main":
-            return op
-    raise LaminaError("the module has no graph function @main to compile")
+    fn = entry_function(module)
+    if fn is None:
+        raise LaminaError("the module has no graph function @main to compile")
+    return fn
 
 
 def _specs(fn: func.FuncOp, outputs: bool) -> list[TensorSpec]:

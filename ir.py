@@ -28,6 +28,7 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.utils.lexer import Span
 
+from lamina.abi import ENTRY
 from lamina.dialects import resources
 from lamina.dialects.dominance import UseBeforeDefinition, verify_ssa_order
 from lamina.dialects.llvm_ext import LLVMExt
@@ -202,6 +203,14 @@ def print_ir(
         printer.print_metadata(lamina_dialects())
     out.write("\n")
     return out.getvalue()
+
+
+def entry_function(module: ModuleOp) -> func.FuncOp | None:
+    """The module's entry function `@main` (`lamina.abi.ENTRY`), if it has one."""
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == ENTRY:
+            return op
+    return None
 
 
 def io_names(attrs: ArrayAttr[DictionaryAttr] | None, prefix: str, n: int) -> list[str]:

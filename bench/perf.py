@@ -185,15 +185,21 @@ def _median(fn: Callable[[], object], repeat: int) -> float:
     return float(np.median(latencies_ms(fn, repeat, 1))) / 1e3
 
 
-def _feeds(model: onnx.ModelProto) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(0)
+def feeds(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray]:
+    """Random inputs (a symbolic dim is 1): floats from a normal distribution,
+    int64 inputs (token ids) in 0..999."""
+    rng = np.random.default_rng(seed)
     init = {i.name for i in model.graph.initializer}
-    out = {}
+    out: dict[str, np.ndarray] = {}
     for i in model.graph.input:
         if i.name in init:
             continue
-        dims = [d.dim_value or 1 for d in i.type.tensor_type.shape.dim]
-        out[i.name] = rng.standard_normal(dims).astype(np.float32)
+        t = i.type.tensor_type
+        dims = [d.dim_value or 1 for d in t.shape.dim]
+        if t.elem_type == onnx.TensorProto.INT64:
+            out[i.name] = rng.integers(0, 1000, dims).astype(np.int64)
+        else:
+            out[i.name] = rng.standard_normal(dims).astype(np.float32)
     return out
 
 
@@ -225,23 +231,23 @@ def measure(name: str, threads: int, repeat: int, profile: bool) -> Row:
     import onnxruntime as ort
 
     model = MODELS[name]()
-    feeds = _feeds(model)
+    inputs = feeds(model)
     exe, compile_s = cold_compile(model, threads)
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
-    ref = sess.run(None, feeds)[0]
-    out = exe.run(**feeds)[0]
+    ref = sess.run(None, inputs)[0]
+    out = exe.run(**inputs)[0]
     err = float(np.abs(out - ref).max() / max(np.abs(ref).max(), 1e-30))
     if err > 1e-3:
         raise SystemExit(f"{name}: lamina differs from onnxruntime (max rel. error {err:.2e})")
-    lam = _median(lambda: exe.run(**feeds), repeat)
-    ortt = _median(lambda: sess.run(None, feeds), repeat)
+    lam = _median(lambda: exe.run(**inputs), repeat)
+    ortt = _median(lambda: sess.run(None, inputs), repeat)
     program = _numpy_program(name, model)
     numpy_blas_threads(threads)
     if program is not None:
-        npt: float | None = _median(lambda: program(feeds), repeat)
+        npt: float | None = _median(lambda: program(inputs), repeat)
         # numpy's OpenBLAS workers spin for a while after a call (THREAD_TIMEOUT,
         # ~2**28 cycles) and would steal the cores the next timing needs.
         time.sleep(0.5)
@@ -249,11 +255,11 @@ def measure(name: str, threads: int, repeat: int, profile: bool) -> Row:
         from onnx.reference import ReferenceEvaluator
 
         evaluator = ReferenceEvaluator(model)
-        npt = _median(lambda: evaluator.run(None, feeds), 1)
+        npt = _median(lambda: evaluator.run(None, inputs), 1)
     else:
         npt = None
     if profile and threads == 1:
-        _profile(model, feeds, repeat)
+        _profile(model, inputs, repeat)
     return Row(
         name, threads, lam * 1e3, model_flops(model) / lam / 1e9, ortt * 1e3,
         lam / ortt, None if npt is None else npt * 1e3, compile_s,
@@ -261,7 +267,7 @@ def measure(name: str, threads: int, repeat: int, profile: bool) -> Row:
     )
 
 
-def _profile(model: onnx.ModelProto, feeds: dict[str, np.ndarray], repeat: int) -> None:
+def _profile(model: onnx.ModelProto, inputs: dict[str, np.ndarray], repeat: int) -> None:
     """lamina's slowest kernels, timed inside `main` (`lamina.tools.profile`, the
     mechanism of `lamina bench --profile`)."""
     from lamina.passes import PassContext
@@ -270,7 +276,7 @@ def _profile(model: onnx.ModelProto, feeds: dict[str, np.ndarray], repeat: int) 
     def build(ctx: PassContext) -> lamina.CompiledModel:
         return lamina.compile(model, num_threads=1, pass_context=ctx)
 
-    kernels = profile(build, 3, feeds, repeat)
+    kernels = profile(build, 3, inputs, repeat)
     total = sum(k.median_ms for k in kernels)
     print(f"  kernels: {sum(k.calls for k in kernels)} calls, {total:.2f} ms in all; slowest:")
     for k in kernels[:8]:

@@ -29,8 +29,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import onnx
-from perf import SETTLE, cold_compile, warm_up
-from zoo_models import ZOO, feeds, load
+from perf import SETTLE, cold_compile, feeds, warm_up
+from zoo_models import ZOO, load
 
 import lamina
 from lamina.passes import PassContext

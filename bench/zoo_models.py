@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import onnx
 
 SEQ = 128  # the sequence length of the text models
@@ -122,21 +121,4 @@ def export(name: str, path: Path) -> None:
         os.replace(part, path)
 
 
-def feeds(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray]:
-    """Random inputs: images from a normal distribution, token ids in range."""
-    rng = np.random.default_rng(seed)
-    init = {i.name for i in model.graph.initializer}
-    out: dict[str, np.ndarray] = {}
-    for i in model.graph.input:
-        if i.name in init:
-            continue
-        t = i.type.tensor_type
-        dims = [d.dim_value or 1 for d in t.shape.dim]
-        if t.elem_type == onnx.TensorProto.INT64:
-            out[i.name] = rng.integers(0, 1000, dims).astype(np.int64)
-        else:
-            out[i.name] = rng.standard_normal(dims).astype(np.float32)
-    return out
-
-
-__all__ = ["SEQ", "ZOO", "Entry", "export", "feeds", "load", "zoo_dir"]
+__all__ = ["SEQ", "ZOO", "Entry", "export", "load", "zoo_dir"]

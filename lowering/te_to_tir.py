@@ -242,7 +242,7 @@ class KernelLowering:
         elem = dest.type.get_element_type()  # type: ignore[union-attr]
         init = _reduce_init(kind, elem)
         if nest.cache_at is None and reduce and reduce[-1].kind == ForKind.VECTORIZED:
-            self.rfactor(op, dest, epilogue, nest, ivs)
+            self.rfactor(op, dest, epilogue, nest, ivs, (axes, raxes), (spatial, reduce))
             return
         if nest.cache_at is None:
             block = self.loops(outer, spatial, ivs)
@@ -288,20 +288,21 @@ class KernelLowering:
         epilogue: te.ComputeOp | None,
         nest: LoopNest,
         ivs: dict[Var, SSAValue],
+        index: tuple[list[Lin], list[Lin]],
+        loops: tuple[list[Loop], list[Loop]],
     ) -> None:
         """A reduction whose innermost reduce loop is vectorized (TVM's rfactor
         over the vector lanes): each lane accumulates a partial result in a
         local vector, the lanes past a reduce axis' end adding the identity; the
-        partials are then combined into the output, which the epilogue finishes."""
+        partials are then combined into the output, which the epilogue finishes.
+        `index` holds the output and reduce axes as loop expressions, `loops`
+        the output and reduce loops (as `materialize` derived them)."""
         assert op.reduce is not None
+        (axes, raxes), (spatial, reduce) = index, loops
         kind = op.reduce.data
         elem = dest.type.get_element_type()  # type: ignore[union-attr]
         init = _reduce_init(kind, elem)
         lane = nest.loops[-1]
-        axes = [nest.axes[f"i{d}"] for d in range(op.rank)]
-        raxes = [nest.axes[f"r{d}"] for d in range(len(op.reduce_shape))]
-        spatial = [lp for lp in nest.loops if not lp.reduce]
-        reduce = [lp for lp in nest.loops if lp.reduce]
         partial = self.entry.emit(
             tir.AllocOp(MemRefType(elem, [lane.var.extent]), tir.AllocScope.LOCAL)
         )
@@ -516,7 +517,7 @@ class Scope:
         contiguous = False
         if self.vec is not None and flat.linear_in(self.vec):
             step = flat.coeff(self.vec)
-            width = getattr(ttype.get_element_type(), "bitwidth", 64) // 8  # type: ignore[union-attr]
+            width = numpy_dtype(ttype.get_element_type()).itemsize  # type: ignore[union-attr]
             contiguous = 1 <= step <= MAX_LOAD_STRIDE and (
                 step * self.vec.extent * width <= BUFFER_SLACK
             )

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lamina.dialects import relay, te, tir
 from lamina.dialects.relay_region import FusedOp
+from lamina.ir import entry_function
 from lamina.passes import PassContext, PassInfo, PassInstrument
 
 TICK = "lamina_profile_tick"
@@ -98,10 +98,7 @@ def kernel_class(op: relay.RelayOp | FusedOp) -> str:
 
 
 def _main_block(module: ModuleOp) -> Block | None:
-    main = next(
-        (op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main"),
-        None,
-    )
+    main = entry_function(module)
     return main.body.block if main is not None and main.body.blocks else None
 
 

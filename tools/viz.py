@@ -23,7 +23,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.errors import LaminaError
 from lamina.fileio import write_atomic, write_atomic_with
-from lamina.ir import io_names
+from lamina.ir import entry_function, io_names
 
 FUSED_COLOURS = ("#fde2e2", "#e2f0fd", "#e5f8e0", "#fdf3d8", "#efe2fd", "#dff7f4")
 TARGET_COLOURS = ("#ffb3a7", "#9fc5f8", "#b6d7a8", "#ffd966", "#c9a7f8")
@@ -183,16 +183,16 @@ def _draw_block(d: _Drawing, block: Block, env: Env, depth: int) -> None:
 
 
 def _main(module: ModuleOp) -> func.FuncOp:
-    for op in module.ops:
-        if isinstance(op, func.FuncOp) and op.sym_name.data == "main":
-            types = [*op.function_type.inputs.data, *op.function_type.outputs.data]
-            if not all(isinstance(t, TensorType) for t in types):
-                raise LaminaError(
-                    "viz draws graph-level (relay) modules, but @main works on "
-                    "buffers; give the model or its relay-level IR"
-                )
-            return op
-    raise LaminaError("the module has no graph function @main to draw")
+    op = entry_function(module)
+    if op is None:
+        raise LaminaError("the module has no graph function @main to draw")
+    types = [*op.function_type.inputs.data, *op.function_type.outputs.data]
+    if not all(isinstance(t, TensorType) for t in types):
+        raise LaminaError(
+            "viz draws graph-level (relay) modules, but @main works on "
+            "buffers; give the model or its relay-level IR"
+        )
+    return op
 
 
 def to_dot(module: ModuleOp, title: str = "") -> str:

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, llvm, math, vector
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
@@ -410,14 +409,7 @@ def _lower_broadcast(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     one = e.emit(
         llvm.InsertElementOp.create(operands=[undef, op.source, zero], result_types=[t])
     )
-    mask = DenseArrayBase.from_list(i32, [0] * t.element_count())
-    return [
-        e.emit(
-            llvm.ShuffleVectorOp.create(
-                operands=[one, undef], properties={"mask": mask}, result_types=[t]
-            )
-        )
-    ]
+    return [e.shuffle(one, undef, [0] * t.element_count(), t)]
 
 
 @lowers(SCALAR_LOWERINGS, vector.ShuffleOp)
