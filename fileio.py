@@ -7,14 +7,13 @@ same folder, which then replaces `path` in one `os.replace`.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from lamina.errors import LaminaError
+from lamina.process import interrupts_deferred
 
 
 def check_writable(path: str | os.PathLike[str]) -> Path:
@@ -36,17 +35,6 @@ def _umask() -> int:
     return mask
 
 
-@contextlib.contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """Block SIGINT and SIGTERM in this thread for the block (delivered after)."""
-    deferred = {signal.SIGINT, signal.SIGTERM}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, deferred)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
 def write_atomic_with(
     path: str | os.PathLike[str], produce: Callable[[Path], None]
 ) -> None:
@@ -59,7 +47,7 @@ def write_atomic_with(
     # knows it and removes it.
     tmp: Path | None = None
     try:
-        with _signals_deferred():
+        with interrupts_deferred():
             fd, name = tempfile.mkstemp(
                 dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
             )
