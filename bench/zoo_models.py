@@ -85,6 +85,7 @@ ZOO: dict[str, Entry] = {
     "distilbert": Entry("attention encoder", _text("DistilBertConfig", "DistilBertModel")),
     "gpt2": Entry("decoder-only transformer", _text("GPT2Config", "GPT2Model")),
     "vit_b_16": Entry("vision transformer", _vision("vit_b_16")),
+    "swin_t": Entry("vision transformer", _vision("swin_t")),
 }
 
 

@@ -153,6 +153,52 @@ def test_unsupported_onnx_ops_are_listed_at_once():
     assert isinstance(e.value, NotImplementedError)
 
 
+def test_unsupported_nodes_are_summarized_by_op_type():
+    """Many nodes of one unsupported type make one entry (a count and the first
+    names), not a line each; what they feed is not reported again."""
+    nodes = [helper.make_node("Foo", ["x"], [f"f{k}"], name=f"foo{k}") for k in range(40)]
+    nodes += [helper.make_node("Bar", ["f0"], ["b"], name="bar")]
+    nodes += [helper.make_node("Sum", [*(f"f{k}" for k in range(40)), "b"], ["y"], name="sum")]
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(lamina.UnsupportedOpError) as e:
+        lamina.from_onnx(model)
+    msg = str(e.value)
+    assert "41 node(s)" in msg and "Foo x40 (nodes 'foo0', 'foo1', 'foo2' and 37 more" in msg
+    assert "Bar (node 'bar'" in msg and "'foo39'" not in msg and "Sum" not in msg
+    assert len(msg) < 500
+
+
+def test_an_unsupported_node_with_constant_inputs_is_folded():
+    """An op lamina has no converter for still imports when its inputs are all
+    constant (as a Swin transformer's ScatterNDs are at fixed shapes): onnx's
+    reference evaluates it at import."""
+    rng = np.random.default_rng(3)
+    data, upd = rng.standard_normal((5, 3)).astype(np.float32), rng.standard_normal((2, 3)).astype(np.float32)
+    idx = np.array([[4], [1]], np.int64)
+    inits = [onnx.numpy_helper.from_array(a, n) for a, n in ((data, "d"), (idx, "i"), (upd, "u"))]
+    nodes = [
+        helper.make_node("ScatterND", ["d", "i", "u"], ["c"], name="scatter"),
+        helper.make_node("Mul", ["x", "c"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [5, 3])],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    x = rng.standard_normal((5, 3)).astype(np.float32)
+    expect = data.copy()
+    expect[[4, 1]] = upd
+    (y,) = lamina.compile(model).run(x=x)
+    np.testing.assert_array_equal(y, x * expect)
+
+
 def test_symbolic_dimension_needs_input_shapes():
     graph = helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"])],

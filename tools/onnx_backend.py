@@ -42,6 +42,7 @@ from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupl
 from lamina.driver import compile as lamina_compile
 from lamina.errors import FrontendError, InputError, LaminaError, UnsupportedOpError
 from lamina.frontends.onnx import CONVERTERS, converter_key, load_model
+from lamina.frontends.onnx.registry import unsupported_summary
 
 #: The importer's message for an input it needs as a constant (frontends/onnx.py,
 #: `NodeContext.const_value`): "[graph ]input #i ('name') must be a constant".
@@ -95,14 +96,7 @@ def check_supported(model: onnx.ModelProto) -> None:
         if converter_key(n.op_type, n.domain) not in CONVERTERS
     ]
     if bad:
-        listed = "; ".join(
-            f"{n.op_type} (node '{n.name or '?'}', domain '{n.domain or 'ai.onnx'}')"
-            for n in bad
-        )
-        raise UnsupportedOpError(
-            f"the model uses {len(bad)} node(s) lamina does not support at opset "
-            f"{_default_opset(model)}: {listed}"
-        )
+        raise UnsupportedOpError(unsupported_summary(bad, _default_opset(model)))
 
 
 def _default_opset(model: onnx.ModelProto) -> int:

@@ -49,7 +49,12 @@ from lamina.frontends.onnx.checks import (
 from lamina.frontends.onnx.context import NodeContext, constant, describe_node, shape
 from lamina.frontends.onnx.folding import fold
 from lamina.frontends.onnx.inference import Inferred, as_inferred
-from lamina.frontends.onnx.registry import CONVERTERS, converter_key, find_converter
+from lamina.frontends.onnx.registry import (
+    CONVERTERS,
+    converter_key,
+    find_converter,
+    unsupported_summary,
+)
 
 
 def load_model(model: str | os.PathLike[str] | bytes | onnx.ModelProto) -> onnx.ModelProto:
@@ -183,18 +188,6 @@ def from_onnx(
     proto = load_model(model)
     opset = _opset(proto)
     graph = proto.graph
-    unsupported = [
-        n for n in graph.node if converter_key(n.op_type, n.domain) not in CONVERTERS
-    ]
-    if unsupported:
-        listed = "; ".join(
-            f"{n.op_type} (node '{n.name or '?'}', domain '{n.domain or 'ai.onnx'}')"
-            for n in unsupported
-        )
-        raise UnsupportedOpError(
-            f"the model uses {len(unsupported)} node(s) lamina does not support at "
-            f"opset {opset}: {listed}"
-        )
     shapes = dict(input_shapes or {})
     init_names = {t.name for t in graph.initializer}
     inputs = [vi for vi in graph.input if vi.name not in init_names]
@@ -225,7 +218,17 @@ def from_onnx(
         v = constant(ctx, block, arr, t.name)
         v.name_hint = _hint(t.name)
         values[t.name] = v
+    # Nodes lamina has no converter for are refused together at the end, unless
+    # their inputs are constant and they fold; the nodes they feed are skipped
+    # (only listed if they have no converter either).
+    unsupported: list[onnx.NodeProto] = []
+    skipped: set[str] = set()
     for node in nodes:
+        if any(name in skipped for name in node.input):
+            if converter_key(node.op_type, node.domain) not in CONVERTERS:
+                unsupported.append(node)
+            skipped.update(node.output)
+            continue
         ins: list[SSAValue | None] = []
         for name in node.input:
             if not name:
@@ -245,6 +248,10 @@ def from_onnx(
                 ctx.constant(as_inferred(a, inferred, name), name or "cst")
                 for a, name in zip(folded, node.output, strict=False)
             ]
+        elif converter_key(node.op_type, node.domain) not in CONVERTERS:
+            unsupported.append(node)
+            skipped.update(node.output)
+            continue
         else:
             try:
                 # lamina's own converter or a plugin's (loaded on first use; a
@@ -278,6 +285,8 @@ def from_onnx(
         missing = [n for n in node.output[len(outs) :] if n]
         if missing:
             raise ctx.unsupported(f"output(s) {missing} are not supported")
+    if unsupported:
+        raise UnsupportedOpError(unsupported_summary(unsupported, opset))
     results = []
     for o in graph.output:
         if o.name not in values:

@@ -73,6 +73,27 @@ def find_converter(node: onnx.NodeProto) -> Converter | None:
     return CONVERTERS.lookup(converter_key(node.op_type, node.domain))
 
 
+def unsupported_summary(nodes: Sequence[onnx.NodeProto], opset: int) -> str:
+    """The refusal of a model over `nodes` (which have no converter), one entry
+    per op type: how many nodes, the first few names."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for n in nodes:
+        groups.setdefault((n.domain or "ai.onnx", n.op_type), []).append(n.name or "?")
+    entries = []
+    for (domain, op), names in groups.items():
+        shown = ", ".join(f"'{name}'" for name in names[:3])
+        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+        label = f"{op} x{len(names)}" if len(names) > 1 else op
+        which = "nodes" if len(names) > 1 else "node"
+        entries.append(f"{label} ({which} {shown}{more}, domain '{domain}')")
+    return (
+        f"the model uses {len(nodes)} node(s) lamina does not support at opset "
+        f"{opset}: {'; '.join(entries)}. A node with constant inputs is folded "
+        "instead (fix symbolic shapes with input_shapes= to make more of them "
+        "constant); a plugin can add a converter (see the README)"
+    )
+
+
 @dataclass(frozen=True)
 class ConverterInfo:
     """What the supported-op table says about a converter."""
@@ -117,4 +138,5 @@ __all__ = [
     "converter_key",
     "find_converter",
     "supported_ops",
+    "unsupported_summary",
 ]
