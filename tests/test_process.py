@@ -35,11 +35,10 @@ def raising_sigterm():
 
 def test_a_deferred_signal_arrives_when_the_block_ends(raising_sigterm):
     reached = []
-    with pytest.raises(Interrupted):
-        with process.interrupts_deferred():
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(0.05)  # a handler would run here
-            reached.append("end of block")
+    with pytest.raises(Interrupted), process.interrupts_deferred():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.05)  # a handler would run here
+        reached.append("end of block")
     assert reached == ["end of block"]
     assert signal.getsignal(signal.SIGTERM) is raising_sigterm
 
