@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     FlatSymbolRefAttr,
     IndexType,
+    MemRefType,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
@@ -426,8 +427,13 @@ class CallOp(IRDLOperation):
         if callee is None:
             return  # not in this module (yet): nothing to check against
         name = self.callee.string_value()
+        if callee.name == "tir.prim_func":  # an extern kernel, over buffers
+            self._verify_prim_func(name, callee)
+            return
         if not isinstance(callee, FuncOp):
-            raise VerifyException(f"te.call: @{name} is a {callee.name}, not a te.func")
+            raise VerifyException(
+                f"te.call: @{name} is a {callee.name}, not a te.func or tir.prim_func"
+            )
         if not isinstance(callee.body.block.last_op, OutputOp):
             return  # the callee's own verifier reports it
         want_in = [p.result.type for p in callee.placeholders]
@@ -442,6 +448,25 @@ class CallOp(IRDLOperation):
             raise VerifyException(
                 f"te.call: @{name} takes {sig(want_in, want_out)} (its placeholders "
                 f"and outputs), but is called as {sig(got_in, got_out)}"
+            )
+
+
+    def _verify_prim_func(self, name: str, callee: Operation) -> None:
+        """An extern kernel takes buffers shaped like the call's operands, then
+        its results."""
+        want = list(callee.properties["function_type"].inputs)  # type: ignore[union-attr]
+        got = [*self.args.types, *self.res.types]
+        same = len(want) == len(got) and all(
+            isinstance(w, MemRefType)
+            and isinstance(g, TensorType)
+            and w.get_element_type() == g.get_element_type()
+            and tuple(w.get_shape()) == tuple(g.get_shape())
+            for w, g in zip(want, got, strict=True)
+        )
+        if not same:
+            raise VerifyException(
+                f"te.call: @{name} takes buffers ({', '.join(map(str, want))}), but is "
+                f"called with tensors ({', '.join(map(str, got))}) (operands, then results)"
             )
 
 

@@ -3,7 +3,8 @@
 Each relay op (other than constants) in a graph function is replaced by
 `te.call @kernel(operands)`, where `@kernel` is a new `te.func` whose placeholders
 are the op's operands and whose computes come from the compute library
-(`lamina.lowering.topi`). Constants stay in the graph: they are the model's weights.
+(`lamina.lowering.topi`); an op with an extern kernel (a scatter, top-k, a scan)
+calls a `tir.prim_func` written directly instead. Constants stay in the graph: they are the model's weights.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
-from lamina.dialects import relay, te
+from lamina.dialects import relay, te, tir
 from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.errors import LoweringError
-from lamina.lowering.topi import Kernel, compute_for
+from lamina.lowering.topi import Kernel, compute_for, extern_kernel, is_extern
 from lamina.passes.registry import register_pass
 
 #: C library functions that compiled code may call (LLVM lowers `llvm.exp.f64` to
@@ -114,7 +115,7 @@ def build_fused_kernel(group: FusedOp, name: str) -> te.FuncOp:
     return kernel
 
 
-def structural_key(kernel: te.FuncOp) -> str:
+def structural_key(kernel: te.FuncOp | tir.PrimFuncOp) -> str:
     """The kernel's text with its name left out: equal keys, equal kernels."""
     name = kernel.sym_name
     kernel.sym_name = StringAttr("_")
@@ -145,10 +146,13 @@ class LowerRelayToTePass(ModulePass):
         """Lower each op or group of `block`; structurally identical kernels (same
         text but for their name) are emitted once and called from every site."""
         for op in list(block.ops):
+            kernel: te.FuncOp | tir.PrimFuncOp
             try:
                 if isinstance(op, FusedOp):
                     hoist_constants(op)
                     kernel = build_fused_kernel(op, namer(kernel_name(op)))
+                elif isinstance(op, relay.RelayOp) and is_extern(op):
+                    kernel = extern_kernel(op, namer(kernel_name(op)))
                 elif _is_compute(op):
                     kernel = build_kernel(op, namer(kernel_name(op)))
                 else:

@@ -232,9 +232,14 @@ def test_dense_transposed_weight() -> None:
 def test_resnet18_at_o3_matches_onnxruntime() -> None:
     ort = pytest.importorskip("onnxruntime")
     model = resnet18(image_size=32, num_classes=10)
-    # every conv of ResNet-18 is 7x7/2, 3x3 or a strided 1x1 downsample: all altered
+    # every conv of ResNet-18 is altered: the 3-channel stem to im2col + GEMM, the
+    # 19 others (channels divide into the lanes) to blocked NCHW<x>c convolutions,
+    # which stay blocked from the first to the last (one transform in, one out)
     n_convs = sum(n.op_type == "Conv" for n in model.graph.node)
-    assert count(optimized(model, 3), relay.Im2ColOp) == n_convs == 20
+    o3 = optimized(model, 3)
+    assert count(o3, relay.Im2ColOp) == 1
+    assert count(o3, relay.Conv2DNCHWcOp) == n_convs - 1 == 19
+    assert count(o3, relay.LayoutTransformOp) == 2
     x = RNG.standard_normal((1, 3, 32, 32)).astype(np.float32)
     sess = ort.InferenceSession(
         model.SerializeToString(), providers=["CPUExecutionProvider"]

@@ -62,6 +62,8 @@ def op_class(op: relay.RelayOp) -> str:
     """The kernel class of one graph op, for profiles grouped by what the time
     is spent on: conv (dense, grouped, depthwise), matmul, pool, norm/softmax,
     reduce, layout/copy, elementwise."""
+    if isinstance(op, relay.Conv2DNCHWcOp):
+        return "conv"
     if isinstance(op, relay.ConvOp | relay.ConvTransposeOp):
         groups = relay.int_prop(op, "groups", 1)
         wshape = op.operands[1].type.get_shape()  # type: ignore[attr-defined]

@@ -20,14 +20,15 @@ parsing; the result type is then inferred.
 The ops are defined by family, one module each: `base` (`RelayOp`, `OpPattern`,
 the shared type-inference helpers, `Window`, the attribute builders), `constant`,
 `elementwise`, `products` (matmul, dense, convolutions), `reductions`, `nn`
-(softmax, bias_add, pooling, normalizations) and `layout` (reshape, transpose,
-slicing, gather, pad, resize, im2col, ...); the region ops `relay.fused` and
-`relay.yield` are in `lamina.dialects.relay_region`. This package re-exports every
-public name of those modules, and builds `RELAY_OPS` (and `__all__`) from the op
-classes they define. An installed package may add relay ops through the
-entry-point group `lamina.relay_ops` (entry point name = the op name, value = a
-`RelayOp` op class); `relay_dialect()` is `Relay` with those ops joined, which is
-the relay dialect `lamina.ir` parses with.
+(softmax, bias_add, pooling, normalizations), `layout` (reshape, transpose,
+slicing, gather, pad, resize, im2col, ...), `algorithm` (scatters, top-k,
+cumulative scans), `blocked` (conv2d_nchwc, layout_transform) and `sampling` (grid_sample, col2im); the region ops
+`relay.fused` and `relay.yield` are in `lamina.dialects.relay_region`. This
+package re-exports every public name of those modules, and builds `RELAY_OPS`
+(and `__all__`) from the op classes they define. An installed package may add
+relay ops through the entry-point group `lamina.relay_ops` (entry point name =
+the op name, value = a `RelayOp` op class); `relay_dialect()` is `Relay` with
+those ops joined, which is the relay dialect `lamina.ir` parses with.
 """
 
 from __future__ import annotations
@@ -40,25 +41,31 @@ from xdsl.ir import Dialect
 from xdsl.irdl import IRDLOperation
 
 from lamina.dialects.relay import (
+    algorithm,
     base,
+    blocked,
     constant,
     elementwise,
     layout,
     nn,
     products,
     reductions,
+    sampling,
 )
 
 # Re-export every public name of the family modules, as the single-module
 # `lamina.dialects.relay` did (`relay.AddOp`, `relay.i64_array`, ...).
+from lamina.dialects.relay.algorithm import *  # noqa: F403
 from lamina.dialects.relay.base import *  # noqa: F403
 from lamina.dialects.relay.base import RelayOp
+from lamina.dialects.relay.blocked import *  # noqa: F403
 from lamina.dialects.relay.constant import *  # noqa: F403
 from lamina.dialects.relay.elementwise import *  # noqa: F403
 from lamina.dialects.relay.layout import *  # noqa: F403
 from lamina.dialects.relay.nn import *  # noqa: F403
 from lamina.dialects.relay.products import *  # noqa: F403
 from lamina.dialects.relay.reductions import *  # noqa: F403
+from lamina.dialects.relay.sampling import *  # noqa: F403
 from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.errors import LaminaError
 from lamina.plugins import RELAY_OPS_GROUP
@@ -73,6 +80,9 @@ _FAMILIES: tuple[ModuleType, ...] = (
     reductions,
     nn,
     layout,
+    blocked,
+    algorithm,
+    sampling,
 )
 
 #: The region ops, which are relay ops too but not `RelayOp`s.

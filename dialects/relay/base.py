@@ -123,6 +123,19 @@ def str_prop(src: PropSource, name: str, default: str) -> str:
     return attr.data if isinstance(attr, StringAttr) else default
 
 
+def choice_prop(
+    op_name: str, src: PropSource, name: str, allowed: Sequence[str], default: str
+) -> str:
+    """A string property that must be one of `allowed` (`default` when absent);
+    a VerifyException naming the op and the choices otherwise."""
+    value = str_prop(src, name, default)
+    if value not in allowed:
+        raise VerifyException(
+            f"{op_name}: {name} must be one of {', '.join(allowed)}, got \"{value}\""
+        )
+    return value
+
+
 def flag_prop(src: PropSource, name: str) -> bool:
     return name in _props(src)
 

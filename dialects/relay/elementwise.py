@@ -566,3 +566,39 @@ class CastOp(RelayOp):
                 f"{cls.name}: dtype must be an integer or floating-point type, got {dtype}"
             )
         return tensor(shape_of(types[0]), dtype)
+
+
+def storage_bits(t: Attribute) -> int:
+    """The bits an element of type `t` takes in memory (a bool, i1, takes a byte)."""
+    if isinstance(t, IntegerType):
+        return max(8, t.width.data)
+    return t.bitwidth if is_float(t) else 0  # type: ignore[attr-defined]
+
+
+@irdl_op_definition
+class BitcastOp(RelayOp):
+    """Reinterpret every element's bits as `dtype`, of the same storage width
+    (numpy's `view`); a bool (a byte) reads as 0 or 1, a byte as a bool is
+    `!= 0`."""
+
+    name = "relay.bitcast"
+    data = operand_def(TensorType)
+    dtype = prop_def(TypeAttribute)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.ELEMWISE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        dtype = props["dtype"]
+        if not (is_float(dtype) or isinstance(dtype, IntegerType)):
+            raise VerifyException(
+                f"{cls.name}: dtype must be an integer or floating-point type, got {dtype}"
+            )
+        src = types[0].get_element_type()
+        if storage_bits(src) != storage_bits(dtype):
+            raise VerifyException(
+                f"{cls.name}: cannot reinterpret {src} ({storage_bits(src)} bits) as "
+                f"{dtype} ({storage_bits(dtype)} bits): the widths differ"
+            )
+        return tensor(shape_of(types[0]), dtype)

@@ -43,6 +43,7 @@ from lamina.dialects.relay.base import (
     _same_element_type,
     _spatial,
     broadcast_shapes,
+    choice_prop,
     floats_prop,
     int_prop,
     ints_prop,
@@ -283,6 +284,85 @@ class GatherOp(RelayOp):
 
 
 @irdl_op_definition
+class GatherNDOp(RelayOp):
+    """ONNX GatherND: each row `indices[i..., :]` (its last axis, of length `m`)
+    indexes the first `m` axes of `data` after the `batch_dims` leading axes,
+    which `data` and `indices` share. The result shape is
+    `indices[:-1] + data[batch_dims + m:]`; indices behave as in `relay.take`."""
+
+    name = "relay.gather_nd"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"batch_dims": 0}
+
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    batch_dims = opt_prop_def(IntegerAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        _index_tensor(cls.name, types[1])
+        shape, idx = shape_of(types[0]), shape_of(types[1])
+        b = int_prop(props, "batch_dims", 0)
+        if not 0 <= b < min(len(shape), len(idx)):
+            raise VerifyException(
+                f"{cls.name}: batch_dims {b} must be in 0..{min(len(shape), len(idx)) - 1} "
+                f"for data {types[0]} and indices {types[1]}"
+            )
+        if shape[:b] != idx[:b]:
+            raise VerifyException(
+                f"{cls.name}: the {b} batch dimension(s) of data {types[0]} and indices "
+                f"{types[1]} differ"
+            )
+        m = idx[-1]
+        if not 1 <= m <= len(shape) - b:
+            raise VerifyException(
+                f"{cls.name}: the last axis of indices {types[1]} must have a size in "
+                f"1..{len(shape) - b} (the data's rank after the batch dimensions)"
+            )
+        if math.prod(idx[:-1]) and any(d == 0 for d in shape[b : b + m]):
+            raise VerifyException(f"{cls.name}: cannot gather from the empty data {types[0]}")
+        return tensor([*idx[:-1], *shape[b + m :]], types[0].get_element_type())
+
+
+@irdl_op_definition
+class ReverseSequenceOp(RelayOp):
+    """ONNX ReverseSequence: for each batch entry `j` along `batch_axis`, reverse
+    the first `seq_lengths[j]` elements along `time_axis` (lengths clamped to
+    `0..time`); the rest are copied."""
+
+    name = "relay.reverse_sequence"
+    data = operand_def(TensorType)
+    seq_lengths = operand_def(TensorType)
+    batch_axis = prop_def(IntegerAttr)
+    time_axis = prop_def(IntegerAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        if not is_int(types[1].get_element_type()):
+            raise VerifyException(
+                f"{cls.name}: seq_lengths must be an integer tensor, got {types[1]}"
+            )
+        shape = shape_of(types[0])
+        if len(shape) < 2:
+            raise VerifyException(f"{cls.name}: data must have rank >= 2, got {types[0]}")
+        batch = normalize_axis(cls.name, int_prop(props, "batch_axis", 0), len(shape))
+        time = normalize_axis(cls.name, int_prop(props, "time_axis", 0), len(shape))
+        if batch == time:
+            raise VerifyException(f"{cls.name}: batch_axis and time_axis are both {batch}")
+        if shape_of(types[1]) != (shape[batch],):
+            raise VerifyException(
+                f"{cls.name}: seq_lengths {types[1]} must be 1-D of size {shape[batch]} "
+                f"(the batch axis {batch} of {types[0]})"
+            )
+        return types[0]
+
+
+@irdl_op_definition
 class BroadcastToOp(RelayOp):
     """Broadcast to `shape` (numpy's `broadcast_to`)."""
 
@@ -351,12 +431,7 @@ class PadOp(RelayOp):
         shape = shape_of(types[0])
         n = len(shape)
         pads = ints_prop(props, "pad_width")
-        mode = str_prop(props, "pad_mode", "constant")
-        if mode not in PAD_MODES:
-            raise VerifyException(
-                f"{cls.name}: pad_mode must be one of {', '.join(PAD_MODES)}, got "
-                f'"{mode}"'
-            )
+        mode = choice_prop(cls.name, props, "pad_mode", PAD_MODES, "constant")
         if len(pads) != 2 * n:
             raise VerifyException(
                 f"{cls.name}: pad_width needs {2 * n} values ([begin..., end...]), "
@@ -447,12 +522,7 @@ class ResizeOp(RelayOp):
             ("coordinate_transformation_mode", RESIZE_COORDINATES, "half_pixel"),
             ("rounding_method", RESIZE_ROUNDING, "round_prefer_floor"),
         ):
-            value = str_prop(props, name, default)
-            if value not in allowed:
-                raise VerifyException(
-                    f"{cls.name}: {name} must be one of {', '.join(allowed)}, got "
-                    f'"{value}"'
-                )
+            choice_prop(cls.name, props, name, allowed, default)
         if str_prop(props, "method", "nearest_neighbor") != "nearest_neighbor":
             require_element(cls.name, types[0], floating=True)
         elif "antialias" in props:

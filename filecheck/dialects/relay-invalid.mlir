@@ -493,6 +493,46 @@ func.func @gather_rank(%a: tensor<4x3xf32>, %i: tensor<2xi64>) {
 
 // -----
 
+func.func @gather_nd_depth(%a: tensor<4x3xf32>, %i: tensor<2x3xi64>) {
+  // CHECK: relay.gather_nd: the last axis of indices tensor<2x3xi64> must have a size in 1..2 (the data's rank after the batch dimensions)
+  %0 = relay.gather_nd %a, %i : (tensor<4x3xf32>, tensor<2x3xi64>)
+  func.return
+}
+
+// -----
+
+func.func @gather_nd_batch(%a: tensor<4x3xf32>, %i: tensor<2x1xi64>) {
+  // CHECK: relay.gather_nd: the 1 batch dimension(s) of data tensor<4x3xf32> and indices tensor<2x1xi64> differ
+  %0 = "relay.gather_nd"(%a, %i) <{batch_dims = 1 : i64}> : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+func.func @gather_nd_float_indices(%a: tensor<4x3xf32>, %i: tensor<2x1xf32>) {
+  // CHECK: relay.gather_nd: indices must be an integer tensor, got tensor<2x1xf32>
+  %0 = relay.gather_nd %a, %i : (tensor<4x3xf32>, tensor<2x1xf32>)
+  func.return
+}
+
+// -----
+
+func.func @reverse_sequence_lengths(%a: tensor<4x3xf32>, %n: tensor<4xi64>) {
+  // CHECK: relay.reverse_sequence: seq_lengths tensor<4xi64> must be 1-D of size 3 (the batch axis 1 of tensor<4x3xf32>)
+  %0 = relay.reverse_sequence %a, %n {batch_axis = 1 : i64, time_axis = 0 : i64} : (tensor<4x3xf32>, tensor<4xi64>)
+  func.return
+}
+
+// -----
+
+func.func @reverse_sequence_axes(%a: tensor<4x3xf32>, %n: tensor<4xi64>) {
+  // CHECK: relay.reverse_sequence: batch_axis and time_axis are both 0
+  %0 = "relay.reverse_sequence"(%a, %n) <{batch_axis = 0 : i64, time_axis = -2 : i64}> : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
+  func.return
+}
+
+// -----
+
 func.func @broadcast_to_shape(%a: tensor<3x2xf32>) {
   // CHECK: relay.broadcast_to: shapes 3x2 and 4x2 do not broadcast (dimension 0 of the result would be one of [3, 4])
   %0 = relay.broadcast_to %a {shape = array<i64: 4, 2>} : (tensor<3x2xf32>)
@@ -544,5 +584,61 @@ func.func @resize_method(%a: tensor<1x1x2x2xf32>) {
 func.func @resize_linear_integer(%a: tensor<1x1x2x2xi8>) {
   // CHECK: relay.resize: needs a floating-point tensor, got tensor<1x1x2x2xi8>
   %0 = relay.resize %a {size = array<i64: 1, 1, 4, 4>, method = "linear"} : (tensor<1x1x2x2xi8>)
+  func.return
+}
+
+// -----
+
+func.func @grid_sample_grid_shape(%a: tensor<1x2x4x4xf32>, %g: tensor<1x3x3x3xf32>) {
+  // CHECK: relay.grid_sample: grid tensor<1x3x3x3xf32> must have the rank of the data tensor<1x2x4x4xf32>, its batch (1) first and 2 coordinates in its last axis
+  %0 = relay.grid_sample %a, %g : (tensor<1x2x4x4xf32>, tensor<1x3x3x3xf32>)
+  func.return
+}
+
+// -----
+
+func.func @grid_sample_mode(%a: tensor<1x2x4x4xf32>, %g: tensor<1x3x3x2xf32>) {
+  // CHECK: relay.grid_sample: method must be one of nearest, linear, cubic, got "bilinear"
+  %0 = relay.grid_sample %a, %g {method = "bilinear"} : (tensor<1x2x4x4xf32>, tensor<1x3x3x2xf32>)
+  func.return
+}
+
+// -----
+
+func.func @grid_sample_linear_integer(%a: tensor<1x2x4x4xi32>, %g: tensor<1x3x3x2xf32>) {
+  // CHECK: relay.grid_sample: method linear interpolates, so data must be floating-point, got tensor<1x2x4x4xi32>
+  %0 = relay.grid_sample %a, %g : (tensor<1x2x4x4xi32>, tensor<1x3x3x2xf32>)
+  func.return
+}
+
+// -----
+
+func.func @col2im_blocks(%a: tensor<1x4x5xf32>) {
+  // CHECK: relay.col2im: data's axis 2 (5) must be the number of blocks, 2 x 2 = 4
+  %0 = relay.col2im %a {image_size = array<i64: 3, 3>, kernel_size = array<i64: 2, 2>} : (tensor<1x4x5xf32>)
+  func.return
+}
+
+// -----
+
+func.func @col2im_channels(%a: tensor<1x6x4xf32>) {
+  // CHECK: relay.col2im: data's axis 1 (6) is not a multiple of the block size 4 (kernel_size [2, 2])
+  %0 = relay.col2im %a {image_size = array<i64: 3, 3>, kernel_size = array<i64: 2, 2>} : (tensor<1x6x4xf32>)
+  func.return
+}
+
+// -----
+
+func.func @bitcast_width(%a: tensor<3xf32>) {
+  // CHECK: relay.bitcast: cannot reinterpret f32 (32 bits) as i64 (64 bits): the widths differ
+  %0 = relay.bitcast %a {dtype = i64} : (tensor<3xf32>)
+  func.return
+}
+
+// -----
+
+func.func @grid_sample_integer_grid(%a: tensor<1x2x4x4xf32>, %g: tensor<1x3x3x2xi64>) {
+  // CHECK: relay.grid_sample: grid must be floating-point, got tensor<1x3x3x2xi64>
+  %0 = relay.grid_sample %a, %g {method = "nearest"} : (tensor<1x2x4x4xf32>, tensor<1x3x3x2xi64>)
   func.return
 }

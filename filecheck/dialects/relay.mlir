@@ -503,6 +503,54 @@ func.func @layout(%x: tensor<2x3x4xf32>, %y: tensor<2x1x4xf32>, %i: tensor<2x2xi
   func.return
 }
 
+// Gathers and reversals with data-dependent indices: gather_nd (ONNX GatherND,
+// batch_dims), reverse_sequence.
+// CHECK-LABEL: func.func @gather_nd(
+// CHECK-NEXT:    %0 = relay.gather_nd %x, %i : (tensor<2x3x4xf32>, tensor<5x2xi64>) -> tensor<5x4xf32>
+// CHECK-NEXT:    %1 = relay.gather_nd %x, %j {batch_dims = 2 : i64} : (tensor<2x3x4xf32>, tensor<2x3x1xi32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %2 = relay.reverse_sequence %x, %n {batch_axis = 1 : i64, time_axis = 0 : i64} : (tensor<2x3x4xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:    func.return
+// GENERIC-LABEL: "func.func"() <{sym_name = "gather_nd"
+// GENERIC:       %0 = "relay.gather_nd"(%x, %i) : (tensor<2x3x4xf32>, tensor<5x2xi64>) -> tensor<5x4xf32>
+// GENERIC-NEXT:  %1 = "relay.gather_nd"(%x, %j) <{batch_dims = 2 : i64}> : (tensor<2x3x4xf32>, tensor<2x3x1xi32>) -> tensor<2x3xf32>
+// GENERIC-NEXT:  %2 = "relay.reverse_sequence"(%x, %n) <{batch_axis = 1 : i64, time_axis = 0 : i64}> : (tensor<2x3x4xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>
+func.func @gather_nd(%x: tensor<2x3x4xf32>, %i: tensor<5x2xi64>, %j: tensor<2x3x1xi32>, %n: tensor<3xi64>) {
+  %0 = relay.gather_nd %x, %i : (tensor<2x3x4xf32>, tensor<5x2xi64>)
+  %1 = relay.gather_nd %x, %j {batch_dims = 2 : i64} : (tensor<2x3x4xf32>, tensor<2x3x1xi32>)
+  %2 = relay.reverse_sequence %x, %n {batch_axis = 1 : i64, time_axis = 0 : i64} : (tensor<2x3x4xf32>, tensor<3xi64>)
+  func.return
+}
+
+// Sampling: grid_sample (N-D, every method and padding mode), col2im (N-D
+// windows), and bitcast (same-width reinterpretation, bool as a byte).
+// CHECK-LABEL: func.func @sampling(
+// CHECK-NEXT:    %0 = relay.grid_sample %x, %g : (tensor<1x2x4x5xf32>, tensor<1x3x6x2xf32>) -> tensor<1x2x3x6xf32>
+// CHECK-NEXT:    %1 = relay.grid_sample %x, %g {method = "cubic", padding_mode = "reflection", align_corners} : (tensor<1x2x4x5xf32>, tensor<1x3x6x2xf32>) -> tensor<1x2x3x6xf32>
+// CHECK-NEXT:    %2 = relay.grid_sample %v, %h {method = "nearest", padding_mode = "border"} : (tensor<2x3x4x5x6xi8>, tensor<2x7x1x2x3xf64>) -> tensor<2x3x7x1x2xi8>
+// CHECK-NEXT:    %3 = relay.col2im %c {image_size = array<i64: 5, 6>, kernel_size = array<i64: 2, 3>} : (tensor<2x12x16xf32>) -> tensor<2x2x5x6xf32>
+// CHECK-NEXT:    %4 = relay.col2im %c1 {image_size = array<i64: 8>, kernel_size = array<i64: 2>, strides = array<i64: 2>, padding = array<i64: 1, 1>, dilation = array<i64: 2>} : (tensor<1x2x4xi32>) -> tensor<1x1x8xi32>
+// CHECK-NEXT:    %5 = relay.bitcast %f {dtype = i32} : (tensor<2x3xf32>) -> tensor<2x3xi32>
+// CHECK-NEXT:    %6 = relay.bitcast %b {dtype = ui8} : (tensor<4xi1>) -> tensor<4xui8>
+// CHECK-NEXT:    func.return
+// GENERIC-LABEL: "func.func"() <{sym_name = "sampling"
+// GENERIC:       %0 = "relay.grid_sample"(%x, %g) : (tensor<1x2x4x5xf32>, tensor<1x3x6x2xf32>) -> tensor<1x2x3x6xf32>
+// GENERIC-NEXT:  %1 = "relay.grid_sample"(%x, %g) <{method = "cubic", padding_mode = "reflection", align_corners}> : (tensor<1x2x4x5xf32>, tensor<1x3x6x2xf32>) -> tensor<1x2x3x6xf32>
+// GENERIC-NEXT:  %2 = "relay.grid_sample"(%v, %h) <{method = "nearest", padding_mode = "border"}> : (tensor<2x3x4x5x6xi8>, tensor<2x7x1x2x3xf64>) -> tensor<2x3x7x1x2xi8>
+// GENERIC-NEXT:  %3 = "relay.col2im"(%c) <{image_size = array<i64: 5, 6>, kernel_size = array<i64: 2, 3>}> : (tensor<2x12x16xf32>) -> tensor<2x2x5x6xf32>
+// GENERIC-NEXT:  %4 = "relay.col2im"(%c1) <{image_size = array<i64: 8>, kernel_size = array<i64: 2>, strides = array<i64: 2>, padding = array<i64: 1, 1>, dilation = array<i64: 2>}> : (tensor<1x2x4xi32>) -> tensor<1x1x8xi32>
+// GENERIC-NEXT:  %5 = "relay.bitcast"(%f) <{dtype = i32}> : (tensor<2x3xf32>) -> tensor<2x3xi32>
+// GENERIC-NEXT:  %6 = "relay.bitcast"(%b) <{dtype = ui8}> : (tensor<4xi1>) -> tensor<4xui8>
+func.func @sampling(%x: tensor<1x2x4x5xf32>, %g: tensor<1x3x6x2xf32>, %v: tensor<2x3x4x5x6xi8>, %h: tensor<2x7x1x2x3xf64>, %c: tensor<2x12x16xf32>, %c1: tensor<1x2x4xi32>, %f: tensor<2x3xf32>, %b: tensor<4xi1>) {
+  %0 = relay.grid_sample %x, %g : (tensor<1x2x4x5xf32>, tensor<1x3x6x2xf32>)
+  %1 = relay.grid_sample %x, %g {method = "cubic", padding_mode = "reflection", align_corners} : (tensor<1x2x4x5xf32>, tensor<1x3x6x2xf32>)
+  %2 = relay.grid_sample %v, %h {method = "nearest", padding_mode = "border"} : (tensor<2x3x4x5x6xi8>, tensor<2x7x1x2x3xf64>)
+  %3 = relay.col2im %c {image_size = array<i64: 5, 6>, kernel_size = array<i64: 2, 3>} : (tensor<2x12x16xf32>)
+  %4 = relay.col2im %c1 {image_size = array<i64: 8>, kernel_size = array<i64: 2>, strides = array<i64: 2>, padding = array<i64: 1, 1>, dilation = array<i64: 2>} : (tensor<1x2x4xi32>)
+  %5 = relay.bitcast %f {dtype = i32} : (tensor<2x3xf32>)
+  %6 = relay.bitcast %b {dtype = ui8} : (tensor<4xi1>)
+  func.return
+}
+
 // The blob is printed back (`big` has no data, so it is not); the resource section
 // survives both round trips, alignment header included.
 // CHECK:       {-#

@@ -192,7 +192,18 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
   func.return %a : tensor<4xf32>
 }
 func.func @call_not_te_func(%a: tensor<4xf32>) {
-  // CHECK: Operation does not verify: te.call: @f is a func.func, not a te.func
+  // CHECK: Operation does not verify: te.call: @f is a func.func, not a te.func or tir.prim_func
   %0 = te.call @f(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+tir.prim_func @extern(%a: memref<4xf32>, %b: memref<4xi64>) {
+  tir.return
+}
+func.func @call_prim_func_signature(%a: tensor<4xf32>) {
+  // CHECK: Operation does not verify: te.call: @extern takes buffers (memref<4xf32>, memref<4xi64>), but is called with tensors (tensor<4xf32>, tensor<4xf32>) (operands, then results)
+  %0 = te.call @extern(%a) : (tensor<4xf32>) -> tensor<4xf32>
   func.return
 }

@@ -13,7 +13,7 @@ The package is layered, each module importing only the ones above it here:
   `CONVERTER_INFO`;
 - `helpers`, then the converters by family: `elementwise`, `nn`,
   `normalization`, `reductions`, `constants`, `layout`, `resize`, `attention`,
-  `losses`;
+  `losses`, `sampling`, `algorithm`, `einsum`;
 - `folding` (constant nodes evaluated by `onnx.reference`) and `inference`
   (ONNX shape inference as a check);
 - `importer`: `load_model` and `from_onnx`, which walk the graph;
@@ -23,15 +23,19 @@ Importing the package imports every converter module, so that they register.
 """
 
 from lamina.frontends.onnx import (  # noqa: F401  (imported to register their converters)
+    algorithm,
     attention,
     constants,
+    einsum,
     elementwise,
     layout,
     losses,
     nn,
     normalization,
+    recurrent,
     reductions,
     resize,
+    sampling,
 )
 from lamina.frontends.onnx.checks import check_model, memory_budget
 from lamina.frontends.onnx.context import NodeContext, constant, shape

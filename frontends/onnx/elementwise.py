@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import AnyFloat, StringAttr, f64
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
+from lamina.dialects.dtypes import numpy_dtype
 from lamina.frontends.onnx.context import NodeContext, shape
 from lamina.frontends.onnx.helpers import (
     _axis,
@@ -248,6 +249,25 @@ def _cast_op(ctx: NodeContext) -> Sequence[SSAValue]:
 @converter("CastLike", emits=("relay.cast",))
 def _cast_like(ctx: NodeContext) -> Sequence[SSAValue]:
     return [_cast(ctx, ctx.input(0), _elem(ctx.input(1)))]
+
+
+@converter("BitCast", emits=("relay.bitcast",), notes="types of one bit width")
+def _bitcast(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    if not ctx.has_attr("to"):
+        raise ctx.error("attribute 'to' is required")
+    to = _dtype(ctx, int(ctx.attr("to")))
+    src = _elem(x)
+    if relay.storage_bits(src) != relay.storage_bits(to):
+        name = onnx.TensorProto.DataType.Name(int(ctx.attr("to")))
+        raise ctx.error(
+            f"cannot reinterpret {numpy_dtype(src).name} "
+            f"({relay.storage_bits(src)} bits) as {name} ({relay.storage_bits(to)} "
+            "bits): BitCast needs types of one bit width"
+        )
+    if src == to:
+        return [x]
+    return [ctx.emit(relay.BitcastOp(x, dtype=to))]
 
 
 @converter("Where", emits=("relay.where",))

@@ -1,6 +1,7 @@
 """Layout converters: ops that move data without computing on it (Reshape,
 Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Slice, Gather,
-GatherElements, Expand, Tile, Pad, Trilu, DepthToSpace, SpaceToDepth).
+GatherElements, GatherND, Expand, Tile, Pad, CenterCropPad, Trilu, DepthToSpace,
+SpaceToDepth, ReverseSequence, OneHot).
 
 Inputs that describe shapes (a Reshape's `shape`, a Slice's `starts`, ...) must
 be constants; `NodeContext.const_value` says so, naming the input, when they are
@@ -17,8 +18,17 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
+from lamina.dialects.dtypes import element_type, numpy_dtype
 from lamina.frontends.onnx.context import NodeContext, shape
-from lamina.frontends.onnx.helpers import _axis, _ints, _rank, _reshape, _unit
+from lamina.frontends.onnx.helpers import (
+    _axis,
+    _cast,
+    _elem,
+    _ints,
+    _rank,
+    _reshape,
+    _unit,
+)
 from lamina.frontends.onnx.registry import converter
 
 
@@ -309,3 +319,152 @@ def _space_to_depth(ctx: NodeContext) -> Sequence[SSAValue]:
     tmp = _reshape(ctx, x, [b, c, h // bs, bs, w // bs, bs])
     t = ctx.emit(relay.TransposeOp(tmp, perm=relay.i64_array(perm)))
     return [_reshape(ctx, t, [b, c * bs * bs, h // bs, w // bs])]
+
+
+@converter("GatherND", emits=("relay.gather_nd",), notes="batch_dims, negative indices")
+def _gather_nd(ctx: NodeContext) -> Sequence[SSAValue]:
+    x, indices = ctx.input(0), ctx.input(1)
+    b = int(ctx.attr("batch_dims", 0))
+    r, q = _rank(x), _rank(indices)
+    if not 0 <= b < min(r, q):
+        raise ctx.error(
+            f"batch_dims {b} must be in 0..{min(r, q) - 1} for data of rank {r} and "
+            f"indices of rank {q}"
+        )
+    m = shape(indices)[-1]
+    if not 1 <= m <= r - b:
+        raise ctx.error(
+            f"the last axis of indices {list(shape(indices))} must have a size in "
+            f"1..{r - b} (the data's rank {r} less batch_dims {b})"
+        )
+    if shape(x)[:b] != shape(indices)[:b]:
+        raise ctx.error(
+            f"data {list(shape(x))} and indices {list(shape(indices))} differ in their "
+            f"first {b} (batch) dimension(s)"
+        )
+    return [
+        ctx.emit(
+            relay.GatherNDOp(x, indices, batch_dims=relay.i64_attr(b) if b else None)
+        )
+    ]
+
+
+@converter("ReverseSequence", emits=("relay.reverse_sequence",))
+def _reverse_sequence(ctx: NodeContext) -> Sequence[SSAValue]:
+    x, lengths = ctx.input(0), ctx.input(1)
+    rank = _rank(x)
+    if rank < 2:
+        raise ctx.error(f"input must have rank >= 2, got {list(shape(x))}")
+    batch = _axis(ctx, int(ctx.attr("batch_axis", 1)), rank)
+    time = _axis(ctx, int(ctx.attr("time_axis", 0)), rank)
+    if {batch, time} != {0, 1}:
+        raise ctx.error(
+            f"batch_axis {batch} and time_axis {time} must be 0 and 1 (one each)"
+        )
+    if shape(lengths) != (shape(x)[batch],):
+        raise ctx.error(
+            f"sequence_lens {list(shape(lengths))} must be 1-D of size {shape(x)[batch]} "
+            f"(the batch axis of {list(shape(x))})"
+        )
+    return [
+        ctx.emit(
+            relay.ReverseSequenceOp(
+                x,
+                lengths,
+                batch_axis=relay.i64_attr(batch),
+                time_axis=relay.i64_attr(time),
+            )
+        )
+    ]
+
+
+@converter("CenterCropPad", emits=("relay.pad",), notes="axes; crops and pads at once")
+def _center_crop_pad(ctx: NodeContext) -> Sequence[SSAValue]:
+    """Each axis is cropped or zero-padded about its center to the target size
+    (an odd difference leaves the extra element at the end): one `relay.pad`
+    whose negative widths crop."""
+    x = ctx.input(0)
+    s = shape(x)
+    rank = len(s)
+    target = _ints(ctx.const_value(1))
+    given = ctx.attr("axes")
+    axes = list(range(rank)) if given is None else [_axis(ctx, int(a), rank) for a in given]
+    if len(set(axes)) != len(axes):
+        raise ctx.error(f"axes {list(given or [])} repeat an axis")
+    if len(target) != len(axes):
+        raise ctx.error(
+            f"shape {target} needs one size per axis of {axes} ({len(axes)} values)"
+        )
+    if any(t < 0 for t in target):
+        raise ctx.error(f"shape {target} has a negative size")
+    width = [0] * (2 * rank)
+    for a, t in zip(axes, target, strict=True):
+        delta = t - s[a]
+        begin = delta // 2 if delta >= 0 else -(-delta // 2)
+        width[a], width[rank + a] = begin, delta - begin
+    if not any(width):
+        return [x]
+    return [ctx.emit(relay.PadOp(x, pad_width=relay.i64_array(width)))]
+
+
+@converter(
+    "OneHot",
+    emits=("relay.cast", "relay.less", "relay.add", "relay.where", "relay.reshape", "relay.equal", "relay.strided_slice"),
+    notes="negative indices and axis; any index type",
+)
+def _one_hot(ctx: NodeContext) -> Sequence[SSAValue]:
+    """`values[1]` where the (wrapped) index equals the position along `axis`,
+    `values[0]` elsewhere: a comparison with a constant iota and a select.
+    Integer indices are compared as i64 (u64 when unsigned), float ones as they
+    are (a fractional index matches nothing); indices outside `-depth..depth-1`
+    give all `values[0]`."""
+    indices, values = ctx.input(0), ctx.input(2)
+    d = np.asarray(ctx.const_value(1))
+    if d.size != 1:
+        raise ctx.error(f"depth must hold exactly one value, got shape {list(d.shape)}")
+    depth = int(d.reshape(-1)[0])
+    if depth < 1:
+        raise ctx.error(f"depth must be positive, got {d.reshape(-1)[0]}")
+    if shape(values) != (2,):
+        raise ctx.error(
+            f"values must be 1-D of size 2 ([off_value, on_value]), got shape "
+            f"{list(shape(values))}"
+        )
+    rank = _rank(indices)
+    axis = int(ctx.attr("axis", -1))
+    if not -(rank + 1) <= axis <= rank:
+        raise ctx.error(
+            f"axis {axis} is out of range for an output of rank {rank + 1} "
+            f"(expected {-(rank + 1)} <= axis <= {rank})"
+        )
+    axis %= rank + 1
+    elem = _elem(indices)
+    kind = numpy_dtype(elem).kind
+    if kind == "b":
+        raise ctx.error(f"indices must be numeric, got {indices.type}")
+    dtype = np.dtype({"i": np.int64, "u": np.uint64}.get(kind, numpy_dtype(elem)))
+    idx = _cast(ctx, indices, element_type(dtype))
+    if kind != "u":
+        neg = ctx.emit(relay.LessOp(idx, ctx.constant(np.array(0, dtype))))
+        wrapped = ctx.emit(relay.AddOp(idx, ctx.constant(np.array(depth, dtype))))
+        idx = ctx.emit(relay.WhereOp(neg, wrapped, idx))
+    s = list(shape(indices))
+    idx = _reshape(ctx, idx, [*s[:axis], 1, *s[axis:]])
+    iota = np.arange(depth, dtype=dtype).reshape([depth] + [1] * (rank - axis))
+    hit = ctx.emit(relay.EqualOp(idx, ctx.constant(iota, "iota")))
+    off, on = (
+        _reshape(
+            ctx,
+            ctx.emit(
+                relay.StridedSliceOp(
+                    values,
+                    begin=relay.i64_array([i]),
+                    end=relay.i64_array([i + 1]),
+                    strides=relay.i64_array([1]),
+                )
+            ),
+            [],
+        )
+        for i in (0, 1)
+    )
+    return [ctx.emit(relay.WhereOp(hit, on, off))]

@@ -1,6 +1,7 @@
 """Neural-network converters: matrix products (MatMul, Gemm), Softmax,
 LogSoftmax and Hardmax (with the pre-13 2-D coercion), convolutions and
-pooling (1-D to 3-D, with ONNX's pads, dilations and auto_pad).
+pooling (1-D to 3-D, with ONNX's pads, dilations and auto_pad; LpPool as an
+average pool of |x|^p).
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ from xdsl.ir import Attribute, SSAValue
 
 from lamina.dialects import relay
 from lamina.frontends.onnx.context import NodeContext, shape
-from lamina.frontends.onnx.helpers import _axis, _cast, _elem, _rank, _reshape, _unit
+from lamina.frontends.onnx.helpers import (
+    _axis,
+    _cast,
+    _elem,
+    _rank,
+    _reshape,
+    _scalar,
+    _unit,
+)
 from lamina.frontends.onnx.registry import converter
 
 
@@ -256,6 +265,73 @@ def _pool(ctx: NodeContext) -> Sequence[SSAValue]:
         props["column_major"] = _unit(ctx.attr("storage_order", 0))
         return ctx.emit_all(relay.MaxPoolWithArgmaxOp(x, **props))
     return [ctx.emit(table[n](x, **props))]
+
+
+@converter(
+    "LpPool",
+    emits=(
+        "relay.abs",
+        "relay.multiply",
+        "relay.power",
+        "relay.avg_pool1d",
+        "relay.avg_pool2d",
+        "relay.avg_pool3d",
+        "relay.sqrt",
+    ),
+    notes="1-D to 3-D; p, ceil_mode, dilations, pads, auto_pad",
+)
+def _lp_pool(ctx: NodeContext) -> Sequence[SSAValue]:
+    """`(sum over the window of |x|^p)^(1/p)`, pads counting as zeros: the window
+    sum is an average pool that counts the padding, times the window size. The
+    end padding is extended (or trimmed) so that every window lies wholly in the
+    padded input, which makes each average divide by the full window size."""
+    x = ctx.input(0)
+    n = _rank(x) - 2
+    if n not in _AVG_POOL:
+        raise ctx.unsupported(f"{n}-D pooling is not supported (1-D to 3-D are)")
+    kernel = [int(k) for k in ctx.attr("kernel_shape", [])]
+    if len(kernel) != n or any(k < 1 for k in kernel):
+        raise ctx.error(f"kernel_shape {kernel} must have {n} positive values")
+    strides, dilations, pads = _spatial_attrs(ctx, n, kernel)
+    sizes = shape(x)[2:]
+    pads = _auto_pads(ctx, sizes, kernel, strides, dilations, pads)
+    ceil = bool(ctx.attr("ceil_mode", 0))
+    p = float(ctx.attr("p", 2))
+    if not p > 0:
+        raise ctx.error(f"p must be positive, got {ctx.attr('p')}")
+    begin, end = pads[:n], []
+    for size, k, s, d, b, e in zip(sizes, kernel, strides, dilations, begin, pads[n:], strict=True):
+        span, total = (k - 1) * d + 1, size + b + e
+        if total < span or s < 1:
+            raise ctx.error(
+                f"the window (kernel {kernel}, dilations {dilations}) does not fit the "
+                f"input {list(sizes)} padded by {pads}, or a stride is not positive"
+            )
+        out = (total - span + (s - 1 if ceil else 0)) // s + 1
+        if ceil and (out - 1) * s >= size + b:  # the last window starts in the end padding
+            out -= 1
+        end.append(max((out - 1) * s + span - size - b, 0))
+    a = ctx.emit(relay.AbsOp(x)) if p != 2 else x
+    if p == 2:
+        a = ctx.emit(relay.MultiplyOp(a, a))
+    elif p != 1:
+        a = ctx.emit(relay.PowerOp(a, _scalar(ctx, p, x)))
+    avg = ctx.emit(
+        _AVG_POOL[n](
+            a,
+            pool_size=relay.i64_array(kernel),
+            strides=relay.i64_array(strides),
+            padding=relay.i64_array(begin + end),
+            dilation=relay.i64_array(dilations),
+            count_include_pad=UnitAttr(),
+        )
+    )
+    total = ctx.emit(relay.MultiplyOp(avg, _scalar(ctx, math.prod(kernel), x)))
+    if p == 1:
+        return [total]
+    if p == 2:
+        return [ctx.emit(relay.SqrtOp(total))]
+    return [ctx.emit(relay.PowerOp(total, _scalar(ctx, 1.0 / p, x)))]
 
 
 @converter("GlobalAveragePool", emits=("relay.mean",))

@@ -1,19 +1,17 @@
 """Reduction converters: the Reduce* family (axes as an attribute or an
-input, keepdims, noop_with_empty_axes), ArgMax/ArgMin and CumSum (a product with
-a triangular matrix).
+input, keepdims, noop_with_empty_axes) and ArgMax/ArgMin (CumSum is in
+`algorithm`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 from xdsl.dialects.builtin import IntegerType, Signedness, f64
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
-from lamina.dialects.dtypes import numpy_dtype
-from lamina.frontends.onnx.context import NodeContext, shape
+from lamina.frontends.onnx.context import NodeContext
 from lamina.frontends.onnx.helpers import _axis, _cast, _elem, _ints, _rank, _unit
 from lamina.frontends.onnx.registry import converter
 
@@ -115,24 +113,3 @@ def _arg_reduce(ctx: NodeContext) -> Sequence[SSAValue]:
             )
         )
     ]
-
-
-@converter("CumSum", emits=("relay.matmul", "relay.transpose"), notes="exclusive, reverse")
-def _cumsum(ctx: NodeContext) -> Sequence[SSAValue]:
-    """A product with a triangular 0/1 matrix along `axis` (the sums are exact
-    up to the order of additions)."""
-    x = ctx.input(0)
-    rank = _rank(x)
-    axis = _axis(ctx, _ints(ctx.const_value(1))[0], rank)
-    n = shape(x)[axis]
-    j, i = np.arange(n).reshape(n, 1), np.arange(n).reshape(1, n)
-    rev, exc = int(ctx.attr("reverse", 0)), int(ctx.attr("exclusive", 0))
-    keep = (j > i if exc else j >= i) if rev else (j < i if exc else j <= i)
-    tri = ctx.constant(keep.astype(numpy_dtype(_elem(x))), "tri")
-    perm = [d for d in range(rank) if d != axis] + [axis]
-    inv = list(np.argsort(perm))
-    t = x if axis == rank - 1 else ctx.emit(relay.TransposeOp(x, perm=relay.i64_array(perm)))
-    y = ctx.emit(relay.MatmulOp(t, tri))
-    if axis == rank - 1:
-        return [y]
-    return [ctx.emit(relay.TransposeOp(y, perm=relay.i64_array(inv)))]

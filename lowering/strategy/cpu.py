@@ -158,6 +158,27 @@ def window(extents: tuple[int, ...], nreduce: int, elem_bits: int = 32) -> Sched
     return Schedule(tuple(steps))
 
 
+#: Output columns of a blocked-layout convolution's register tile: one vector
+#: accumulator each (of the host's 32 or 16 vector registers, most stay free).
+NCHWC_COLS = 14
+
+
+def conv_nchwc(extents: tuple[int, ...], elem_bits: int = 32) -> Schedule:
+    """A direct convolution in a blocked channel layout (output axes `n, oc/ob,
+    oh, ow, ob`, reduce axes `ic/cb, kh, kw, cb`; TVM's `conv2d_NCHWc`): the output
+    channel block in vector lanes, a tile of output columns unrolled, each one
+    vector accumulator kept in a register across the whole reduction; per
+    reduction step, one weight vector and a broadcast input element per column."""
+    n, blocks, rows, cols, _ = extents
+    ct = _row_tile(cols, NCHWC_COLS)
+    outer = ["i0", "i1", "i2", "i3.o"]
+    outer_extents = [n, blocks, rows, -(-cols // ct)]
+    steps: list[Primitive] = [Split("i3", ct), Reorder((*outer, "r0", "r1", "r2", "r3", "i3.i", "i4"))]
+    steps += _parallel_tiles(outer, outer_extents)
+    steps += [Annotate(ForKind.UNROLLED, "i3.i"), Annotate(ForKind.VECTORIZED, "i4")]
+    return Schedule(tuple(steps))
+
+
 def injective(extents: tuple[int, ...], elem_bits: int = 32) -> Schedule:
     """Elementwise/injective stages: vector lanes along the last axis, the outer
     loops parallel when there is enough work."""
@@ -282,6 +303,8 @@ def is_gemm_conv(op: relay.ConvOp, wshape: Sequence[int], groups: int) -> bool:
 
 
 __all__ = [
+    "NCHWC_COLS",
+    "conv_nchwc",
     "default_for",
     "gemm",
     "injective",

@@ -9,10 +9,14 @@ multi-result op such as `relay.split`). The computes live by op family:
   `elementwise`/`reduction` builders and shared helpers;
 - `elemwise`: binary and unary ops, `where` (TVM's `topi.elemwise`);
 - `products`: dense, matmul, convolution, im2col, transposed convolution;
+- `blocked`: convolution and layout transforms over NCHW[x]c;
 - `reductions`: reduce, logsumexp, argmax/argmin, softmax;
 - `nn`: bias_add, pooling, normalizations, LRN;
 - `layout`: reshape, transpose, concatenate, split, slices, gathers, tile, pad,
   trilu, resize;
+- `algorithm`: extern kernels, written in TIR (`TirBuilder`) rather than as
+  computes: scatters, top-k, cumulative scans (`register_extern`);
+- `sampling`: grid_sample, col2im;
 - `cost`: the flop count of an op (`flops`).
 
 A new graph op becomes lowerable by registering its compute with
@@ -21,7 +25,22 @@ A new graph op becomes lowerable by registering its compute with
 lamina's computes.
 """
 
-from lamina.lowering.topi import elemwise, layout, nn, products, reductions
+from lamina.lowering.topi import (
+    algorithm,
+    blocked,
+    elemwise,
+    layout,
+    nn,
+    products,
+    reductions,
+    sampling,
+)
+from lamina.lowering.topi.algorithm import (
+    EXTERNS,
+    extern_kernel,
+    is_extern,
+    register_extern,
+)
 from lamina.lowering.topi.base import (
     COMPUTES,
     COMPUTES_GROUP,
@@ -41,14 +60,19 @@ from lamina.lowering.topi.cost import flops
 __all__ = [
     "COMPUTES",
     "COMPUTES_GROUP",
+    "EXTERNS",
     "Body",
     "Compute",
     "Kernel",
+    "algorithm",
+    "blocked",
     "compute_for",
     "elementwise",
     "elemwise",
+    "extern_kernel",
     "flops",
     "highest",
+    "is_extern",
     "layout",
     "lowest",
     "nn",
@@ -56,5 +80,7 @@ __all__ = [
     "reduction",
     "reductions",
     "register_compute",
+    "register_extern",
+    "sampling",
     "scheduled",
 ]

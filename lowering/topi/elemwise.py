@@ -11,7 +11,7 @@ from collections.abc import Callable
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import IntegerType, f64
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 from lamina.dialects import relay
 from lamina.lowering.expr import Expr, is_float, is_unsigned
@@ -264,3 +264,19 @@ SELU_GAMMA = 1.05070102214813232421875
 def unary(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     fn = _UNARY[type(op)]
     return elementwise(k, _type(op), ins, lambda e, x: fn(e, x, op))
+
+
+def bitcast(e: Expr, x: SSAValue, to: Attribute) -> SSAValue:
+    """`x`'s bits as type `to` (of the same width): a bool, stored as a byte,
+    is 0 or 1 and a byte as a bool `!= 0`; integers differing in signedness
+    only, and floats and integers, reinterpret their bits."""
+    src = x.type
+    if isinstance(src, IntegerType) and isinstance(to, IntegerType):
+        return e.cast(x, to)
+    return e.emit(arith.BitcastOp(x, to))
+
+
+@register_compute(relay.BitcastOp)
+def bitcast_op(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    to = _type(op).get_element_type()
+    return elementwise(k, _type(op), ins, lambda e, x: bitcast(e, x, to))

@@ -152,6 +152,49 @@ def gather(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     return k.compute(_type(op), body)
 
 
+@register_compute(relay.GatherNDOp)
+def gather_nd(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """Output `[*i, *rest]` (i over the indices' leading axes) reads the data at
+    `[*i[:batch_dims], indices[*i, 0], ..., indices[*i, m - 1], *rest]`."""
+    x, indices = ins
+    shape, ishape = _shape(x), _shape(indices)
+    b = relay.int_prop(op, "batch_dims", 0)
+    q, m = len(ishape), ishape[-1]
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        lead = list(idx[: q - 1])
+        where = [
+            _wrap_index(e, e.read(indices, [*lead, e.index(j)]), shape[b + j])
+            for j in range(m)
+        ]
+        return e.read(x, [*lead[:b], *where, *idx[q - 1 :]])
+
+    return k.compute(_type(op), body)
+
+
+@register_compute(relay.ReverseSequenceOp)
+def reverse_sequence(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """Time step `t` of batch entry `j` reads step `n - 1 - t` when `t < n`, with
+    `n = seq_lengths[j]` clamped to `0..time`; the others read themselves."""
+    x, lengths = ins
+    shape = _shape(x)
+    batch = relay.normalize_axis(op.name, relay.int_prop(op, "batch_axis", 1), len(shape))
+    time = relay.normalize_axis(op.name, relay.int_prop(op, "time_axis", 0), len(shape))
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        n = e.to_index(e.read(lengths, [idx[batch]]))
+        if not is_unsigned(_elem(lengths)):
+            n = e.imax(n, e.index(0))
+        n = e.imin(n, e.index(shape[time]))
+        t = idx[time]
+        flipped = e.isub(e.isub(n, e.index(1)), t)
+        i = list(idx)
+        i[time] = e.select(e.cmp("lt", t, n), flipped, t)
+        return e.read(x, i)
+
+    return k.compute(_type(op), body)
+
+
 @register_compute(relay.BroadcastToOp)
 def broadcast_to(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     return elementwise(k, _type(op), ins, lambda e, x: x)

@@ -1,10 +1,17 @@
 """`alter-op-layout`: rewrite ops into the data layouts their fast schedules want
 (TVM's AlterOpLayout, opt level 3).
 
+- A `relay.conv2d` with one group, a constant weight and channel counts that
+  divide into the host's f32 vector lanes `x` becomes `relay.conv2d_nchwc`
+  (TVM's `conv2d_NCHWc`) over an `NCHW<x>c` input, between
+  `relay.layout_transform`s; the weight is packed `[O/x, C/x, KH, KW, x, x]` at
+  compile time, padding becomes a `relay.pad` of the blocked input. The
+  transforms are then moved out through elementwise ops until inverse pairs
+  cancel (`layout_propagation`): chains of convolutions stay blocked.
 - `relay.dense(x, W) {transpose_b}` with a constant `W` (N x K) becomes
   `relay.dense(x, W^T)`: the GEMM schedule's vector lanes run along N, so the
   weight is stored K x N (transposed once, at compile time).
-- A 2-D `relay.conv2d` with one group that is not already a 1x1, unit-stride,
+- Another 2-D `relay.conv2d` with one group that is not already a 1x1, unit-stride,
   unpadded convolution becomes `relay.conv2d(relay.im2col(x), W')` with
   `W' = reshape(W, [O, C*KH*KW, 1, 1])`: a GEMM over the patches, which the
   conv's 1x1 schedule register-tiles (output channels x pixels). A constant
@@ -17,7 +24,8 @@
   tail) reads an input padded with -inf instead, so that its window schedule
   loads whole vectors with no bounds checks.
 
-Counters: `alter-op-layout.dense`, `alter-op-layout.conv2d`,
+Counters: `alter-op-layout.dense`, `alter-op-layout.conv2d-nchwc`,
+`alter-op-layout.transforms-moved`, `alter-op-layout.conv2d`,
 `alter-op-layout.grouped-pad`, `alter-op-layout.max-pool-pad`.
 """
 
@@ -29,20 +37,24 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.context import Context
+from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseArrayBase,
     ModuleOp,
     TensorType,
+    f32,
     i64,
 )
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from lamina import host
 from lamina.dialects import relay
 from lamina.dialects.constants import make_constant, value_data
 from lamina.passes import record_statistic
+from lamina.passes.graph.layout_propagation import propagate, transform
 from lamina.passes.registry import register_pass
 
 
@@ -74,6 +86,38 @@ def _dense(op: relay.DenseOp) -> bool:
     )
     props = {k: v for k, v in op.properties.items() if k != "transpose_b"}
     _replace(op, [wt, relay.DenseOp(op.operands[0], wt, *op.operands[2:], **props)])
+    return True
+
+
+def _conv2d_nchwc(op: relay.Conv2DOp, block: int) -> bool:
+    """A conv2d with one group, a constant weight and channels (in and out) that
+    divide into `block` (the host's f32 lanes) becomes `relay.conv2d_nchwc`
+    between layout transforms; the weight is packed at compile time."""
+    x, w = op.operands
+    wt, xt = w.type, x.type
+    assert isinstance(wt, TensorType) and isinstance(xt, TensorType)
+    data = value_data(w)
+    o, c, kh, kw = wt.get_shape()
+    if relay.int_prop(op, "groups", 1) != 1 or data is None or o % block or c % block:
+        return False
+    if xt.get_element_type() != f32:
+        return False
+    layout = f"NCHW{block}c"
+    win = relay.Window(op.name, op, 2)
+    new: list[Operation] = [transform(x, "NCHW", layout)]
+    xc = new[-1].results[0]
+    if any((*win.pad_begin, *win.pad_end)):
+        width = [0, 0, *win.pad_begin, 0, 0, 0, *win.pad_end, 0]
+        new.append(relay.PadOp(xc, pad_width=DenseArrayBase.from_list(i64, width)))
+        xc = new[-1].results[0]
+    packed = data.reshape(o // block, block, c // block, block, kh, kw).transpose(0, 2, 4, 5, 3, 1)
+    new.append(make_constant(
+        packed, relay.tensor(packed.shape, wt.get_element_type()), (w.name_hint or "weight") + "_nchwc",
+    ))
+    window = {k: op.properties[k] for k in ("strides", "dilation") if k in op.properties}
+    new.append(relay.Conv2DNCHWcOp(xc, new[-1].results[0], **window))
+    new.append(transform(new[-1].results[0], layout, "NCHW"))
+    _replace(op, new)
     return True
 
 
@@ -181,15 +225,23 @@ class AlterOpLayoutPass(ModulePass):
     opt_level: ClassVar[int] = 3
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        block = host.cpu().lanes(32)
         for inner in list(op.walk()):
             if isinstance(inner, relay.DenseOp) and _dense(inner):
                 record_statistic("alter-op-layout.dense")
+            elif isinstance(inner, relay.Conv2DOp) and _conv2d_nchwc(inner, block):
+                record_statistic("alter-op-layout.conv2d-nchwc")
             elif isinstance(inner, relay.Conv2DOp) and _conv2d(inner):
                 record_statistic("alter-op-layout.conv2d")
             elif isinstance(inner, relay.Conv2DOp) and _grouped_pad(inner):
                 record_statistic("alter-op-layout.grouped-pad")
             elif isinstance(inner, relay.MaxPool2DOp) and _max_pool_pad(inner):
                 record_statistic("alter-op-layout.max-pool-pad")
+        for inner in list(op.walk()):
+            if isinstance(inner, func.FuncOp) and inner.body.blocks:
+                for body in inner.body.blocks:
+                    for _ in range(propagate(body)):
+                        record_statistic("alter-op-layout.transforms-moved")
 
 
 __all__ = ["AlterOpLayoutPass"]

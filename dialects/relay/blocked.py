@@ -1,0 +1,135 @@
+"""Ops over blocked channel layouts, NCHW[x]c (TVM's `conv2d_NCHWc` and
+`layout_transform`): a channel axis split into blocks of `x` that come last, so
+that a block of channels fills the vector lanes.
+
+`alter-op-layout` rewrites a convolution into `relay.conv2d_nchwc` between two
+`relay.layout_transform`s, then moves the transforms out through elementwise
+ops until inverse pairs meet and cancel: a chain of convolutions stays blocked.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from xdsl.dialects.builtin import DenseArrayBase, StringAttr, TensorType
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from lamina.dialects.relay.base import (
+    OpPattern,
+    RelayOp,
+    Window,
+    _same_element_type,
+    require_element,
+    shape_of,
+    str_prop,
+    tensor,
+)
+
+_BLOCKED = re.compile(r"NCHW(\d+)c")
+
+
+def channel_block(layout: str) -> int | None:
+    """The block of a layout `NCHW<x>c`, None for `NCHW`; ValueError otherwise."""
+    if layout == "NCHW":
+        return None
+    m = _BLOCKED.fullmatch(layout)
+    if m is None or int(m.group(1)) < 1:
+        raise ValueError(layout)
+    return int(m.group(1))
+
+
+def blocked_shape(shape: tuple[int, ...], block: int) -> tuple[int, ...]:
+    """`[N, C, H, W]` as `[N, C/block, H, W, block]`."""
+    n, c, h, w = shape
+    return (n, c // block, h, w, block)
+
+
+@irdl_op_definition
+class LayoutTransformOp(RelayOp):
+    """Between `NCHW` and a blocked `NCHW<x>c` (`out[n, c/x, h, w, c%x] = in[n, c,
+    h, w]`, or back); the channels must divide into the blocks."""
+
+    name = "relay.layout_transform"
+    data = operand_def(TensorType)
+    src_layout = prop_def(StringAttr)
+    dst_layout = prop_def(StringAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        src, dst = str_prop(props, "src_layout", ""), str_prop(props, "dst_layout", "")
+        try:
+            blocks = channel_block(src), channel_block(dst)
+        except ValueError as e:
+            raise VerifyException(
+                f"{cls.name}: layout '{e}' is neither NCHW nor NCHW<x>c"
+            ) from None
+        shape = shape_of(types[0])
+        elem = types[0].get_element_type()
+        if (blocks[0] is None) == (blocks[1] is None):
+            raise VerifyException(
+                f"{cls.name}: transforms between NCHW and a blocked NCHW<x>c, not "
+                f"{src} to {dst}"
+            )
+        if blocks[0] is None:
+            block = blocks[1]
+            assert block is not None
+            if len(shape) != 4 or shape[1] % block:
+                raise VerifyException(
+                    f"{cls.name}: {types[0]} is not NCHW with channels divisible by {block}"
+                )
+            return tensor(blocked_shape(shape, block), elem)
+        block = blocks[0]
+        if len(shape) != 5 or shape[4] != block:
+            raise VerifyException(f"{cls.name}: {types[0]} is not {src}")
+        n, co, h, w, ci = shape
+        return tensor((n, co * ci, h, w), elem)
+
+
+@irdl_op_definition
+class Conv2DNCHWcOp(RelayOp):
+    """2-D convolution in blocked channel layouts (TVM's `conv2d_NCHWc`): data
+    `[N, C/cb, H, W, cb]`, weight `[O/ob, C/cb, KH, KW, cb, ob]`, result
+    `[N, O/ob, OH, OW, ob]`, with strides and dilation but no padding (the input
+    comes padded). `alter-op-layout` makes it from `relay.conv2d`, so that its
+    schedule keeps a block of output channels in vector lanes."""
+
+    name = "relay.conv2d_nchwc"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"strides": (1, 1), "dilation": (1, 1)}
+    data = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    strides = opt_prop_def(DenseArrayBase)
+    dilation = opt_prop_def(DenseArrayBase)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        elem = _same_element_type(cls.name, types)
+        require_element(cls.name, types[0], floating=True)
+        x, w = shape_of(types[0]), shape_of(types[1])
+        if len(x) != 5 or len(w) != 6 or w[1] != x[1] or w[4] != x[4]:
+            raise VerifyException(
+                f"{cls.name}: needs data [N, C/cb, H, W, cb] and weight [O/ob, C/cb, KH, "
+                f"KW, cb, ob] with the same input blocking, got {types[0]} and {types[1]}"
+            )
+        win = Window(cls.name, props, 2)
+        out = [win.output_size(cls.name, i, x[2 + i], w[2 + i]) for i in range(2)]
+        return tensor([x[0], w[0], *out, w[5]], elem)
+
+
+__all__ = ["Conv2DNCHWcOp", "LayoutTransformOp", "blocked_shape", "channel_block"]

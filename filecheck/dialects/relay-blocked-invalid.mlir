@@ -1,0 +1,56 @@
+// Invalid blocked-layout ops, one per chunk.
+// RUN: lamina-opt %s --split-input-file --parsing-diagnostics --verify-diagnostics | filecheck %s
+
+func.func @layout_unknown(%x: tensor<1x32x4x4xf32>) {
+  // CHECK: relay.layout_transform: layout 'NHWC' is neither NCHW nor NCHW<x>c
+  %0 = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NHWC"} : (tensor<1x32x4x4xf32>)
+  func.return
+}
+
+// -----
+
+func.func @layout_same_kind(%x: tensor<1x2x4x4x16xf32>) {
+  // CHECK: relay.layout_transform: transforms between NCHW and a blocked NCHW<x>c, not NCHW16c to NCHW8c
+  %0 = relay.layout_transform %x {src_layout = "NCHW16c", dst_layout = "NCHW8c"} : (tensor<1x2x4x4x16xf32>)
+  func.return
+}
+
+// -----
+
+func.func @layout_channels(%x: tensor<1x24x4x4xf32>) {
+  // CHECK: relay.layout_transform: tensor<1x24x4x4xf32> is not NCHW with channels divisible by 16
+  %0 = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NCHW16c"} : (tensor<1x24x4x4xf32>)
+  func.return
+}
+
+// -----
+
+func.func @layout_block(%x: tensor<1x2x4x4x8xf32>) {
+  // CHECK: relay.layout_transform: tensor<1x2x4x4x8xf32> is not NCHW16c
+  %0 = relay.layout_transform %x {src_layout = "NCHW16c", dst_layout = "NCHW"} : (tensor<1x2x4x4x8xf32>)
+  func.return
+}
+
+// -----
+
+func.func @conv_blocking(%x: tensor<1x2x6x6x16xf32>, %w: tensor<2x2x3x3x8x16xf32>) {
+  // CHECK: relay.conv2d_nchwc: needs data [N, C/cb, H, W, cb] and weight [O/ob, C/cb, KH, KW, cb, ob] with the same input blocking, got tensor<1x2x6x6x16xf32> and tensor<2x2x3x3x8x16xf32>
+  %0 = relay.conv2d_nchwc %x, %w : (tensor<1x2x6x6x16xf32>, tensor<2x2x3x3x8x16xf32>)
+  func.return
+}
+
+// -----
+
+func.func @conv_window(%x: tensor<1x2x2x2x16xf32>, %w: tensor<2x2x3x3x16x16xf32>) {
+  // CHECK: relay.conv2d_nchwc: the window (extent 3) is larger than the padded input (extent 2) along spatial axis 0
+  %0 = relay.conv2d_nchwc %x, %w : (tensor<1x2x2x2x16xf32>, tensor<2x2x3x3x16x16xf32>)
+  func.return
+}
+
+// -----
+
+func.func @conv_int(%x: tensor<1x2x6x6x16xi32>, %w: tensor<2x2x3x3x16x16xi32>) {
+  // CHECK: relay.conv2d_nchwc: needs a floating-point tensor, got tensor<1x2x6x6x16xi32>
+  %0 = relay.conv2d_nchwc %x, %w : (tensor<1x2x6x6x16xi32>, tensor<2x2x3x3x16x16xi32>)
+  func.return
+}

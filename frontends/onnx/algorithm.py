@@ -1,0 +1,80 @@
+"""Converters of ops with extern kernels (`lamina.dialects.relay.algorithm`):
+ScatterND, ScatterElements (and its old name Scatter), TopK, CumSum, CumProd."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import SSAValue
+
+from lamina.dialects import relay
+from lamina.frontends.onnx.context import NodeContext, shape
+from lamina.frontends.onnx.helpers import _axis, _ints, _rank, _unit
+from lamina.frontends.onnx.registry import converter
+
+
+def _reduction(ctx: NodeContext) -> StringAttr | None:
+    reduction = ctx.attr("reduction", "none")
+    reduction = reduction.decode() if isinstance(reduction, bytes) else str(reduction)
+    if reduction not in relay.SCATTER_REDUCTIONS:
+        raise ctx.error(
+            f'reduction="{reduction}" is not one of {", ".join(relay.SCATTER_REDUCTIONS)}'
+        )
+    return None if reduction == "none" else StringAttr(reduction)
+
+
+@converter("ScatterND", emits=("relay.scatter_nd",), notes="reduction, negative indices")
+def _scatter_nd(ctx: NodeContext) -> Sequence[SSAValue]:
+    data, indices, updates = ctx.input(0), ctx.input(1), ctx.input(2)
+    return [ctx.emit(relay.ScatterNDOp(data, indices, updates, reduction=_reduction(ctx)))]
+
+
+@converter(
+    "ScatterElements", "Scatter", emits=("relay.scatter_elements",), notes="reduction, negative indices"
+)
+def _scatter_elements(ctx: NodeContext) -> Sequence[SSAValue]:
+    data, indices, updates = ctx.input(0), ctx.input(1), ctx.input(2)
+    axis = _axis(ctx, int(ctx.attr("axis", 0)), _rank(data))
+    op = relay.ScatterElementsOp(
+        data, indices, updates, axis=relay.i64_attr(axis), reduction=_reduction(ctx)
+    )
+    return [ctx.emit(op)]
+
+
+@converter("TopK", emits=("relay.topk",), notes="k a constant; largest, sorted (always sorted)")
+def _topk(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    rank = _rank(x)
+    axis = _axis(ctx, int(ctx.attr("axis", -1)), rank)
+    k = _ints(ctx.const_value(1))[0] if ctx.opset >= 10 else int(ctx.attr("k"))
+    if not 0 <= k <= shape(x)[axis]:
+        raise ctx.error(f"k = {k} is outside 0..{shape(x)[axis]} (the size of axis {axis})")
+    op = relay.TopKOp(
+        x, k=relay.i64_attr(k), axis=relay.i64_attr(axis), largest=_unit(ctx.attr("largest", 1))
+    )
+    ctx.emit(op)
+    return list(op.results)
+
+
+def _cumulative(ctx: NodeContext, kind: str) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    axis = _axis(ctx, _ints(ctx.const_value(1))[0], _rank(x))
+    op = relay.CumulativeOp(
+        x,
+        axis=relay.i64_attr(axis),
+        kind=StringAttr(kind),
+        exclusive=_unit(ctx.attr("exclusive", 0)),
+        reverse=_unit(ctx.attr("reverse", 0)),
+    )
+    return [ctx.emit(op)]
+
+
+@converter("CumSum", emits=("relay.cumulative",), notes="exclusive, reverse")
+def _cumsum(ctx: NodeContext) -> Sequence[SSAValue]:
+    return _cumulative(ctx, "sum")
+
+
+@converter("CumProd", emits=("relay.cumulative",), notes="exclusive, reverse")
+def _cumprod(ctx: NodeContext) -> Sequence[SSAValue]:
+    return _cumulative(ctx, "prod")

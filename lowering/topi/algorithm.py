@@ -1,0 +1,202 @@
+"""Extern kernels: graph ops written directly in TIR (TVM's `te.extern` with
+`tir.ir_builder`, Relax's `call_tir` to a PrimFunc), for what a compute over an
+index space cannot say: scatters, where an element is written by whichever
+update names it (in order, the last one winning); top-k selection; cumulative
+scans, which carry a running value along an axis.
+
+`@register_extern(OpClass)` registers a kernel writer `(b, op) -> None` that
+fills a `TirBuilder` whose buffers `b.args` are the op's operands then its
+results; `extern_kernel(op, name)` builds the `tir.prim_func`.
+`lower-relay-to-te` calls such a kernel from the graph with `te.call` and
+`lower-te-to-tir` keeps it as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects.builtin import IntegerType, MemRefType, TensorType
+from xdsl.ir import Attribute, SSAValue
+
+from lamina.dialects import relay, tir
+from lamina.errors import LoweringError
+from lamina.lowering.tir_builder import TirBuilder
+from lamina.registry import Registry
+
+Extern = Callable[[TirBuilder, relay.RelayOp], None]
+
+#: Extern kernel writers by op name.
+EXTERNS: Registry[Extern] = Registry("extern kernel")
+
+
+def register_extern(*op_types: type[relay.RelayOp]) -> Callable[[Extern], Extern]:
+    """Decorator: the extern kernel of the ops `op_types`."""
+
+    def wrap(fn: Extern) -> Extern:
+        for t in op_types:
+            EXTERNS.register(t.name, fn)
+        return fn
+
+    return wrap
+
+
+def is_extern(op: relay.RelayOp) -> bool:
+    return EXTERNS.lookup(op.name) is not None
+
+
+def _buffer(t: Attribute) -> MemRefType:
+    assert isinstance(t, TensorType)
+    return MemRefType(t.get_element_type(), t.get_shape())
+
+
+def extern_kernel(op: relay.RelayOp, name: str) -> tir.PrimFuncOp:
+    """The `tir.prim_func` `name` computing `op` over buffers of its operands
+    and results."""
+    write = EXTERNS.lookup(op.name)
+    if write is None:
+        raise LoweringError(f"{op.name} has no extern kernel")
+    b = TirBuilder(name, [_buffer(v.type) for v in (*op.operands, *op.results)])
+    write(b, op)
+    return b.finish()
+
+
+# ------------------------------------------------------------------ helpers
+def _shape(v: SSAValue) -> tuple[int, ...]:
+    return tuple(v.type.get_shape())  # type: ignore[attr-defined]
+
+
+def _copy(b: TirBuilder, src: SSAValue, dst: SSAValue) -> None:
+    with b.nest(_shape(src)) as ivs:
+        b.store(b.load(src, ivs), dst, ivs)
+
+
+def _position(b: TirBuilder, raw: SSAValue, extent: int) -> tuple[SSAValue, SSAValue]:
+    """An index read from an indices tensor, negative ones counting from the end,
+    and whether it falls inside `0..extent`."""
+    i = b.to_index(raw)
+    i = b.select(b.cmp("lt", i, b.index(0)), b.iadd(i, b.index(extent)), i)
+    return i, b.in_range(i, 0, extent)
+
+
+def _combine(b: TirBuilder, reduction: str, old: SSAValue, new: SSAValue) -> SSAValue:
+    if reduction == "add":
+        return b.add(old, new)
+    if reduction == "mul":
+        return b.mul(old, new)
+    if reduction == "max":
+        return b.max(old, new)
+    if reduction == "min":
+        return b.min(old, new)
+    return new
+
+
+def _scatter(b: TirBuilder, reduction: str, out: SSAValue, at: Sequence[SSAValue], update: SSAValue) -> None:
+    if reduction != "none":
+        update = _combine(b, reduction, b.load(out, at), update)
+    b.store(update, out, at)
+
+
+# ------------------------------------------------------------------ kernels
+@register_extern(relay.ScatterNDOp)
+def _scatter_nd(b: TirBuilder, op: relay.RelayOp) -> None:
+    data, indices, updates, out = b.args
+    reduction = relay.str_prop(op, "reduction", "none")
+    shape, idx = _shape(data), _shape(indices)
+    q = idx[-1]
+    _copy(b, data, out)
+    with b.nest(idx[:-1]) as batch:
+        coords, inside = [], []
+        for j in range(q):
+            c, ok = _position(b, b.load(indices, [*batch, b.index(j)]), shape[j])
+            coords.append(c)
+            inside.append(ok)
+        with b.then(b.all_of(inside)), b.nest(shape[q:]) as rest:
+            _scatter(b, reduction, out, [*coords, *rest], b.load(updates, [*batch, *rest]))
+
+
+@register_extern(relay.ScatterElementsOp)
+def _scatter_elements(b: TirBuilder, op: relay.RelayOp) -> None:
+    data, indices, updates, out = b.args
+    reduction = relay.str_prop(op, "reduction", "none")
+    shape = _shape(data)
+    axis = relay.int_prop(op, "axis", 0) % len(shape)
+    _copy(b, data, out)
+    with b.nest(_shape(indices)) as ivs:
+        c, ok = _position(b, b.load(indices, ivs), shape[axis])
+        with b.then(ok):
+            at = [c if a == axis else i for a, i in enumerate(ivs)]
+            _scatter(b, reduction, out, at, b.load(updates, ivs))
+
+
+@register_extern(relay.TopKOp)
+def _topk(b: TirBuilder, op: relay.RelayOp) -> None:
+    """Per row, an insertion into the sorted best-k seen so far: O(n k). A new
+    element goes after every kept one at least as good, so equal values keep
+    the lower index first."""
+    data, values, indices = b.args
+    shape = _shape(data)
+    axis = relay.int_prop(op, "axis", -1) % len(shape)
+    k = relay.int_prop(op, "k", 0)
+    better_or_equal = "ge" if relay.flag_prop(op, "largest") else "le"
+    elem = data.type.get_element_type()  # type: ignore[attr-defined]
+    i64 = IntegerType(64)
+    if k == 0:
+        return
+    kept_v, kept_i = b.alloc([k], elem), b.alloc([k], i64)
+    count, pos = b.alloc([1], i64), b.alloc([1], i64)
+    zero = [b.index(0)]
+    with b.nest([d for a, d in enumerate(shape) if a != axis]) as outer:
+
+        def at(i: SSAValue) -> list[SSAValue]:
+            return [*outer[:axis], i, *outer[axis:]]
+
+        b.store(b.const(0, i64), count, zero)
+        with b.loop(shape[axis]) as i:
+            x = b.load(data, at(i))
+            n = b.to_index(b.load(count, zero))
+            b.store(b.const(0, i64), pos, zero)
+            with b.loop(k) as p:
+                ahead = b.and_(b.cmp("lt", p, n), b.cmp(better_or_equal, b.load(kept_v, [p]), x))
+                with b.then(ahead):
+                    b.store(b.add(b.load(pos, zero), b.const(1, i64)), pos, zero)
+            at_pos = b.to_index(b.load(pos, zero))
+            with b.then(b.cmp("lt", at_pos, b.index(k))):
+                with b.loop(k) as t:  # shift the worse ones down by one, from the end
+                    dst = b.isub(b.index(k - 1), t)
+                    with b.then(b.and_(b.cmp("gt", dst, at_pos), b.cmp("le", dst, n))):
+                        src = [b.isub(dst, b.index(1))]
+                        b.store(b.load(kept_v, src), kept_v, [dst])
+                        b.store(b.load(kept_i, src), kept_i, [dst])
+                b.store(x, kept_v, [at_pos])
+                b.store(b.from_index(i, i64), kept_i, [at_pos])
+                grown = b.imin(b.iadd(n, b.index(1)), b.index(k))
+                b.store(b.from_index(grown, i64), count, zero)
+        with b.loop(k) as j:
+            b.store(b.load(kept_v, [j]), values, at(j))
+            b.store(b.load(kept_i, [j]), indices, at(j))
+
+
+@register_extern(relay.CumulativeOp)
+def _cumulative(b: TirBuilder, op: relay.RelayOp) -> None:
+    data, out = b.args
+    shape = _shape(data)
+    axis = relay.int_prop(op, "axis", 0) % len(shape)
+    product = relay.str_prop(op, "kind", "sum") == "prod"
+    exclusive, reverse = relay.flag_prop(op, "exclusive"), relay.flag_prop(op, "reverse")
+    elem = data.type.get_element_type()  # type: ignore[attr-defined]
+    acc = b.alloc([1], elem)
+    zero = [b.index(0)]
+    n = shape[axis]
+    with b.nest([d for a, d in enumerate(shape) if a != axis]) as outer:
+        b.store(b.const(1 if product else 0, elem), acc, zero)
+        with b.loop(n) as step:
+            i = b.isub(b.index(n - 1), step) if reverse else step
+            at = [*outer[:axis], i, *outer[axis:]]
+            before = b.load(acc, zero)
+            x = b.load(data, at)
+            after = b.mul(before, x) if product else b.add(before, x)
+            b.store(after, acc, zero)
+            b.store(before if exclusive else after, out, at)
+
+
+__all__ = ["EXTERNS", "Extern", "extern_kernel", "is_extern", "register_extern"]

@@ -1,0 +1,63 @@
+"""Computes over blocked channel layouts (`relay.conv2d_nchwc`,
+`relay.layout_transform`); the convolution gets the CPU strategy's `conv_nchwc`
+schedule."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.ir import SSAValue
+
+from lamina.dialects import relay
+from lamina.dialects.te import ReduceKind
+from lamina.lowering.expr import Expr
+from lamina.lowering.strategy import cpu
+from lamina.lowering.topi.base import (
+    Kernel,
+    _shape,
+    _type,
+    _window_input,
+    register_compute,
+    scheduled,
+)
+
+
+@register_compute(relay.Conv2DNCHWcOp)
+def conv2d_nchwc(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """`out[n, o, oh, ow, ob] = sum(c, kh, kw, cb) x[n, c, oh * s + kh * d, ow * s
+    + kw * d, cb] * w[o, c, kh, kw, cb, ob]` (the input comes padded)."""
+    x, w = ins
+    win = relay.Window(op.name, op, 2)
+    ws = _shape(w)
+    out = _type(op)
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        n, o, oh, ow, ob = idx[:5]
+        c, kh, kw, cb = idx[5:]
+        pos = _window_input(e, [oh, ow], [kh, kw], win)
+        return e.mul(e.read(x, [n, c, *pos, cb]), e.read(w, [o, c, kh, kw, cb, ob]))
+
+    result = k.compute(out, body, ReduceKind.SUM, [ws[1], ws[2], ws[3], ws[4]])
+    bits = getattr(out.get_element_type(), "bitwidth", 32)
+    scheduled(result, cpu.conv_nchwc(tuple(out.get_shape()), bits))
+    return result
+
+
+@register_compute(relay.LayoutTransformOp)
+def layout_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """NCHW to NCHW<x>c: `out[n, c, h, w, b] = in[n, c * x + b, h, w]`; back:
+    `out[n, c, h, w] = in[n, c / x, h, w, c % x]`."""
+    (x,) = ins
+    src = relay.str_prop(op, "src_layout", "NCHW")
+    out = _type(op)
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        if src == "NCHW":
+            n, c, h, w, b = idx
+            block = out.get_shape()[4]
+            return e.read(x, [n, e.iadd(e.iscale(c, block), b), h, w])
+        n, c, h, w = idx
+        block = _shape(x)[4]
+        return e.read(x, [n, e.idiv(c, e.index(block)), h, w, e.irem(c, e.index(block))])
+
+    return k.compute(out, body)

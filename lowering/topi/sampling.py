@@ -1,0 +1,233 @@
+"""Sampling computes: grid_sample (every output point reads its grid
+coordinates, then the nearest pixel or a weighted sum of its neighbours) and
+col2im (every image pixel sums the block values that cover it: a gather over the
+kernel taps, never a scatter).
+
+grid_sample follows ONNX's reference step by step, so that results agree with
+it closely: the coordinates are denormalized in the grid's type and kept in f32,
+padding moves them into the image (clamped to the border, or reflected), and the
+interpolation weights are computed in f32 by the reference's formulas (cubic
+weights cancel there, so fused multiply-adds move them by a few f32 ulps); the
+separable sum runs innermost axis first, in the data's type (f32 for f16).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import f32, f64, i32, i64
+from xdsl.ir import Attribute, SSAValue
+
+from lamina.dialects import relay
+from lamina.dialects.te import ReduceKind
+from lamina.lowering.expr import Expr
+from lamina.lowering.topi.base import Kernel, _shape, _type, register_compute
+
+#: Keys' cubic convolution coefficient of GridSample (PyTorch's).
+CUBIC_ALPHA = -0.75
+
+#: One interpolation tap along an axis: the index to read, whether that pixel is
+#: inside the image (zeros padding; None otherwise) and its weight.
+_Tap = tuple[SSAValue, SSAValue | None, SSAValue]
+
+
+class _Axis:
+    """One spatial axis of grid_sample's input: its extent and how coordinates
+    and pixel indices outside it are brought back."""
+
+    def __init__(self, size: int, align: bool, padding: str) -> None:
+        self.size = size
+        self.align = align
+        self.padding = padding
+        # The coordinate range that is "inside" (pixel centres or outer edges).
+        self.lo, self.hi = (0.0, size - 1.0) if align else (-0.5, size - 0.5)
+
+    def denormalize(self, e: Expr, g: SSAValue) -> SSAValue:
+        """Grid value `g` (in [-1, 1]) as a pixel coordinate, in f32."""
+        t = g.type
+        one, two = e.const(1.0, t), e.const(2.0, t)
+        if self.align:  # (g + 1) / 2 * (size - 1)
+            x = e.mul(e.div(e.add(g, one), two), e.const(self.size - 1, t))
+        else:  # ((g + 1) * size - 1) / 2
+            x = e.div(e.sub(e.mul(e.add(g, one), e.const(self.size, t)), one), two)
+        return e.cast(x, f32)
+
+    def pad_coordinate(self, e: Expr, x: SSAValue) -> SSAValue:
+        """An f32 coordinate outside [lo, hi] clamped into the image (border) or
+        reflected into [lo, hi] (reflection); zeros keeps it. Then bounded (NaN
+        too) a few pixels around the image, so that it converts to an integer
+        safely: every tap that far out reads 0 with zeros."""
+        moved = x if self.padding == "zeros" else self._moved(e, x)
+        low, high = e.const(self.lo - 8.0, f32), e.const(self.hi + 8.0, f32)
+        moved = e.select(e.isnan(moved), low, moved)
+        return e.min(e.max(moved, low), high)
+
+    def _moved(self, e: Expr, x: SSAValue) -> SSAValue:
+        """Border or reflection padding of an f32 coordinate."""
+        outside = e.or_(
+            e.cmp("lt", x, e.const(self.lo, f32)), e.cmp("gt", x, e.const(self.hi, f32))
+        )
+        if self.padding == "border":
+            clamped = e.min(e.max(x, e.const(0.0, f32)), e.const(self.size - 1.0, f32))
+            return e.select(outside, clamped, x)
+        span = self.hi - self.lo
+        if span == 0:  # a single pixel with align_corners: everything maps to it
+            return e.const(0.0, f32)
+        v = e.cast(x, f64)
+
+        def c(value: float) -> SSAValue:
+            return e.const(value, f64)
+
+        def fold(dx: SSAValue) -> tuple[SSAValue, SSAValue]:
+            """(remainder of dx in the span, whether an even number of spans fit)."""
+            n = e.floor(e.div(dx, c(span)))
+            r = e.sub(dx, e.mul(n, c(span)))
+            half = e.floor(e.mul(n, c(0.5)))
+            return r, e.cmp("eq", e.sub(n, e.mul(half, c(2.0))), c(0.0))
+
+        r_lo, even_lo = fold(e.sub(c(self.lo), v))
+        below = e.select(even_lo, e.add(c(self.lo), r_lo), e.sub(c(self.hi), r_lo))
+        r_hi, even_hi = fold(e.sub(v, c(self.hi)))
+        above = e.select(even_hi, e.sub(c(self.hi), r_hi), e.add(c(self.lo), r_hi))
+        moved = e.select(e.cmp("lt", v, c(self.lo)), below, above)
+        return e.select(outside, e.cast(moved, f32), x)
+
+    def pixel(self, e: Expr, i: SSAValue) -> tuple[SSAValue, SSAValue | None]:
+        """The index to read for pixel index `i`, and (zeros) whether `i` is
+        inside the image: border clamps, reflection mirrors about the range's
+        ends (repeating the edge pixel unless align_corners)."""
+        n = self.size
+        if self.padding == "zeros":
+            return e.clamp(i, 0, n - 1), e.in_range(i, 0, n)
+        if self.padding == "border" or n == 1:
+            return e.clamp(i, 0, n - 1), None
+        if self.align:  # mirror without repeating the edge: period 2 (n - 1)
+            period = 2 * (n - 1)
+            m = e.imod(i, period)
+            return e.select(e.cmp("lt", m, e.index(n)), m, e.isub(e.index(period), m)), None
+        m = e.imod(i, 2 * n)  # mirror repeating the edge: period 2 n
+        flipped = e.isub(e.index(2 * n - 1), m)
+        return e.select(e.cmp("lt", m, e.index(n)), m, flipped), None
+
+
+def _weights(e: Expr, t: SSAValue, cubic: bool) -> list[SSAValue]:
+    """The f32 weights of the taps at offsets 0, 1 (linear) or -1..2 (cubic) from
+    floor(x), for the fraction `t = x - floor(x)` (ONNX's reference formulas)."""
+
+    def c(value: float) -> SSAValue:
+        return e.const(value, f32)
+
+    one = c(1.0)
+    if not cubic:
+        return [e.sub(one, t), t]
+    a = CUBIC_ALPHA
+
+    def far(d: SSAValue) -> SSAValue:  # ((a d - 5a) d + 8a) d - 4a, for 1 <= d <= 2
+        inner = e.add(e.mul(e.sub(e.mul(c(a), d), c(5 * a)), d), c(8 * a))
+        return e.sub(e.mul(inner, d), c(4 * a))
+
+    def near(d: SSAValue) -> SSAValue:  # ((a + 2) d - (a + 3)) d d + 1, for d <= 1
+        return e.add(e.mul(e.mul(e.sub(e.mul(c(a + 2), d), c(a + 3)), d), d), one)
+
+    # Each distance as the reference writes it: 1 + t, t, 1 - t, 2 - t.
+    return [far(e.add(t, one)), near(t), near(e.sub(one, t)), far(e.sub(c(2.0), t))]
+
+
+@register_compute(relay.GridSampleOp)
+def grid_sample(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """Nearest: round the coordinate half to even, bring it inside and read (0
+    outside with zeros). Linear and cubic: a weighted sum over 2 or 4 taps per
+    axis, each tap read as its padding mode says."""
+    x, grid = ins
+    shape = _shape(x)
+    r = len(shape) - 2
+    out = _type(op)
+    elem = out.get_element_type()
+    method = relay.str_prop(op, "method", "linear")
+    padding = relay.str_prop(op, "padding_mode", "zeros")
+    align = relay.flag_prop(op, "align_corners")
+    axes = [_Axis(d, align, padding) for d in shape[2:]]
+    acc_t: Attribute = elem if elem in (f32, f64) else f32
+
+    def taps(e: Expr, ax: _Axis, coord: SSAValue) -> list[_Tap]:
+        """(index to read, inside-or-None, weight in acc_t) per tap."""
+        base = e.floor(coord)
+        start = e.to_index(e.cast(base, i64))
+        cubic = method == "cubic"
+        weights = _weights(e, e.sub(coord, base), cubic)
+        result = []
+        for off, w in zip((-1, 0, 1, 2) if cubic else (0, 1), weights, strict=True):
+            i, inside = ax.pixel(e, e.ishift(start, off))
+            result.append((i, inside, e.cast(w, acc_t)))
+        return result
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        n, c, pos = idx[0], idx[1], idx[2:]
+        coords = []
+        for a, ax in enumerate(axes):  # the grid lists x (innermost axis) first
+            g = e.read(grid, [n, *pos, e.index(r - 1 - a)])
+            coords.append(ax.denormalize(e, g))
+        if method == "nearest":
+            index, inside = [], []
+            for ax, v in zip(axes, coords, strict=True):
+                v = ax.pad_coordinate(e, e.math(mathd.RoundEvenOp, v))
+                i, ok = ax.pixel(e, e.to_index(e.cast(v, i32)))
+                index.append(i)
+                inside += [ok] if ok is not None else []
+            checked = [False] * (r + 2)
+            return e.read_or(x, [n, c, *index], 0, checked, inside)
+        per_axis = [
+            taps(e, ax, ax.pad_coordinate(e, v)) for ax, v in zip(axes, coords, strict=True)
+        ]
+
+        def total(a: int, prefix: list[SSAValue], inside: list[SSAValue]) -> SSAValue:
+            """The interpolation over axes a.. at the taps `prefix` of axes ..a."""
+            if a == r:
+                v = e.read_or(x, [n, c, *prefix], 0.0, [False] * (r + 2), inside)
+                return e.cast(v, acc_t)
+            acc: SSAValue | None = None
+            for i, ok, w in per_axis[a]:
+                checks = inside if ok is None else [*inside, ok]
+                term = e.mul(w, total(a + 1, [*prefix, i], checks))
+                acc = term if acc is None else e.add(acc, term)
+            assert acc is not None
+            return acc
+
+        return e.cast(total(0, [], []), elem)
+
+    return k.compute(out, body)
+
+
+@register_compute(relay.Col2ImOp)
+def col2im(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """`out[n, c, y...]` sums over the kernel taps `t` the column value of the
+    block at `(y + pad - t * dilation) / stride` when that is a whole block
+    index: a reduction over the taps."""
+    (x,) = ins
+    out = _type(op)
+    image = relay.ints_prop(op, "image_size")
+    kernel = relay.ints_prop(op, "kernel_size")
+    nd = len(image)
+    win = relay.Window(op.name, op, nd)
+    blocks = [win.output_size(op.name, a, image[a], kernel[a]) for a in range(nd)]
+    taps = math.prod(kernel)
+    zero = 0.0 if relay.is_float(out.get_element_type()) else 0
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        n, c, ys, ts = idx[0], idx[1], idx[2 : 2 + nd], idx[2 + nd :]
+        valid, qs = [], []
+        for a in range(nd):
+            p = e.isub(e.ishift(ys[a], win.pad_begin[a]), e.iscale(ts[a], win.dilation[a]))
+            s = win.strides[a]
+            q = p if s == 1 else e.ifloordiv(p, e.index(s))
+            if s != 1:
+                valid.append(e.cmp("eq", e.isub(p, e.iscale(q, s)), e.index(0)))
+            valid.append(e.in_range(q, 0, blocks[a]))
+            qs.append(e.clamp(q, 0, blocks[a] - 1))
+        row = e.iadd(e.iscale(c, taps), e.linearize(ts, kernel))
+        col = e.linearize(qs, blocks)
+        return e.read_or(x, [n, row, col], zero, [False] * 3, valid)
+
+    return k.compute(out, body, ReduceKind.SUM, kernel)

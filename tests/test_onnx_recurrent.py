@@ -1,0 +1,106 @@
+"""RNN, GRU and LSTM (unrolled at import) against onnx.reference: directions,
+layouts, biases, initial states, peepholes, clip, linear_before_reset and
+activations, with weights both as graph inputs and as initializers."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from onnx import TensorProto
+
+import lamina
+from tests.test_onnx_ops import Case, Const, check, model_of, rand
+
+GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
+
+
+def _case(op: str, seq: int, batch: int, size: int, hidden: int, direction: str, layout: int,
+          bias: bool, initial: bool, const_weights: bool, **attrs) -> Case:
+    dirs = 2 if direction == "bidirectional" else 1
+    g = GATES[op]
+    x = rand(batch, seq, size, low=-1, high=1) if layout else rand(seq, batch, size, low=-1, high=1)
+    w, r = rand(dirs, g * hidden, size, low=-1, high=1), rand(dirs, g * hidden, hidden, low=-1, high=1)
+    inputs: list = [x, Const(w) if const_weights else w, Const(r) if const_weights else r]
+    inputs.append(rand(dirs, 2 * g * hidden, low=-1, high=1) if bias else None)
+    inputs.append(None)  # sequence_lens
+    state = (batch, dirs, hidden) if layout else (dirs, batch, hidden)
+    inputs.append(rand(*state, low=-1, high=1) if initial else None)
+    if op == "LSTM":
+        inputs.append(rand(*state, low=-1, high=1) if initial else None)
+        inputs.append(rand(dirs, 3 * hidden, low=-1, high=1) if attrs.pop("peepholes", False) else None)
+    while inputs and inputs[-1] is None:
+        inputs.pop()
+    attrs = {"hidden_size": hidden, "direction": direction, **attrs}
+    if layout:
+        attrs["layout"] = 1
+    return Case(op, inputs, attrs, outputs=3 if op == "LSTM" else 2)
+
+
+@pytest.mark.parametrize("op", ["RNN", "GRU", "LSTM"])
+def test_directions_layouts_biases_and_states(op):
+    cases = [
+        _case(op, seq, batch, size, hidden, direction, layout, bias, initial, const)
+        for (seq, batch, size, hidden), direction, layout, (bias, initial, const) in itertools.product(
+            [(4, 3, 5, 6), (1, 1, 2, 3)],
+            ["forward", "reverse", "bidirectional"],
+            [0, 1],
+            [(True, True, False), (False, False, True)],
+        )
+    ]
+    check(cases, opset=14, rtol=1e-4, atol=1e-5)
+
+
+def check_ort(cases: list[Case], opset: int = 14) -> None:
+    """lamina against onnxruntime, for what onnx.reference ignores (its LSTM and
+    GRU drop `clip` and `activations`; its RNN knows only Tanh and Affine)."""
+    import onnxruntime as ort
+
+    model, feeds = model_of(cases, opset)
+    for out in model.graph.output:  # onnxruntime wants output types: all f32 here
+        out.type.tensor_type.elem_type = TensorProto.FLOAT
+    names = [i.name for i in model.graph.input]
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    expected = session.run(None, dict(zip(names, feeds, strict=True)))
+    got = lamina.compile(model).run(*feeds)
+    for want, have in zip(expected, got, strict=True):
+        np.testing.assert_allclose(have, want, rtol=1e-4, atol=1e-5)
+
+
+def test_lstm_peepholes_and_clip():
+    check([_case("LSTM", 5, 2, 3, 4, "forward", 0, True, True, False, peepholes=True)],
+          opset=14, rtol=1e-4, atol=1e-5)
+    check_ort([
+        _case("LSTM", 5, 2, 3, 4, "bidirectional", 0, True, False, True, peepholes=True, clip=0.5),
+        _case("GRU", 3, 2, 3, 4, "reverse", 0, True, True, False, clip=0.3),
+    ])
+
+
+def test_gru_linear_before_reset_and_activations():
+    check([_case("GRU", 4, 2, 3, 5, "forward", 0, True, True, False, linear_before_reset=1)],
+          opset=14, rtol=1e-4, atol=1e-5)
+    check_ort([
+        _case("GRU", 4, 2, 3, 5, "bidirectional", 0, True, False, False,
+              activations=["HardSigmoid", "LeakyRelu", "Sigmoid", "Tanh"],
+              activation_alpha=[0.3, 0.1], activation_beta=[0.4]),
+        _case("RNN", 3, 2, 3, 4, "forward", 0, True, False, False, activations=["Relu"]),
+        _case("LSTM", 3, 2, 3, 4, "forward", 0, True, False, False,
+              activations=["HardSigmoid", "Elu", "Softplus"], activation_alpha=[0.25, 0.9]),
+    ])
+
+
+def test_old_opset_and_full_sequence_lens():
+    x = rand(3, 2, 4)
+    w, r = rand(1, 4 * 5, 4, low=-1, high=1), rand(1, 4 * 5, 5, low=-1, high=1)
+    lens = Const(np.array([3, 3], np.int32))
+    check([Case("LSTM", [x, w, r, None, lens], {"hidden_size": 5}, outputs=3)], opset=7,
+          rtol=1e-4, atol=1e-5)
+
+
+def test_partial_sequence_lens_are_refused_with_the_reason():
+    x = rand(3, 2, 4)
+    w, r = rand(1, 5, 4), rand(1, 5, 5)
+    model, _ = model_of([Case("RNN", [x, w, r, None, Const(np.array([3, 1], np.int32))], {"hidden_size": 5}, outputs=2)], 14)
+    with pytest.raises(lamina.UnsupportedOpError, match=r"sequence_lens \[3, 1\] shorter than the sequence \(3\)"):
+        lamina.from_onnx(model)
