@@ -59,20 +59,25 @@ def _ops(model: onnx.ModelProto) -> list[str]:
 def test_conv_shapes(c, o, hw, kernel, attrs):
     w, b = RNG.standard_normal((o, c, *kernel)), RNG.standard_normal(o)
     model = _model([helper.make_node("Conv", ["x", "w", "b"], ["y"], **attrs)], (2, c, *hw), {"w": w, "b": b})
-    assert "relay.conv2d_nchwc" in _ops(model)
+    gemm = kernel == (1, 1) and not attrs  # a GEMM as it is: blocked only in a chain
+    assert ("relay.conv2d_nchwc" in _ops(model)) != gemm
     _compare(model, RNG.standard_normal((2, c, *hw)).astype(np.float32))
 
 
 def test_a_residual_block_stays_blocked():
-    """conv-bias-relu-conv-add(x)-relu: one transform in, one out; the skip
-    input is brought into the blocked layout once."""
+    """1x1 conv-relu-3x3 conv-bias-relu-3x3 conv-scale-add(x)-relu: one transform
+    in, one out; the 1x1 GEMM joins the blocked layout (its result would
+    otherwise be transformed), the skip input is brought in once."""
     c = 2 * LANES
     inits = {
+        "w0": RNG.standard_normal((c, c, 1, 1)) * 0.1,
         "w1": RNG.standard_normal((c, c, 3, 3)) * 0.1, "b1": RNG.standard_normal(c),
         "w2": RNG.standard_normal((c, c, 3, 3)) * 0.1, "s": RNG.standard_normal((c, 1, 1)),
     }
     nodes = [
-        helper.make_node("Conv", ["x", "w1", "b1"], ["a"], pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["x", "w0"], ["g"]),
+        helper.make_node("Relu", ["g"], ["gr"]),
+        helper.make_node("Conv", ["gr", "w1", "b1"], ["a"], pads=[1, 1, 1, 1]),
         helper.make_node("Relu", ["a"], ["r"]),
         helper.make_node("Conv", ["r", "w2"], ["c2"], pads=[1, 1, 1, 1]),
         helper.make_node("Mul", ["c2", "s"], ["m"]),  # a per-channel scale
@@ -81,7 +86,7 @@ def test_a_residual_block_stays_blocked():
     ]
     model = _model(nodes, (1, c, 10, 10), inits)
     ops = _ops(model)
-    assert ops.count("relay.conv2d_nchwc") == 2
+    assert ops.count("relay.conv2d_nchwc") == 3
     assert ops.count("relay.layout_transform") == 2, ops  # x in (shared by cse), y out
     _compare(model, RNG.standard_normal((1, c, 10, 10)).astype(np.float32))
 

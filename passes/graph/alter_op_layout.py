@@ -54,7 +54,7 @@ from lamina import host
 from lamina.dialects import relay
 from lamina.dialects.constants import make_constant, value_data
 from lamina.passes import record_statistic
-from lamina.passes.graph.layout_propagation import propagate, transform
+from lamina.passes.graph.layout_propagation import blocked_source, propagate, transform
 from lamina.passes.registry import register_pass
 
 
@@ -87,6 +87,34 @@ def _dense(op: relay.DenseOp) -> bool:
     props = {k: v for k, v in op.properties.items() if k != "transpose_b"}
     _replace(op, [wt, relay.DenseOp(op.operands[0], wt, *op.operands[2:], **props)])
     return True
+
+
+def _is_gemm(op: relay.Conv2DOp) -> bool:
+    """A 1x1, unit-stride, unpadded convolution with one group: a GEMM as it is."""
+    w = op.operands[1].type
+    assert isinstance(w, TensorType)
+    win = relay.Window(op.name, op, 2)
+    return (
+        tuple(w.get_shape()[2:]) == (1, 1)
+        and tuple(win.strides) == (1, 1)
+        and not any((*win.pad_begin, *win.pad_end))
+        and relay.int_prop(op, "groups", 1) == 1
+    )
+
+
+def _joins(op: relay.Conv2DOp) -> bool:
+    """Whether a GEMM convolution next to the blocked layout saves transforms in
+    it (see `AlterOpLayoutPass.apply`)."""
+    x, y = op.operands[0], op.results[0]
+    if blocked_source(x) is not None:
+        return True
+    into_blocked = any(
+        isinstance(u.operation, relay.LayoutTransformOp)
+        and relay.str_prop(u.operation, "src_layout", "") == "NCHW"
+        for u in y.uses
+    )
+    size = math.prod(x.type.get_shape())  # type: ignore[attr-defined]
+    return into_blocked and size <= math.prod(y.type.get_shape())  # type: ignore[attr-defined]
 
 
 def _conv2d_nchwc(op: relay.Conv2DOp, block: int) -> bool:
@@ -229,7 +257,7 @@ class AlterOpLayoutPass(ModulePass):
         for inner in list(op.walk()):
             if isinstance(inner, relay.DenseOp) and _dense(inner):
                 record_statistic("alter-op-layout.dense")
-            elif isinstance(inner, relay.Conv2DOp) and _conv2d_nchwc(inner, block):
+            elif isinstance(inner, relay.Conv2DOp) and not _is_gemm(inner) and _conv2d_nchwc(inner, block):
                 record_statistic("alter-op-layout.conv2d-nchwc")
             elif isinstance(inner, relay.Conv2DOp) and _conv2d(inner):
                 record_statistic("alter-op-layout.conv2d")
@@ -237,11 +265,26 @@ class AlterOpLayoutPass(ModulePass):
                 record_statistic("alter-op-layout.grouped-pad")
             elif isinstance(inner, relay.MaxPool2DOp) and _max_pool_pad(inner):
                 record_statistic("alter-op-layout.max-pool-pad")
-        for inner in list(op.walk()):
-            if isinstance(inner, func.FuncOp) and inner.body.blocks:
-                for body in inner.body.blocks:
-                    for _ in range(propagate(body)):
-                        record_statistic("alter-op-layout.transforms-moved")
+        # A 1x1 convolution is a GEMM already: it joins the blocked layout only
+        # where that saves transforms: its input arrives blocked (after the
+        # transforms moved), or its result is transformed into the blocked layout
+        # and its input is no larger than that result.
+        bodies = [b for f in op.walk() if isinstance(f, func.FuncOp) for b in f.body.blocks]
+        while True:
+            for body in bodies:
+                for _ in range(propagate(body)):
+                    record_statistic("alter-op-layout.transforms-moved")
+            joined = [
+                conv
+                for body in bodies
+                for conv in list(body.ops)
+                if isinstance(conv, relay.Conv2DOp) and _is_gemm(conv) and _joins(conv)
+            ]
+            converted = [conv for conv in joined if _conv2d_nchwc(conv, block)]
+            if not converted:
+                break
+            for _ in converted:
+                record_statistic("alter-op-layout.conv2d-nchwc")
 
 
 __all__ = ["AlterOpLayoutPass"]

@@ -5,12 +5,12 @@ After `alter-op-layout` gives each convolution its own pair of transforms,
 `NCHW -> NCHW<x>c` before and `NCHW<x>c -> NCHW` after, `propagate` moves every
 `-> NCHW` transform below the elementwise and broadcasting ops that read it:
 `relu(T(y))` becomes `T(relu(y))`, `add(T(a), T(b))` becomes `T(add(a, b))`, a
-constant operand (a per-channel bias, a `relay.bias_add`'s too) is re-laid out at
-compile time, and another
-NCHW operand of the same shape gets its own `NCHW -> NCHW<x>c` transform (which
-`cse` merges with the one the next convolution already has). A transform that
-meets its inverse cancels: a chain of convolutions, activations and residual
-additions stays blocked, with one transform in and one out.
+constant operand (a per-channel bias, a `relay.bias_add`'s too) is re-laid out
+at compile time, and another NCHW operand of the same shape gets its own
+`NCHW ->` transform (which `cse` merges with one the next convolution has). An
+`NCHW ->` transform moves up the same way, above an op that only it reads. A
+transform that meets its inverse cancels: a chain of convolutions, activations
+and residual additions stays blocked, with one transform in and one out.
 """
 
 from __future__ import annotations
@@ -29,6 +29,12 @@ _AXIS_PROPS = ("axis", "axes", "perm", "shape")
 
 def transform(x: SSAValue, src: str, dst: str) -> relay.LayoutTransformOp:
     return relay.LayoutTransformOp(x, src_layout=StringAttr(src), dst_layout=StringAttr(dst))
+
+
+def blocked_source(v: SSAValue) -> SSAValue | None:
+    """The blocked value `v` is transformed back from, if it is."""
+    src = _to_nchw(v)
+    return None if src is None else src.operands[0]
 
 
 def _to_nchw(v: SSAValue) -> relay.LayoutTransformOp | None:
@@ -60,114 +66,147 @@ def _blocked_constant(data: np.ndarray, t: TensorType, block: int, name: str) ->
     return make_constant(blocked, relay.tensor(blocked.shape, t.get_element_type()), name)
 
 
-def _bias_add(op: relay.BiasAddOp) -> list[Operation] | None:
-    """A constant bias along the channels: an add of the blocked bias."""
-    src = _to_nchw(op.operands[0])
-    data = value_data(op.operands[1])
-    if src is None or data is None or relay.int_prop(op, "axis", 1) % 4 != 1:
-        return None
-    layout = relay.str_prop(src, "src_layout", "")
-    block = relay.channel_block(layout)
-    assert block is not None
-    bt = op.operands[1].type
-    assert isinstance(bt, TensorType)
-    const = _blocked_constant(data.reshape(1, -1, 1, 1), bt, block, (op.operands[1].name_hint or "bias") + "_blocked")
-    if const is None:
-        return None
-    added = relay.AddOp(src.operands[0], const.output)
-    return [const, added, transform(added.results[0], layout, "NCHW")]
-
-
-def _lift(op: relay.RelayOp) -> list[Operation] | None:
-    """The ops computing `op` in the blocked layout of its `-> NCHW` operands and
-    transforming the result back, or None when it cannot be. Ops tied to axis
-    positions keep their layout (but a channel bias becomes an add)."""
-    if isinstance(op, relay.BiasAddOp):
-        return _bias_add(op)
-    if op.PATTERN not in (relay.OpPattern.ELEMWISE, relay.OpPattern.BROADCAST):
-        return None
-    declared = op.get_irdl_definition().properties
-    if len(op.results) != 1 or any(k in declared for k in _AXIS_PROPS):
-        return None
+def _liftable(op: Operation) -> bool:
+    """An op that computes the same in any layout: elementwise or broadcasting
+    with no axis properties, over 4-D results (or a bias_add along channels)."""
+    if not isinstance(op, relay.RelayOp) or isinstance(op, relay.ConstantOp) or len(op.results) != 1:
+        return False
     t = op.results[0].type
     if not isinstance(t, TensorType) or t.get_num_dims() != 4:
+        return False
+    if isinstance(op, relay.BiasAddOp):
+        return relay.int_prop(op, "axis", 1) % 4 == 1 and value_data(op.operands[1]) is not None
+    if op.PATTERN not in (relay.OpPattern.ELEMWISE, relay.OpPattern.BROADCAST):
+        return False
+    declared = op.get_irdl_definition().properties
+    return not any(k in declared for k in _AXIS_PROPS)
+
+
+def _blocked_operand(v: SSAValue, like: TensorType, layout: str, new: list[Operation]) -> SSAValue | None:
+    """Operand `v` of an op with NCHW result type `like`, in `layout`: the source
+    of a transform back, a re-laid-out constant, a scalar as it is, or another
+    value of the result's shape through a new transform (appended to `new`)."""
+    block = relay.channel_block(layout)
+    assert block is not None
+    src = blocked_source(v)
+    if src is not None and relay.str_prop(v.owner, "src_layout", "") == layout:  # type: ignore[arg-type]
+        return src
+    vt = v.type
+    assert isinstance(vt, TensorType)
+    if vt.get_num_dims() == 0:
+        return v
+    data = value_data(v)
+    if data is not None:
+        const = _blocked_constant(data, vt, block, (v.name_hint or "cst") + "_blocked")
+        if const is not None:
+            new.append(const)
+            return const.output
         return None
-    sources = [_to_nchw(v) for v in op.operands]
-    layouts = {relay.str_prop(s, "src_layout", "") for s in sources if s is not None}
-    if len(layouts) != 1:
-        return None
-    (layout,) = layouts
+    if vt == like:
+        new.append(transform(v, "NCHW", layout))
+        return new[-1].results[0]
+    return None
+
+
+def _in_layout(op: relay.RelayOp, layout: str) -> tuple[list[Operation], SSAValue] | None:
+    """The ops computing liftable `op` in `layout`, and their blocked result."""
+    t = op.results[0].type
+    assert isinstance(t, TensorType)
     block = relay.channel_block(layout)
     assert block is not None
     if t.get_shape()[1] % block:
         return None
     new: list[Operation] = []
-    operands: list[SSAValue] = []
-    for v, src in zip(op.operands, sources, strict=True):
-        vt = v.type
-        assert isinstance(vt, TensorType)
-        if src is not None:
-            operands.append(src.operands[0])
-            continue
-        data = value_data(v)
-        if vt.get_num_dims() == 0:
-            operands.append(v)
-        elif data is not None:
-            const = _blocked_constant(data, vt, block, (v.name_hint or "cst") + "_blocked")
-            if const is None:
-                return None
-            new.append(const)
-            operands.append(const.output)
-        elif vt == t:  # another NCHW value of the result's shape: bring it in
-            new.append(transform(v, "NCHW", layout))
-            operands.append(new[-1].results[0])
-        else:
+    if isinstance(op, relay.BiasAddOp):  # a channel bias: an add of the blocked bias
+        x = _blocked_operand(op.operands[0], t, layout, new)
+        bias = value_data(op.operands[1])
+        assert bias is not None
+        bt = op.operands[1].type
+        assert isinstance(bt, TensorType)
+        const = _blocked_constant(bias.reshape(1, -1, 1, 1), bt, block, (op.operands[1].name_hint or "bias") + "_blocked")
+        if x is None or const is None:
             return None
-    props = dict(op.properties)
-    new.append(type(op)(*operands, **props))
-    new.append(transform(new[-1].results[0], layout, "NCHW"))
-    return new
+        new += [const, relay.AddOp(x, const.output)]
+        return new, new[-1].results[0]
+    operands = [_blocked_operand(v, t, layout, new) for v in op.operands]
+    if any(v is None for v in operands):
+        return None
+    new.append(type(op)(*operands, **dict(op.properties)))
+    return new, new[-1].results[0]
+
+
+def _push_down(op: relay.RelayOp) -> list[Operation] | None:
+    """`op` over `-> NCHW` transforms, computed blocked and transformed back."""
+    layouts = {relay.str_prop(s, "src_layout", "") for v in op.operands if (s := _to_nchw(v)) is not None}
+    if len(layouts) != 1:
+        return None
+    (layout,) = layouts
+    lifted = _in_layout(op, layout)
+    if lifted is None:
+        return None
+    new, result = lifted
+    return [*new, transform(result, layout, "NCHW")]
+
+
+def _replace(old: Operation, new: list[Operation], result: SSAValue, at: Operation) -> None:
+    """Insert `new` before `at`, let `result` stand for `old`'s result, erase `old`
+    and whatever transform or constant it alone used."""
+    block = at.parent_block()
+    assert block is not None
+    block.insert_ops_before(new, at)
+    result.name_hint = old.results[0].name_hint
+    old.results[0].replace_all_uses_with(result)
+    _erase(old)
+
+
+def _erase(op: Operation) -> None:
+    """Erase `op`, then the transforms and constants only it used."""
+    operands = list(op.operands)
+    Rewriter.erase_op(op)
+    for v in operands:
+        if isinstance(v, OpResult) and not v.uses and isinstance(v.op, relay.LayoutTransformOp | relay.ConstantOp):
+            _erase(v.op)
+
+
+def _step(op: Operation) -> bool:
+    """One rewrite at `op`, if one applies."""
+    if isinstance(op, relay.LayoutTransformOp) and relay.str_prop(op, "src_layout", "") == "NCHW":
+        layout = relay.str_prop(op, "dst_layout", "")
+        x = op.operands[0]
+        inner = _to_nchw(x)
+        if inner is not None and relay.str_prop(inner, "src_layout", "") == layout:
+            _replace(op, [], inner.operands[0], op)  # a transform meets its inverse
+            return True
+        producer = x.owner
+        if isinstance(producer, relay.RelayOp) and _liftable(producer) and x.has_one_use():
+            lifted = _in_layout(producer, layout)  # pull the transform above it
+            if lifted is not None:
+                new, result = lifted
+                _replace(op, new, result, producer)
+                _erase(producer)
+                return True
+        return False
+    if isinstance(op, relay.RelayOp) and _liftable(op) and any(_to_nchw(v) is not None for v in op.operands):
+        new = _push_down(op)
+        if new is not None:
+            _replace(op, new, new[-1].results[0], op)
+            return True
+    return False
 
 
 def propagate(block: Block) -> int:
-    """Move `-> NCHW` transforms below elementwise ops and cancel inverse pairs in
-    `block`, to a fixed point; the number of rewrites."""
+    """Move `-> NCHW` transforms below elementwise ops, `NCHW ->` transforms
+    above single-use ones, and cancel inverse pairs in `block`, to a fixed
+    point; the number of rewrites."""
     count = 0
     changed = True
     while changed:
         changed = False
         for op in list(block.ops):
-            if op.parent_block() is not block:
-                continue  # erased by an earlier rewrite
-            if isinstance(op, relay.LayoutTransformOp):
-                inner = _to_nchw(op.operands[0])
-                if inner is not None and relay.str_prop(inner, "src_layout", "") == relay.str_prop(op, "dst_layout", ""):
-                    op.results[0].replace_all_uses_with(inner.operands[0])
-                    Rewriter.erase_op(op)
-                    if not inner.results[0].uses:
-                        Rewriter.erase_op(inner)
-                    count += 1
-                    changed = True
-                continue
-            if not isinstance(op, relay.RelayOp) or isinstance(op, relay.ConstantOp):
-                continue
-            if not any(_to_nchw(v) is not None for v in op.operands):
-                continue
-            new = _lift(op)
-            if new is None:
-                continue
-            block.insert_ops_before(new, op)
-            result = new[-1].results[0]
-            result.name_hint = op.results[0].name_hint
-            old_operands = list(op.operands)
-            op.results[0].replace_all_uses_with(result)
-            Rewriter.erase_op(op)
-            for v in old_operands:
-                if isinstance(v, OpResult) and not v.uses and isinstance(v.op, relay.LayoutTransformOp | relay.ConstantOp):
-                    Rewriter.erase_op(v.op)
-            count += 1
-            changed = True
+            if op.parent_block() is block and _step(op):
+                count += 1
+                changed = True
     return count
 
 
-__all__ = ["propagate", "transform"]
+__all__ = ["blocked_source", "propagate", "transform"]
