@@ -33,7 +33,6 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     FlatSymbolRefAttr,
     IndexType,
-    MemRefType,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
@@ -75,6 +74,8 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
+
+from lamina.dialects.tir import memref_of
 
 
 class ReduceKind(StrEnum):
@@ -450,20 +451,12 @@ class CallOp(IRDLOperation):
                 f"and outputs), but is called as {sig(got_in, got_out)}"
             )
 
-
     def _verify_prim_func(self, name: str, callee: Operation) -> None:
         """An extern kernel takes buffers shaped like the call's operands, then
         its results."""
         want = list(callee.properties["function_type"].inputs)  # type: ignore[union-attr]
         got = [*self.args.types, *self.res.types]
-        same = len(want) == len(got) and all(
-            isinstance(w, MemRefType)
-            and isinstance(g, TensorType)
-            and w.get_element_type() == g.get_element_type()
-            and tuple(w.get_shape()) == tuple(g.get_shape())
-            for w, g in zip(want, got, strict=True)
-        )
-        if not same:
+        if want != [memref_of(t) for t in got]:
             raise VerifyException(
                 f"te.call: @{name} takes buffers ({', '.join(map(str, want))}), but is "
                 f"called with tensors ({', '.join(map(str, got))}) (operands, then results)"

@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
+    TensorType,
     VectorType,
     i1,
 )
@@ -117,6 +118,12 @@ class AllocScope(StrEnum):
 @irdl_attr_definition
 class AllocScopeAttr(EnumAttribute[AllocScope], SpacedOpaqueSyntaxAttribute):
     name = "tir.scope"
+
+
+def memref_of(t: Attribute) -> MemRefType:
+    """The buffer type a tensor type lowers to (same shape and element type)."""
+    assert isinstance(t, TensorType)
+    return MemRefType(t.get_element_type(), t.get_shape())
 
 
 # --------------------------------------------------------------------------- funcs
@@ -595,8 +602,6 @@ class ConstantOp(IRDLOperation):
         t = parser.parse_type()
         if not isinstance(t, MemRefType):
             parser.raise_error(f"tir.constant needs a memref type, got {t}")
-        from xdsl.dialects.builtin import TensorType
-
         key = blobs_declare(key)
         value = DenseResourceAttr.from_params(
             key, TensorType(t.get_element_type(), t.get_shape())
@@ -657,4 +662,5 @@ __all__ = [
     "VectorCmpOp",
     "VectorSelectOp",
     "YieldOp",
+    "memref_of",
 ]

@@ -4,7 +4,8 @@ Each relay op (other than constants) in a graph function is replaced by
 `te.call @kernel(operands)`, where `@kernel` is a new `te.func` whose placeholders
 are the op's operands and whose computes come from the compute library
 (`lamina.lowering.topi`); an op with an extern kernel (a scatter, top-k, a scan)
-calls a `tir.prim_func` written directly instead. Constants stay in the graph: they are the model's weights.
+calls a `tir.prim_func` written directly instead. Constants stay in the graph:
+they are the model's weights.
 """
 
 from __future__ import annotations

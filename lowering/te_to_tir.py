@@ -42,7 +42,7 @@ from lamina.dialects import relay, te, tir
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.resources import blobs
 from lamina.dialects.te import ReduceKind
-from lamina.dialects.tir import ForKind
+from lamina.dialects.tir import ForKind, memref_of
 from lamina.errors import LoweringError
 from lamina.ir import io_names
 from lamina.lowering.expr import Expr, is_float
@@ -55,11 +55,6 @@ from lamina.passes.registry import register_pass
 
 # Identity element of each reduction, as a float (integers use min/max of type).
 _INIT = {ReduceKind.SUM: 0.0, ReduceKind.PROD: 1.0}
-
-
-def memref_of(t: Attribute) -> MemRefType:
-    assert isinstance(t, TensorType)
-    return MemRefType(t.get_element_type(), t.get_shape())
 
 
 def _reduce_init(kind: ReduceKind, elem: Attribute) -> float | int:

@@ -9,8 +9,9 @@ loads and stores over the buffers of a new `tir.prim_func`.
     kernel = b.finish()
 
 Ops are appended at the current insertion point (inside the innermost open
-`loop`/`then`/`otherwise` block); scalar helpers are `Expr`'s (`b.iadd`, `b.cmp`,
-`b.select`, ...). Local buffers are allocated at the kernel's entry.
+`loop`/`nest`/`then` block); scalar helpers are `Expr`'s (`b.iadd`, `b.cmp`,
+`b.select`, ...). Index constants and local buffers are made once, at the
+kernel's entry.
 """
 
 from __future__ import annotations
@@ -106,14 +107,6 @@ class TirBuilder(Expr):
         self.builder.insert(op)
         with self._inside(op.then_region.block):
             yield
-
-    def branch(self, cond: SSAValue) -> tuple[contextlib.AbstractContextManager[None], contextlib.AbstractContextManager[None]]:
-        """`if cond { ... } else { ... }`: the two blocks, to fill with `with`."""
-        op = tir.IfOp(cond, None, Block([tir.YieldOp()]))
-        self.builder.insert(op)
-        else_region = op.else_region
-        assert else_region is not None
-        return self._inside(op.then_region.block), self._inside(else_region.block)
 
 
 __all__ = ["TirBuilder"]

@@ -41,8 +41,8 @@ from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupl
 
 from lamina.driver import compile as lamina_compile
 from lamina.errors import FrontendError, InputError, LaminaError, UnsupportedOpError
-from lamina.frontends.onnx import CONVERTERS, converter_key, load_model
-from lamina.frontends.onnx.registry import unsupported_summary
+from lamina.frontends.onnx import load_model
+from lamina.frontends.onnx.registry import has_converter, unsupported_summary
 
 #: The importer's message for an input it needs as a constant (frontends/onnx.py,
 #: `NodeContext.const_value`): "[graph ]input #i ('name') must be a constant".
@@ -90,11 +90,7 @@ def _load(model: Any) -> onnx.ModelProto:
 
 def check_supported(model: onnx.ModelProto) -> None:
     """Raise `UnsupportedOpError` naming every node whose op lamina cannot import."""
-    bad = [
-        n
-        for n in model.graph.node
-        if converter_key(n.op_type, n.domain) not in CONVERTERS
-    ]
+    bad = [n for n in model.graph.node if not has_converter(n)]
     if bad:
         raise UnsupportedOpError(unsupported_summary(bad, _default_opset(model)))
 

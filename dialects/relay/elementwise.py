@@ -546,6 +546,16 @@ class ClipOp(UnaryOp):
     ELEMENTS: ClassVar[dict[str, bool]] = _NUMERIC
 
 
+def _numeric_dtype(op_name: str, props: dict[str, Attribute]) -> Attribute:
+    """The `dtype` property of a conversion: an integer or float type."""
+    dtype = props["dtype"]
+    if not (is_float(dtype) or isinstance(dtype, IntegerType)):
+        raise VerifyException(
+            f"{op_name}: dtype must be an integer or floating-point type, got {dtype}"
+        )
+    return dtype
+
+
 @irdl_op_definition
 class CastOp(RelayOp):
     """Convert every element to `dtype` (numpy's `astype`: floats to integers
@@ -560,11 +570,7 @@ class CastOp(RelayOp):
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        dtype = props["dtype"]
-        if not (is_float(dtype) or isinstance(dtype, IntegerType)):
-            raise VerifyException(
-                f"{cls.name}: dtype must be an integer or floating-point type, got {dtype}"
-            )
+        dtype = _numeric_dtype(cls.name, props)
         return tensor(shape_of(types[0]), dtype)
 
 
@@ -590,11 +596,7 @@ class BitcastOp(RelayOp):
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        dtype = props["dtype"]
-        if not (is_float(dtype) or isinstance(dtype, IntegerType)):
-            raise VerifyException(
-                f"{cls.name}: dtype must be an integer or floating-point type, got {dtype}"
-            )
+        dtype = _numeric_dtype(cls.name, props)
         src = types[0].get_element_type()
         if storage_bits(src) != storage_bits(dtype):
             raise VerifyException(

@@ -50,9 +50,8 @@ from lamina.frontends.onnx.context import NodeContext, constant, describe_node, 
 from lamina.frontends.onnx.folding import fold
 from lamina.frontends.onnx.inference import Inferred, as_inferred
 from lamina.frontends.onnx.registry import (
-    CONVERTERS,
-    converter_key,
     find_converter,
+    has_converter,
     unsupported_summary,
 )
 
@@ -225,7 +224,7 @@ def from_onnx(
     skipped: set[str] = set()
     for node in nodes:
         if any(name in skipped for name in node.input):
-            if converter_key(node.op_type, node.domain) not in CONVERTERS:
+            if not has_converter(node):
                 unsupported.append(node)
             skipped.update(node.output)
             continue
@@ -248,7 +247,7 @@ def from_onnx(
                 ctx.constant(as_inferred(a, inferred, name), name or "cst")
                 for a, name in zip(folded, node.output, strict=False)
             ]
-        elif converter_key(node.op_type, node.domain) not in CONVERTERS:
+        elif not has_converter(node):
             unsupported.append(node)
             skipped.update(node.output)
             continue

@@ -21,7 +21,7 @@ from xdsl.ir import SSAValue
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.frontends.onnx.context import NodeContext, shape
-from lamina.frontends.onnx.helpers import _elem, _ints
+from lamina.frontends.onnx.helpers import _elem, _ints, _reshape, _scalar
 from lamina.frontends.onnx.registry import converter
 
 #: Gates per cell, and the activations a cell applies by default.
@@ -50,12 +50,6 @@ class _Cell:
     def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.emit(relay.MultiplyOp(a, b))
 
-    def scalar(self, value: float, like: SSAValue) -> SSAValue:
-        return self.ctx.constant(np.array(value, dtype=numpy_dtype(_elem(like))))
-
-    def reshape(self, x: SSAValue, to: Sequence[int]) -> SSAValue:
-        return self.emit(relay.ReshapeOp(x, shape=relay.i64_array(list(to))))
-
     def take(self, x: SSAValue, axis: int, begin: int, end: int) -> SSAValue:
         """`x[..., begin:end, ...]` along `axis`."""
         dims = shape(x)
@@ -79,7 +73,7 @@ class _Cell:
 
     def activation(self, name: str, alpha: float | None, beta: float | None) -> Callable[[SSAValue], SSAValue]:
         def affine(x: SSAValue, a: float, b: float) -> SSAValue:
-            return self.add(self.mul(x, self.scalar(a, x)), self.scalar(b, x))
+            return self.add(self.mul(x, _scalar(self.ctx, a, x)), _scalar(self.ctx, b, x))
 
         table: dict[str, Callable[[SSAValue], SSAValue]] = {
             "sigmoid": lambda x: self.emit(relay.SigmoidOp(x)),
@@ -92,8 +86,8 @@ class _Cell:
             "softplus": lambda x: self.emit(relay.SoftplusOp(x)),
             "affine": lambda x: affine(x, 1.0 if alpha is None else alpha, 0.0 if beta is None else beta),
             "scaledtanh": lambda x: self.mul(
-                self.emit(relay.TanhOp(self.mul(x, self.scalar(1.0 if beta is None else beta, x)))),
-                self.scalar(1.0 if alpha is None else alpha, x)),
+                self.emit(relay.TanhOp(self.mul(x, _scalar(self.ctx, 1.0 if beta is None else beta, x)))),
+                _scalar(self.ctx, 1.0 if alpha is None else alpha, x)),
         }
         fn = table.get(name.lower())
         if fn is None:
@@ -150,9 +144,9 @@ class _Cell:
             reverse = direction == "reverse" or d == 1
             ys, h, c = self.direction(x, d, reverse, acts[d], (seq, batch, size))
             outs.append(ys)
-            last_h.append(self.reshape(h, [1, batch, self.hidden]))
+            last_h.append(_reshape(self.ctx, h, [1, batch, self.hidden]))
             if c is not None:
-                last_c.append(self.reshape(c, [1, batch, self.hidden]))
+                last_c.append(_reshape(self.ctx, c, [1, batch, self.hidden]))
         y = self.concat(outs, 1)  # [seq, dirs, batch, hidden]
         y_h = self.concat(last_h, 0)  # [dirs, batch, hidden]
         results = [y, y_h]
@@ -167,7 +161,7 @@ class _Cell:
         zeros (the input is `[dirs, batch, hidden]`, batch first in layout 1)."""
         if len(self.ctx.node.input) > index and self.ctx.node.input[index]:
             axis = 1 if int(self.ctx.attr("layout", 0)) == 1 else 0
-            return self.reshape(self.take(self.ctx.input(index), axis, d, d + 1), [batch, self.hidden])
+            return _reshape(self.ctx, self.take(self.ctx.input(index), axis, d, d + 1), [batch, self.hidden])
         return self.ctx.constant(np.zeros((batch, self.hidden), numpy_dtype(_elem(like))), "h0")
 
     def direction(
@@ -182,24 +176,24 @@ class _Cell:
         final hidden (and, for an LSTM, cell) state."""
         ctx, hid, g = self.ctx, self.hidden, self.gates
         seq, batch, size = dims
-        w = self.reshape(self.take(ctx.input(1), 0, d, d + 1), [g * hid, size])
-        r = self.reshape(self.take(ctx.input(2), 0, d, d + 1), [g * hid, hid])
+        w = _reshape(self.ctx, self.take(ctx.input(1), 0, d, d + 1), [g * hid, size])
+        r = _reshape(self.ctx, self.take(ctx.input(2), 0, d, d + 1), [g * hid, hid])
         has_bias = len(ctx.node.input) > 3 and bool(ctx.node.input[3])
-        b = self.reshape(self.take(ctx.input(3), 0, d, d + 1), [2 * g * hid]) if has_bias else None
+        b = _reshape(self.ctx, self.take(ctx.input(3), 0, d, d + 1), [2 * g * hid]) if has_bias else None
         wb = None if b is None else self.take(b, 0, 0, g * hid)
         rb = None if b is None else self.take(b, 0, g * hid, 2 * g * hid)
-        xw = self.dense(self.reshape(x, [seq * batch, size]), w)
+        xw = self.dense(_reshape(self.ctx, x, [seq * batch, size]), w)
         if wb is not None:
             xw = self.add(xw, wb)
-        xw = self.reshape(xw, [seq, batch, g * hid])
+        xw = _reshape(self.ctx, xw, [seq, batch, g * hid])
         h = self.state(5, d, batch, x)
         c = self.state(6, d, batch, x) if self.op == "LSTM" else None
         peep = None
         if self.op == "LSTM" and len(ctx.node.input) > 7 and ctx.node.input[7]:
-            peep = self.reshape(self.take(ctx.input(7), 0, d, d + 1), [3 * hid])
+            peep = _reshape(self.ctx, self.take(ctx.input(7), 0, d, d + 1), [3 * hid])
         ys: list[SSAValue | None] = [None] * seq
         for t in reversed(range(seq)) if reverse else range(seq):
-            xt = self.reshape(self.take(xw, 0, t, t + 1), [batch, g * hid])
+            xt = _reshape(self.ctx, self.take(xw, 0, t, t + 1), [batch, g * hid])
             if self.op == "RNN":
                 pre = self.add(xt, self.dense(h, r))
                 h = acts[0](self.clipped(pre if rb is None else self.add(pre, rb)))
@@ -208,7 +202,7 @@ class _Cell:
             else:
                 assert c is not None
                 h, c = self.lstm_step(xt, h, c, r, rb, peep, acts)
-            ys[t] = self.reshape(h, [1, 1, batch, hid])
+            ys[t] = _reshape(self.ctx, h, [1, 1, batch, hid])
         steps = [y for y in ys if y is not None]
         return self.concat(steps, 0), h, c
 
@@ -231,7 +225,7 @@ class _Cell:
         else:
             candidate = biased(self.dense(self.mul(reset, h), r_h), b_h)
         h_new = g(self.clipped(self.add(self.gate(xt, 2), candidate)))
-        one_minus_z = self.emit(relay.SubtractOp(self.scalar(1.0, z), z))
+        one_minus_z = self.emit(relay.SubtractOp(_scalar(self.ctx, 1.0, z), z))
         return self.add(self.mul(one_minus_z, h_new), self.mul(z, h))
 
     def lstm_step(

@@ -73,6 +73,11 @@ def find_converter(node: onnx.NodeProto) -> Converter | None:
     return CONVERTERS.lookup(converter_key(node.op_type, node.domain))
 
 
+def has_converter(node: onnx.NodeProto) -> bool:
+    """Whether lamina or a plugin converts `node`'s op."""
+    return converter_key(node.op_type, node.domain) in CONVERTERS
+
+
 def unsupported_summary(nodes: Sequence[onnx.NodeProto], opset: int) -> str:
     """The refusal of a model over `nodes` (which have no converter), one entry
     per op type: how many nodes, the first few names."""
@@ -137,6 +142,7 @@ __all__ = [
     "converter",
     "converter_key",
     "find_converter",
+    "has_converter",
     "supported_ops",
     "unsupported_summary",
 ]

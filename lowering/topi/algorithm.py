@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects.builtin import IntegerType, MemRefType, TensorType
-from xdsl.ir import Attribute, SSAValue
+from xdsl.dialects.builtin import IntegerType
+from xdsl.ir import SSAValue
 
 from lamina.dialects import relay, tir
 from lamina.errors import LoweringError
@@ -44,18 +44,13 @@ def is_extern(op: relay.RelayOp) -> bool:
     return EXTERNS.lookup(op.name) is not None
 
 
-def _buffer(t: Attribute) -> MemRefType:
-    assert isinstance(t, TensorType)
-    return MemRefType(t.get_element_type(), t.get_shape())
-
-
 def extern_kernel(op: relay.RelayOp, name: str) -> tir.PrimFuncOp:
     """The `tir.prim_func` `name` computing `op` over buffers of its operands
     and results."""
     write = EXTERNS.lookup(op.name)
     if write is None:
         raise LoweringError(f"{op.name} has no extern kernel")
-    b = TirBuilder(name, [_buffer(v.type) for v in (*op.operands, *op.results)])
+    b = TirBuilder(name, [tir.memref_of(v.type) for v in (*op.operands, *op.results)])
     write(b, op)
     return b.finish()
 

@@ -46,30 +46,21 @@ from xdsl.dialects.builtin import (
     f32,
     i64,
 )
-from xdsl.ir import Attribute, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
 
 from lamina import host
 from lamina.dialects import relay
 from lamina.dialects.constants import make_constant, value_data
+from lamina.lowering.strategy.cpu import is_gemm_conv
 from lamina.passes import record_statistic
-from lamina.passes.graph.layout_propagation import blocked_source, propagate, transform
+from lamina.passes.graph.layout_propagation import (
+    blocked_source,
+    propagate,
+    replace,
+    transform,
+)
 from lamina.passes.registry import register_pass
-
-
-def _replace(old: Operation, new_ops: list[Operation]) -> None:
-    block = old.parent_block()
-    assert block is not None
-    block.insert_ops_before(new_ops, old)
-    value = new_ops[-1].results[0]
-    value.name_hint = old.results[0].name_hint
-    old.results[0].replace_all_uses_with(value)
-    operands = list(old.operands)
-    Rewriter.erase_op(old)
-    for v in operands:
-        if isinstance(v, OpResult) and isinstance(v.op, relay.ConstantOp) and not v.uses:
-            Rewriter.erase_op(v.op)
 
 
 def _dense(op: relay.DenseOp) -> bool:
@@ -85,21 +76,15 @@ def _dense(op: relay.DenseOp) -> bool:
         (op.operands[1].name_hint or "weight") + "_t",
     )
     props = {k: v for k, v in op.properties.items() if k != "transpose_b"}
-    _replace(op, [wt, relay.DenseOp(op.operands[0], wt, *op.operands[2:], **props)])
+    replace(op, [wt, relay.DenseOp(op.operands[0], wt, *op.operands[2:], **props)])
     return True
 
 
 def _is_gemm(op: relay.Conv2DOp) -> bool:
-    """A 1x1, unit-stride, unpadded convolution with one group: a GEMM as it is."""
+    """A convolution that is a GEMM as it is (1x1, unit strides, no padding)."""
     w = op.operands[1].type
     assert isinstance(w, TensorType)
-    win = relay.Window(op.name, op, 2)
-    return (
-        tuple(w.get_shape()[2:]) == (1, 1)
-        and tuple(win.strides) == (1, 1)
-        and not any((*win.pad_begin, *win.pad_end))
-        and relay.int_prop(op, "groups", 1) == 1
-    )
+    return is_gemm_conv(op, w.get_shape(), relay.int_prop(op, "groups", 1))
 
 
 def _joins(op: relay.Conv2DOp) -> bool:
@@ -133,11 +118,7 @@ def _conv2d_nchwc(op: relay.Conv2DOp, block: int) -> bool:
     layout = f"NCHW{block}c"
     win = relay.Window(op.name, op, 2)
     new: list[Operation] = [transform(x, "NCHW", layout)]
-    xc = new[-1].results[0]
-    if any((*win.pad_begin, *win.pad_end)):
-        width = [0, 0, *win.pad_begin, 0, 0, 0, *win.pad_end, 0]
-        new.append(relay.PadOp(xc, pad_width=DenseArrayBase.from_list(i64, width)))
-        xc = new[-1].results[0]
+    xc = _padded_input(new[-1].results[0], win, new, inner=1)
     packed = data.reshape(o // block, block, c // block, block, kh, kw).transpose(0, 2, 4, 5, 3, 1)
     new.append(make_constant(
         packed, relay.tensor(packed.shape, wt.get_element_type()), (w.name_hint or "weight") + "_nchwc",
@@ -145,7 +126,7 @@ def _conv2d_nchwc(op: relay.Conv2DOp, block: int) -> bool:
     window = {k: op.properties[k] for k in ("strides", "dilation") if k in op.properties}
     new.append(relay.Conv2DNCHWcOp(xc, new[-1].results[0], **window))
     new.append(transform(new[-1].results[0], layout, "NCHW"))
-    _replace(op, new)
+    replace(op, new)
     return True
 
 
@@ -155,13 +136,7 @@ def _conv2d(op: relay.Conv2DOp) -> bool:
     assert isinstance(wt, TensorType)
     shape = wt.get_shape()
     win = relay.Window(op.name, op, 2)
-    groups = relay.int_prop(op, "groups", 1)
-    unit = (
-        tuple(shape[2:]) == (1, 1)
-        and tuple(win.strides) == (1, 1)
-        and not any((*win.pad_begin, *win.pad_end))
-    )
-    if groups != 1 or unit:
+    if relay.int_prop(op, "groups", 1) != 1 or _is_gemm(op):
         return False
     cols = shape[1] * shape[2] * shape[3]
     kernel = DenseArrayBase.from_list(i64, list(shape[2:]))
@@ -182,7 +157,7 @@ def _conv2d(op: relay.Conv2DOp) -> bool:
     else:
         new.append(relay.ReshapeOp(w, shape=DenseArrayBase.from_list(i64, new_shape)))
     new.append(relay.Conv2DOp(xcol, new[-1].results[0]))
-    _replace(op, new)
+    replace(op, new)
     return True
 
 
@@ -192,13 +167,15 @@ def _padded_input(
     new: list[Operation],
     pad_end: Sequence[int] | None = None,
     value: float = 0.0,
+    inner: int = 0,
 ) -> SSAValue:
-    """`x` padded by the window's padding (or `pad_end` at the end) with `value`
-    (a `relay.pad` appended to `new`), or `x` itself when there is none."""
+    """`x` (batch, channels, the window's axes, then `inner` more axes) padded by
+    the window's padding (or `pad_end` at the end) with `value` (a `relay.pad`
+    appended to `new`), or `x` itself when there is none."""
     end = list(win.pad_end if pad_end is None else pad_end)
     if not any((*win.pad_begin, *end)):
         return x
-    width = [0, 0, *win.pad_begin, 0, 0, *end]
+    width = [0, 0, *win.pad_begin, *[0] * inner, 0, 0, *end, *[0] * inner]
     props: dict[str, Attribute] = {"pad_width": DenseArrayBase.from_list(i64, width)}
     if value != 0.0:
         props["pad_value"] = relay.f64_attr(value)
@@ -215,7 +192,7 @@ def _grouped_pad(op: relay.Conv2DOp) -> bool:
     x = _padded_input(op.operands[0], win, new)
     props = {k: v for k, v in op.properties.items() if k != "padding"}
     new.append(relay.Conv2DOp(x, op.operands[1], **props))
-    _replace(op, new)
+    replace(op, new)
     return True
 
 
@@ -240,7 +217,7 @@ def _max_pool_pad(op: relay.MaxPool2DOp) -> bool:
     drop = ("padding", "ceil_mode")
     props = {k: v for k, v in op.properties.items() if k not in drop}
     new.append(relay.MaxPool2DOp(x, **props))
-    _replace(op, new)
+    replace(op, new)
     return True
 
 

@@ -51,8 +51,6 @@ def _to_nchw(v: SSAValue) -> relay.LayoutTransformOp | None:
 def _blocked_constant(data: np.ndarray, t: TensorType, block: int, name: str) -> relay.ConstantOp | None:
     """A constant broadcasting into an NCHW result, re-laid out to broadcast into
     its `NCHW<block>c` form; None if it does not broadcast that way."""
-    if data.ndim == 0:
-        return None  # a scalar broadcasts as it is
     if data.ndim > 4:
         return None
     data = data.reshape((1,) * (4 - data.ndim) + data.shape)
@@ -148,9 +146,14 @@ def _push_down(op: relay.RelayOp) -> list[Operation] | None:
     return [*new, transform(result, layout, "NCHW")]
 
 
-def _replace(old: Operation, new: list[Operation], result: SSAValue, at: Operation) -> None:
-    """Insert `new` before `at`, let `result` stand for `old`'s result, erase `old`
-    and whatever transform or constant it alone used."""
+def replace(
+    old: Operation, new: list[Operation], result: SSAValue | None = None, at: Operation | None = None
+) -> None:
+    """Insert `new` before `at` (default: `old`), let `result` (default: the last
+    new op's) stand for `old`'s result, erase `old` and whatever transform or
+    constant it alone used."""
+    at = old if at is None else at
+    result = new[-1].results[0] if result is None else result
     block = at.parent_block()
     assert block is not None
     block.insert_ops_before(new, at)
@@ -175,21 +178,21 @@ def _step(op: Operation) -> bool:
         x = op.operands[0]
         inner = _to_nchw(x)
         if inner is not None and relay.str_prop(inner, "src_layout", "") == layout:
-            _replace(op, [], inner.operands[0], op)  # a transform meets its inverse
+            replace(op, [], inner.operands[0])  # a transform meets its inverse
             return True
         producer = x.owner
         if isinstance(producer, relay.RelayOp) and _liftable(producer) and x.has_one_use():
             lifted = _in_layout(producer, layout)  # pull the transform above it
             if lifted is not None:
                 new, result = lifted
-                _replace(op, new, result, producer)
+                replace(op, new, result, producer)
                 _erase(producer)
                 return True
         return False
     if isinstance(op, relay.RelayOp) and _liftable(op) and any(_to_nchw(v) is not None for v in op.operands):
         new = _push_down(op)
         if new is not None:
-            _replace(op, new, new[-1].results[0], op)
+            replace(op, new)
             return True
     return False
 
@@ -209,4 +212,4 @@ def propagate(block: Block) -> int:
     return count
 
 
-__all__ = ["blocked_source", "propagate", "transform"]
+__all__ = ["blocked_source", "propagate", "replace", "transform"]
