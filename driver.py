@@ -38,13 +38,15 @@ from lamina.backends import load_external, parse_targets
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.resources import blobs
-from lamina.errors import CompileError, LaminaError
+from lamina.dialects.shapes import is_symbolic
+from lamina.errors import CompileError, FrontendError, LaminaError
 from lamina.frontends.onnx import from_onnx
 from lamina.ir import context, entry_function, io_names
 from lamina.limits import check_size
 from lamina.passes import PassContext, PipelinePass, register_pass, run_pipeline
 from lamina.runtime.jit import jit_compile
 from lamina.runtime.model import CompiledModel, TensorSpec, aligned
+from lamina.symbolic import Sym
 
 # ----------------------------------------------------------------- the pipeline
 #: lamina's graph-level optimizations in the order TVM's build runs them; each runs
@@ -165,6 +167,8 @@ def lower_to(module: ModuleOp, level: str, ctx: PassContext) -> ModuleOp:
     """Run the graph optimizations of `ctx` and lower `module` (in place) to the
     end of `level`: relay, te, tir or llvm."""
     passes = lowering_passes(level)
+    if passes:
+        require_static(_main(module))
     with ctx:  # named pipelines expand under the current context
         run_pipeline(module, ["optimize", *passes], ctx)
     return module
@@ -176,6 +180,30 @@ def _main(module: ModuleOp) -> func.FuncOp:
     if fn is None:
         raise LaminaError("the module has no graph function @main to compile")
     return fn
+
+
+def require_static(graph: func.FuncOp) -> None:
+    """Refuse a graph with symbolic input dims before lowering: the graph level
+    computes with them, kernels are compiled for static sizes."""
+    names = io_names(graph.arg_attrs, "input", len(graph.function_type.inputs.data))
+    for t, name in zip(graph.function_type.inputs.data, names, strict=True):
+        if not is_symbolic(t):
+            continue
+        dims = list(relay.shape_of(t))
+        axes = [(i, str(d)) for i, d in enumerate(dims) if isinstance(d, Sym)]
+        which = ", ".join(f"'{d}' (axis {i})" for i, d in axes)
+        example = [d if isinstance(d, int) else 1 for d in dims]
+        err = FrontendError(
+            f"input '{name}' has {'a ' if len(axes) == 1 else ''}symbolic "
+            f"dimension{'s' if len(axes) > 1 else ''} "
+            f"{which}; kernels are compiled for static sizes, so give its size with "
+            f"input_shapes={{'{name}': {example}}}"
+        )
+        # The input and its dims (symbolic ones as names), for a caller that
+        # words its own advice (the lamina command: --input-shape NAME=...).
+        err.input_name = name  # type: ignore[attr-defined]
+        err.input_dims = [d if isinstance(d, int) else str(d) for d in dims]  # type: ignore[attr-defined]
+        raise err
 
 
 def _specs(fn: func.FuncOp, outputs: bool) -> list[TensorSpec]:
@@ -273,6 +301,7 @@ def _compile(
     target_names = parse_targets(targets) if targets else []
     module = model.clone() if isinstance(model, ModuleOp) else from_onnx(model, input_shapes)
     graph = _main(module)
+    require_static(graph)
     inputs, outputs = _specs(graph, False), _specs(graph, True)
     for spec in (*inputs, *outputs):  # before lowering allocates anything
         check_size(f"@main's tensor '{spec.name}'", spec.shape, spec.dtype.itemsize)

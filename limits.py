@@ -8,6 +8,7 @@ clear error instead of a `MemoryError` (or the machine swapping).
 
 from __future__ import annotations
 
+import numbers
 import os
 import re
 from collections.abc import Sequence
@@ -57,8 +58,8 @@ def check_size(
         raise error(f"{what} has a negative dimension in shape {list(shape)}")
     limit = memory_budget() if budget is None else budget
     count = 1
-    for d in shape:
-        count *= int(d)
+    for d in shape:  # a symbolic dim is checked when its size is known
+        count *= int(d) if isinstance(d, numbers.Integral) else 1
     size = count * itemsize
     if size > limit:
         raise error(

@@ -48,6 +48,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lamina.plugins",
             "lamina.version",
             "lamina.process",
+            "lamina.symbolic",
         ),
     ),
     ("dialects", ("lamina.dialects", "lamina.ir")),

@@ -118,7 +118,7 @@ def load_module(path: Path, kind: str, shapes: dict[str, list[int]] | None) -> M
         raise FrontendError(message) from e
 
 
-def _cli_wording(e: FrontendError, path: Path) -> str:
+def _cli_wording(e: FrontendError, path: Path | None) -> str:
     """The message of an import error, with the command line's flag in its advice."""
     name = getattr(e, "input_name", None)
     dims = getattr(e, "input_dims", None)
@@ -126,8 +126,9 @@ def _cli_wording(e: FrontendError, path: Path) -> str:
         axes = [(i, d) for i, d in enumerate(dims) if not isinstance(d, int)]
         which = ", ".join(f"'{d}' (axis {i})" for i, d in axes)
         example = ",".join(str(d) if isinstance(d, int) else "1" for d in dims)
+        where = f" of '{path}'" if path else ""
         return (
-            f"input '{name}' of '{path}' has {'a ' if len(axes) == 1 else ''}symbolic "
+            f"input '{name}'{where} has {'a ' if len(axes) == 1 else ''}symbolic "
             f"dimension{'s' if len(axes) > 1 else ''} {which}; give its shape with "
             f"--input-shape {name}=D1,D2,... (e.g. --input-shape {name}={example})"
         )
@@ -704,7 +705,8 @@ def _run(fn: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> i
     except LaminaError as e:
         if args.debug:
             raise
-        print(f"lamina: error: {e}", file=sys.stderr)
+        message = _cli_wording(e, None) if isinstance(e, FrontendError) else str(e)
+        print(f"lamina: error: {message}", file=sys.stderr)
         return 1
     except Exception as e:
         if args.debug:

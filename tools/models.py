@@ -144,8 +144,8 @@ def resnet_mini(seed: int = 0) -> onnx.ModelProto:
 
 # ------------------------------------------------------------ transformer block
 def transformer_block(
-    batch: int = 1,
-    seq: int = 128,
+    batch: int | str = 1,
+    seq: int | str = 128,
     d_model: int = 256,
     heads: int = 4,
     d_ff: int = 1024,
@@ -154,7 +154,9 @@ def transformer_block(
 ) -> onnx.ModelProto:
     """One post-norm transformer encoder block as ONNX; input `input` and output
     `output`, both `batch x seq x d_model`. `activation` is "Gelu" (opset 20's op,
-    so here written as its erf formula) or "Relu"."""
+    so here written as its erf formula) or "Relu". A string `batch` or `seq` is a
+    symbolic dim (`dim_param`): the reshapes then take their target from the
+    input's `Shape`, as exported models do."""
     if d_model % heads:
         raise ValueError(f"d_model {d_model} is not divisible by heads {heads}")
     if activation not in ("Gelu", "Relu"):
@@ -180,8 +182,16 @@ def transformer_block(
             epsilon=1e-5,
         )
 
-    b.init("heads_shape", np.array([batch, seq, heads, dh], np.int64))
-    b.init("model_shape", np.array([batch, seq, d_model], np.int64))
+    if isinstance(batch, str) or isinstance(seq, str):
+        b.init("slice.start", np.array([0], np.int64))
+        b.init("slice.end", np.array([2], np.int64))
+        b.init("heads_dims", np.array([heads, dh], np.int64))
+        lead = b.node("Slice", [b.node("Shape", ["input"], "input.shape"), "slice.start", "slice.end"], "input.lead")
+        b.nodes.append(helper.make_node("Concat", [lead, "heads_dims"], ["heads_shape"], axis=0))
+        b.init("model_shape", np.array([0, 0, d_model], np.int64))
+    else:
+        b.init("heads_shape", np.array([batch, seq, heads, dh], np.int64))
+        b.init("model_shape", np.array([batch, seq, d_model], np.int64))
     b.init("scale", np.array(1.0 / np.sqrt(dh), np.float32))
 
     def split_heads(x: str, name: str, perm: list[int]) -> str:

@@ -20,6 +20,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from lamina.dialects import relay
 from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.errors import LaminaError
 from lamina.fileio import write_atomic, write_atomic_with
@@ -36,7 +37,7 @@ INSTALL_HINT = (
 
 def _shape(t: Attribute) -> str:
     if isinstance(t, TensorType):
-        dims = "x".join(str(d) for d in t.get_shape()) or "scalar"
+        dims = "x".join(str(d) for d in relay.shape_of(t)) or "scalar"
         return f"{dims} {t.get_element_type()}"
     return str(t)
 

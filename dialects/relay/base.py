@@ -37,6 +37,9 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from lamina.dialects.shapes import dims_of, shape_dims, symbolic_tensor
+from lamina.symbolic import Dim, SymbolicError
+
 
 class OpPattern(IntEnum):
     """TVM's op-pattern kinds, ordered as fusion compares them."""
@@ -55,19 +58,24 @@ class OpPattern(IntEnum):
 
 
 # -------------------------------------------------------------------- helpers
-def tensor(shape: Sequence[int], element_type: Attribute) -> TensorType:
-    return TensorType(element_type, list(shape))
+def tensor(shape: Sequence[Dim], element_type: Attribute) -> TensorType:
+    """A tensor type; symbolic dims print as `?` and are named in its encoding."""
+    return symbolic_tensor(shape, element_type)
 
 
-def shape_of(t: Attribute) -> tuple[int, ...]:
+def shape_of(t: Attribute) -> tuple[Dim, ...]:
+    """A tensor type's shape, its symbolic dims as `Sym` expressions."""
     assert isinstance(t, TensorType)
-    return tuple(t.get_shape())
+    return shape_dims(t)
 
 
-def broadcast_shapes(op_name: str, *shapes: Sequence[int]) -> tuple[int, ...]:
-    """numpy's broadcasting rule, with an error that names the clashing dimension."""
+def broadcast_shapes(op_name: str, *shapes: Sequence[Dim]) -> tuple[Dim, ...]:
+    """numpy's broadcasting rule, with an error that names the clashing dimension.
+
+    A symbolic dim broadcasts with 1 and with itself; against another size it is
+    refused, since it would have to be that size or 1 depending on the run."""
     rank = max(len(s) for s in shapes)
-    out: list[int] = []
+    out: list[Dim] = []
     for axis in range(rank):
         dims = {s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0}
         dims.discard(1)
@@ -75,10 +83,14 @@ def broadcast_shapes(op_name: str, *shapes: Sequence[int]) -> tuple[int, ...]:
             listed = " and ".join("x".join(map(str, s)) or "scalar" for s in shapes)
             raise VerifyException(
                 f"{op_name}: shapes {listed} do not broadcast (dimension {axis} of "
-                f"the result would be one of {sorted(dims)})"
+                f"the result would be one of [{', '.join(map(str, sorted(dims, key=_dim_key)))}])"
             )
         out.append(dims.pop() if dims else 1)
     return tuple(out)
+
+
+def _dim_key(d: Dim) -> tuple[int, str]:
+    return (d, "") if isinstance(d, int) else (1 << 62, str(d))
 
 
 def normalize_axis(op_name: str, axis: int, rank: int) -> int:
@@ -101,6 +113,18 @@ def int_prop(src: PropSource, name: str, default: int) -> int:
     """An integer property of an op (or of a property dict), or `default`."""
     attr = _props(src).get(name)
     return attr.value.data if isinstance(attr, IntegerAttr) else default
+
+
+def dims_prop(src: PropSource, name: str, op_name: str) -> tuple[Dim, ...]:
+    """A property holding dims (`dims_attr`: static, or with symbolic names)."""
+    try:
+        return dims_of(_props(src)[name])
+    except SymbolicError as e:
+        raise VerifyException(f"{op_name}: {name}: {e}") from None
+
+
+def dims_text(dims: Sequence[Dim]) -> str:
+    return "[" + ", ".join(map(str, dims)) + "]"
 
 
 def float_prop(src: PropSource, name: str, default: float) -> float:
@@ -186,11 +210,10 @@ def _tensor_operands(op_name: str, types: Sequence[Attribute]) -> list[TensorTyp
     for i, t in enumerate(types):
         if not isinstance(t, TensorType):
             raise VerifyException(f"{op_name}: operand #{i} must be a tensor, got {t}")
-        if any(d < 0 for d in t.get_shape()):
-            raise VerifyException(
-                f"{op_name}: operand #{i} has a dynamic shape {t}; lamina needs static "
-                "shapes (give input_shapes= when importing)"
-            )
+        try:
+            shape_dims(t)
+        except SymbolicError as e:
+            raise VerifyException(f"{op_name}: operand #{i}: {e}") from None
         out.append(t)
     return out
 

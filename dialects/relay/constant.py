@@ -11,9 +11,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     TensorType,
+    i64,
 )
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, prop_def, result_def, traits_def
@@ -22,7 +25,7 @@ from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from lamina.dialects.relay.base import OpPattern, RelayOp
+from lamina.dialects.relay.base import OpPattern, RelayOp, dims_prop, tensor
 
 
 @irdl_op_definition
@@ -65,3 +68,23 @@ class ConstantOp(RelayOp):
         printer.print_string(" ")
         printer.print_attribute(self.value)
         printer.print_op_attributes(self.attributes)
+
+
+@irdl_op_definition
+class DimsOp(RelayOp):
+    """An i64 vector of dims, static or symbolic: a shape as data (TVM's `shape_of`).
+
+    ONNX's `Shape` of a symbolically shaped tensor becomes one, and so does the
+    arithmetic on it that the importer folds (`seq * 2`, a `Concat` of dims). Its
+    value is known while compiling, as expressions of the model's sizes; at run
+    time it is computed from them."""
+
+    name = "relay.dims"
+    dims = prop_def(DenseArrayBase | ArrayAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        return tensor([len(dims_prop(props, "dims", "relay.dims"))], i64)

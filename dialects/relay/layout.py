@@ -14,6 +14,7 @@ import math
 from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
@@ -44,6 +45,8 @@ from lamina.dialects.relay.base import (
     _spatial,
     broadcast_shapes,
     choice_prop,
+    dims_prop,
+    dims_text,
     floats_prop,
     int_prop,
     ints_prop,
@@ -59,30 +62,28 @@ from lamina.dialects.relay.base import (
 
 @irdl_op_definition
 class ReshapeOp(RelayOp):
-    """Reshape to a static `shape` with the same number of elements."""
+    """Reshape to `shape` (static, or with symbolic dims) with the same number of elements."""
 
     name = "relay.reshape"
     data = operand_def(TensorType)
-    shape = prop_def(DenseArrayBase)
+    shape = prop_def(DenseArrayBase | ArrayAttr)
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        attr = props["shape"]
-        assert isinstance(attr, DenseArrayBase)
-        new = tuple(int(v) for v in attr.get_values())
+        new = dims_prop(props, "shape", "relay.reshape")
         old = shape_of(types[0])
-        if any(d < 0 for d in new):
+        if any(isinstance(d, int) and d < 0 for d in new):
             raise VerifyException(
-                f"relay.reshape: shape {list(new)} must be static and non-negative "
+                f"relay.reshape: shape {dims_text(new)} must be non-negative "
                 "(resolve -1 and 0 before building the op)"
             )
         if math.prod(new) != math.prod(old):
             raise VerifyException(
-                f"relay.reshape: cannot reshape {list(old)} ({math.prod(old)} elements) "
-                f"to {list(new)} ({math.prod(new)} elements)"
+                f"relay.reshape: cannot reshape {dims_text(old)} ({math.prod(old)} "
+                f"elements) to {dims_text(new)} ({math.prod(new)} elements)"
             )
         return tensor(new, types[0].get_element_type())
 

@@ -20,7 +20,9 @@ from xdsl.ir import Block, Operation, SSAValue
 from lamina.dialects import relay
 from lamina.dialects.dtypes import element_type
 from lamina.dialects.resources import blobs
+from lamina.dialects.shapes import dims_attr
 from lamina.errors import FrontendError, UnsupportedOpError
+from lamina.symbolic import Dim, Sym
 
 
 @dataclass
@@ -141,13 +143,16 @@ def describe_node(node: onnx.NodeProto, opset: int) -> str:
     return f"ONNX node{name} ({node.op_type}, opset {opset})"
 
 
-def shape(v: SSAValue) -> tuple[int, ...]:
-    assert isinstance(v.type, TensorType)
-    return tuple(v.type.get_shape())
+def shape(v: SSAValue) -> tuple[Dim, ...]:
+    """`v`'s shape, symbolic dims as expressions."""
+    return relay.shape_of(v.type)
 
 
 def constant(ctx: NodeContext | None, block: Block, arr: np.ndarray, name: str) -> SSAValue:
-    """Emit a weight as a `relay.constant` backed by a blob."""
+    """Emit a weight as a `relay.constant` backed by a blob; an integer array
+    holding symbolic dims (a folded shape computation) as a `relay.dims`."""
+    if arr.dtype == object:
+        return _dims(ctx, block, arr)
     t = TensorType(element_type(arr.dtype), arr.shape)
     key = blobs.add(name, arr)
     op = relay.ConstantOp(DenseResourceAttr.from_params(key, t))
@@ -155,6 +160,20 @@ def constant(ctx: NodeContext | None, block: Block, arr: np.ndarray, name: str) 
     if ctx is not None:
         ctx.constants[op.output] = arr
     return op.output
+
+
+def _dims(ctx: NodeContext | None, block: Block, arr: np.ndarray) -> SSAValue:
+    flat = [d if isinstance(d, Sym) else int(d) for d in arr.reshape(-1)]
+    if not any(isinstance(d, Sym) for d in flat):
+        return constant(ctx, block, np.array(flat, np.int64).reshape(arr.shape), "dims")
+    op: Operation = relay.DimsOp(dims=dims_attr(flat))
+    block.add_op(op)
+    if arr.shape != (len(flat),):
+        op = relay.ReshapeOp(op.results[0], shape=relay.i64_array(arr.shape))
+        block.add_op(op)
+    if ctx is not None:
+        ctx.constants[op.results[0]] = arr
+    return op.results[0]
 
 
 __all__ = ["NodeContext", "constant", "describe_node", "shape"]

@@ -11,6 +11,7 @@ from xdsl.ir import SSAValue
 
 from lamina.frontends.onnx.checks import check_size
 from lamina.frontends.onnx.context import describe_node
+from lamina.symbolic import SymbolicError
 
 #: Ops whose reference implementation loops in Python per element: never folded.
 SLOW_TO_FOLD = frozenset(
@@ -27,6 +28,8 @@ def fold(
     when it cannot (or should not) be folded."""
     if node.op_type in SLOW_TO_FOLD or any(v is not None and v not in consts for v in ins):
         return None
+    if any(v is not None and consts[v].dtype == object for v in ins):
+        return fold_symbolic(node, [None if v is None else consts[v] for v in ins])
     if sum(consts[v].size for v in ins if v is not None) > FOLD_LIMIT:
         return None
     if not any(v is not None for v in ins) and node.op_type != "Constant":
@@ -43,6 +46,79 @@ def fold(
     if any(a.dtype.kind not in "biuf" for a in arrays):
         return None
     return arrays
+
+
+def fold_symbolic(node: onnx.NodeProto, ins: list[np.ndarray | None]) -> list[np.ndarray] | None:
+    """Evaluate a shape computation over symbolic dims (object arrays of `int | Sym`):
+    the `Shape -> Gather -> Concat -> Reshape` chains of exported models. None when
+    the node is not one, or its result depends on the sizes' values (an `Equal`):
+    then it is converted and computed at run time."""
+    fn = _SYMBOLIC.get(node.op_type)
+    if fn is None:
+        return None
+    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+    try:
+        out = fn(attrs, ins)
+    except (SymbolicError, ValueError, TypeError, IndexError):
+        return None
+    return [np.asarray(out, dtype=object)]
+
+
+def _axes(attrs: dict, ins: list[np.ndarray | None]) -> list[int]:
+    if len(ins) > 1 and ins[1] is not None:
+        return [int(a) for a in ins[1].reshape(-1)]
+    return list(attrs.get("axes", []))
+
+
+def _unsqueeze(attrs: dict, ins: list[np.ndarray | None]) -> np.ndarray:
+    x = ins[0]
+    axes = _axes(attrs, ins)
+    rank = x.ndim + len(axes)
+    for a in sorted(a % rank for a in axes):
+        x = np.expand_dims(x, a)
+    return x
+
+
+def _squeeze(attrs: dict, ins: list[np.ndarray | None]) -> np.ndarray:
+    axes = _axes(attrs, ins)
+    return np.squeeze(ins[0], axis=tuple(axes) if axes else None)
+
+
+def _slice(attrs: dict, ins: list[np.ndarray | None]) -> np.ndarray:
+    x = ins[0]
+    starts, ends = (list(map(int, v.reshape(-1))) for v in ins[1:3])
+    axes = list(map(int, ins[3].reshape(-1))) if len(ins) > 3 and ins[3] is not None else list(range(len(starts)))
+    steps = list(map(int, ins[4].reshape(-1))) if len(ins) > 4 and ins[4] is not None else [1] * len(starts)
+    index = [slice(None)] * x.ndim
+    for a, b, e, st in zip(axes, starts, ends, steps, strict=True):
+        index[a] = slice(b, e, st)
+    return x[tuple(index)]
+
+
+def _cast(attrs: dict, ins: list[np.ndarray | None]) -> np.ndarray:
+    if attrs.get("to") not in (6, 7):  # to int32/int64: dims stay dims
+        raise TypeError("a cast of symbolic dims to a non-integer type")
+    return ins[0]
+
+
+def _binary(f):  # type: ignore[no-untyped-def]
+    return lambda attrs, ins: f(ins[0], ins[1])
+
+
+_SYMBOLIC = {
+    "Identity": lambda attrs, ins: ins[0],
+    "Cast": lambda attrs, ins: _cast(attrs, ins),
+    "Gather": lambda attrs, ins: np.take(ins[0], ins[1].astype(np.int64), axis=int(attrs.get("axis", 0))),
+    "Unsqueeze": _unsqueeze,
+    "Squeeze": _squeeze,
+    "Concat": lambda attrs, ins: np.concatenate(ins, axis=int(attrs["axis"])),
+    "Slice": _slice,
+    "Reshape": lambda attrs, ins: ins[0].reshape([int(d) for d in ins[1].reshape(-1)]),
+    "Add": _binary(lambda a, b: a + b),
+    "Sub": _binary(lambda a, b: a - b),
+    "Mul": _binary(lambda a, b: a * b),
+    "Div": _binary(lambda a, b: a // b),  # sizes are positive: truncation is floor
+}
 
 
 def _check_fold_size(
@@ -74,4 +150,4 @@ def _check_fold_size(
     check_size(f"{describe_node(node, opset)}: its output", shape, 8)
 
 
-__all__ = ["FOLD_LIMIT", "SLOW_TO_FOLD", "fold"]
+__all__ = ["FOLD_LIMIT", "SLOW_TO_FOLD", "fold", "fold_symbolic"]

@@ -17,6 +17,7 @@ from lamina.dialects import relay
 from lamina.dialects.dtypes import element_type, numpy_dtype
 from lamina.errors import LaminaError
 from lamina.frontends.onnx.context import NodeContext, shape
+from lamina.symbolic import Dim, Sym
 
 
 def _unit(flag: Any) -> Attribute | None:
@@ -38,6 +39,11 @@ def _rank(v: SSAValue) -> int:
 
 def _ints(values: Any) -> list[int]:
     return [int(v) for v in np.asarray(values).reshape(-1)]
+
+
+def _dims(values: Any) -> list[Dim]:
+    """A shape input's values: ints, or `Sym`s where they are symbolic dims."""
+    return [v if isinstance(v, Sym) else int(v) for v in np.asarray(values).reshape(-1)]
 
 
 def _dtype(ctx: NodeContext, onnx_type: int) -> Attribute:

@@ -19,6 +19,7 @@ and element type it infers, so a converter bug is reported at its node
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,7 @@ from lamina.frontends.onnx.registry import (
     has_converter,
     unsupported_summary,
 )
+from lamina.symbolic import Sym
 
 
 def load_model(model: str | os.PathLike[str] | bytes | onnx.ModelProto) -> onnx.ModelProto:
@@ -142,26 +144,19 @@ def _tensor_type(vi: onnx.ValueInfoProto, input_shapes: dict[str, Sequence[int]]
         for i, d in enumerate(tt.shape.dim):
             if d.HasField("dim_value") and d.dim_value >= 0:
                 dims.append(d.dim_value)
-            else:
-                sym = d.dim_param or "?"
-                err = FrontendError(
-                    f"input '{vi.name}' has a symbolic dimension '{sym}' (axis {i}); "
-                    f"give its size with input_shapes={{'{vi.name}': [...]}}"
-                )
-                # The input and its dims (symbolic ones as names), for a caller that
-                # words its own advice (the lamina command: --input-shape NAME=...).
-                err.input_name = vi.name  # type: ignore[attr-defined]
-                err.input_dims = [  # type: ignore[attr-defined]
-                    x.dim_value if x.HasField("dim_value") and x.dim_value >= 0
-                    else x.dim_param or "?"
-                    for x in tt.shape.dim
-                ]
-                raise err
+            else:  # a symbolic dim: equal names are the same size
+                dims.append(Sym.var(_dim_name(d.dim_param or f"{vi.name}_{i}")))
     check_size(f"graph input '{vi.name}'", dims, dtype.itemsize)
     try:
-        return TensorType(element_type(dtype), dims)
+        return relay.tensor(dims, element_type(dtype))
     except LaminaError as e:
         raise FrontendError(f"graph input '{vi.name}': {e}") from None
+
+
+def _dim_name(name: str) -> str:
+    """An ONNX `dim_param` as a dimension name (an identifier)."""
+    out = re.sub(r"\W", "_", name)
+    return out if out and not out[0].isdigit() else f"d_{out}"
 
 
 def tensor_to_array(t: onnx.TensorProto) -> np.ndarray:
@@ -294,7 +289,10 @@ def from_onnx(
     block.add_op(func.ReturnOp(*results))
     # Initializers and folded values that only fed shapes and attributes.
     for op in reversed(list(block.ops)):
-        if isinstance(op, relay.ConstantOp) and not op.output.uses:
+        shape_only = isinstance(op, relay.ConstantOp | relay.DimsOp) or (
+            isinstance(op, relay.ReshapeOp) and isinstance(op.data.owner, relay.DimsOp)
+        )
+        if shape_only and not op.output.uses:
             block.erase_op(op)
     fn = func.FuncOp(
         "main",

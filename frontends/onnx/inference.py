@@ -14,6 +14,7 @@ import onnx
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
+from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.frontends.onnx.checks import check_size, memory_budget
 from lamina.frontends.onnx.context import NodeContext, describe_node
@@ -37,7 +38,7 @@ class Inferred:
             small_names = {t.name for t in small}
             inputs = [
                 onnx.helper.make_tensor_value_info(
-                    name, onnx_elem(t), list(t.get_shape())
+                    name, onnx_elem(t), [d if isinstance(d, int) else str(d) for d in relay.shape_of(t)]
                 )
                 for name, t in in_types.items()
             ] + [
@@ -128,7 +129,7 @@ def as_inferred(arr: np.ndarray, inferred: Inferred, name: str) -> np.ndarray:
     """A folded value in the element type ONNX declares for it (the reference
     sometimes computes in a wider type)."""
     known = inferred.types.get(name)
-    if known and known[0]:
+    if known and known[0] and arr.dtype != object:  # object: symbolic dims
         return arr.astype(onnx.helper.tensor_dtype_to_np_dtype(known[0]), copy=False)
     return arr
 

@@ -19,10 +19,12 @@ from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
 from lamina.dialects.dtypes import element_type, numpy_dtype
+from lamina.dialects.shapes import dims_attr
 from lamina.frontends.onnx.context import NodeContext, shape
 from lamina.frontends.onnx.helpers import (
     _axis,
     _cast,
+    _dims,
     _elem,
     _ints,
     _rank,
@@ -30,6 +32,7 @@ from lamina.frontends.onnx.helpers import (
     _unit,
 )
 from lamina.frontends.onnx.registry import converter
+from lamina.symbolic import SymbolicError
 
 
 # ------------------------------------------------------------------ layout
@@ -37,18 +40,23 @@ from lamina.frontends.onnx.registry import converter
 def _reshape_op(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
     src = shape(x)
-    target = _ints(ctx.const_value(1)) if ctx.opset >= 5 else list(ctx.attr("shape"))
+    target = _dims(ctx.const_value(1)) if ctx.opset >= 5 else list(ctx.attr("shape"))
     allowzero = int(ctx.attr("allowzero", 0))
     out = [src[i] if (d == 0 and not allowzero) else d for i, d in enumerate(target)]
     if out.count(-1) > 1:
-        raise ctx.error(f"shape {target} has more than one -1")
+        raise ctx.error(f"shape {[str(d) for d in target]} has more than one -1")
     if -1 in out:
         known = math.prod(d for d in out if d != -1)
         total = math.prod(src)
-        if known == 0 or total % known:
-            raise ctx.error(f"cannot reshape {list(src)} to {target}")
-        out[out.index(-1)] = total // known
-    return [ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array(out)))]
+        try:
+            if known == 0 or total % known:
+                raise SymbolicError("not divisible")
+            out[out.index(-1)] = total // known
+        except SymbolicError:
+            raise ctx.error(
+                f"cannot reshape {[str(d) for d in src]} to {[str(d) for d in target]}"
+            ) from None
+    return [ctx.emit(relay.ReshapeOp(x, shape=dims_attr(out)))]
 
 
 @converter("Flatten", emits=("relay.reshape",))
