@@ -43,7 +43,9 @@ from lamina.errors import CompileError, FrontendError, LaminaError
 from lamina.frontends.onnx import from_onnx
 from lamina.ir import context, entry_function, io_names
 from lamina.limits import check_size
+from lamina.lowering.tir_to_llvm.buffers import DYNAMIC_PLAN_ATTR, SIZES_ATTR
 from lamina.passes import PassContext, PipelinePass, register_pass, run_pipeline
+from lamina.runtime.dynamic import DynamicPlan
 from lamina.runtime.jit import jit_compile
 from lamina.runtime.model import CompiledModel, TensorSpec, aligned
 from lamina.symbolic import Sym
@@ -167,8 +169,6 @@ def lower_to(module: ModuleOp, level: str, ctx: PassContext) -> ModuleOp:
     """Run the graph optimizations of `ctx` and lower `module` (in place) to the
     end of `level`: relay, te, tir or llvm."""
     passes = lowering_passes(level)
-    if passes:
-        require_static(_main(module))
     with ctx:  # named pipelines expand under the current context
         run_pipeline(module, ["optimize", *passes], ctx)
     return module
@@ -183,9 +183,24 @@ def _main(module: ModuleOp) -> func.FuncOp:
 
 
 def require_static(graph: func.FuncOp) -> None:
-    """Refuse a graph with symbolic input dims before lowering: the graph level
-    computes with them, kernels are compiled for static sizes."""
+    """Refuse a graph whose symbolic sizes its inputs do not give: every size
+    must be the whole of some input dim (`seq`, not only `seq + 1`), so that the
+    compiled model can bind it from the arrays it is run on."""
     names = io_names(graph.arg_attrs, "input", len(graph.function_type.inputs.data))
+    given: set[str] = set()
+    needed: set[str] = set()
+    for t in graph.function_type.inputs.data:
+        for d in relay.shape_of(t) if isinstance(t, TensorType) else ():
+            if isinstance(d, Sym):
+                needed |= d.names
+                if d.name is not None:
+                    given.add(d.name)
+    for t in graph.function_type.outputs.data:
+        for d in relay.shape_of(t) if isinstance(t, TensorType) else ():
+            if isinstance(d, Sym):
+                needed |= d.names
+    if needed <= given:
+        return
     for t, name in zip(graph.function_type.inputs.data, names, strict=True):
         if not is_symbolic(t):
             continue
@@ -195,15 +210,31 @@ def require_static(graph: func.FuncOp) -> None:
         example = [d if isinstance(d, int) else 1 for d in dims]
         err = FrontendError(
             f"input '{name}' has {'a ' if len(axes) == 1 else ''}symbolic "
-            f"dimension{'s' if len(axes) > 1 else ''} "
-            f"{which}; kernels are compiled for static sizes, so give its size with "
-            f"input_shapes={{'{name}': {example}}}"
+            f"dimension{'s' if len(axes) > 1 else ''} {which}, and size(s) "
+            f"{sorted(needed - given)} cannot be bound from any input's shape; give "
+            f"its size with input_shapes={{'{name}': {example}}}"
         )
         # The input and its dims (symbolic ones as names), for a caller that
         # words its own advice (the lamina command: --input-shape NAME=...).
         err.input_name = name  # type: ignore[attr-defined]
         err.input_dims = [d if isinstance(d, int) else str(d) for d in dims]  # type: ignore[attr-defined]
         raise err
+    raise FrontendError(
+        f"the outputs depend on size(s) {sorted(needed - given)} that no input's "
+        "shape gives; fix them with input_shapes="
+    )
+
+
+def _dynamic(module: ModuleOp) -> tuple[list[str], DynamicPlan | None]:
+    """A lowered module's symbolic sizes and per-shape workspace plan, if any."""
+    names = module.attributes.get(SIZES_ATTR)
+    sizes = [n.data for n in names.data] if isinstance(names, ArrayAttr) else []
+    ranges = module.attributes.get(DYNAMIC_PLAN_ATTR)
+    if not isinstance(ranges, ArrayAttr):
+        return sizes, None
+    return sizes, DynamicPlan(
+        [(r.data[0].value.data, r.data[1].value.data, Sym.parse(r.data[2].data)) for r in ranges.data]
+    )
 
 
 def _specs(fn: func.FuncOp, outputs: bool) -> list[TensorSpec]:
@@ -215,7 +246,7 @@ def _specs(fn: func.FuncOp, outputs: bool) -> list[TensorSpec]:
     for i, (t, name) in enumerate(zip(types.data, names, strict=True)):
         if not isinstance(t, TensorType):
             raise LaminaError(f"@main's {prefix} #{i} is {t}, not a tensor")
-        specs.append(TensorSpec(name, tuple(t.get_shape()), numpy_dtype(t.get_element_type())))
+        specs.append(TensorSpec(name, relay.shape_of(t), numpy_dtype(t.get_element_type())))
     return specs
 
 
@@ -318,7 +349,8 @@ def _compile(
     if target_names:  # BYOC: load the external code, configure the targets
         load_external(module, target_names, num_threads)
     native = jit_compile(module, opt_level=opt_level)
-    exe = CompiledModel(native, inputs, outputs, params, workspace, num_threads)
+    sizes, plan = _dynamic(module)
+    exe = CompiledModel(native, inputs, outputs, params, workspace, num_threads, sizes, plan)
     exe._lowered, exe._opt_level = module, opt_level  # for export()
     return exe
 

@@ -15,15 +15,16 @@ says so instead of guessing. `Sym.parse` reads the text `str` writes.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import Union
+from typing import TypeVar, Union
 
 import numpy as np
 
 from lamina.errors import LaminaError
 
 Dim = Union[int, "Sym"]
+V = TypeVar("V")
 # A monomial: the sorted names of its factors (a name repeated for a power).
 Mono = tuple[str, ...]
 
@@ -67,6 +68,14 @@ class Sym:
                 else:
                     out.add(n)
         return frozenset(out)
+
+    @property
+    def name(self) -> str | None:
+        """The size's name if the expression is just one size, else None."""
+        if len(self.terms) != 1:
+            return None
+        ((mono, c),) = self.terms.items()
+        return mono[0] if c == 1 and len(mono) == 1 and mono[0] not in self.divs else None
 
     def evaluate(self, env: Mapping[str, int]) -> int:
         """The value for sizes `env` (every name must be bound)."""
@@ -277,6 +286,39 @@ def _divide_exact(a: Sym, b: Sym) -> Dim | None:
             return None
         out[tuple(rest)] = c // bc
     return _norm(out, a.divs)
+
+
+def emit_dim(
+    d: Dim,
+    const: Callable[[int], V],
+    size: Callable[[str], V],
+    add: Callable[[V, V], V],
+    mul: Callable[[V, V], V],
+    floordiv: Callable[[V, int], V],
+) -> V:
+    """Build dimension `d` from values: `size(name)`, `const(k)` and the operations
+    (one shape of code for every IR that computes sizes at run time)."""
+    if not isinstance(d, Sym):
+        return const(int(d))
+
+    def atom(name: str) -> V:
+        if name in d.divs:
+            num, k = d.divs[name]
+            return floordiv(emit_dim(num, const, size, add, mul, floordiv), k)
+        return size(name)
+
+    total: V | None = None
+    for m, c in sorted(d.terms.items(), key=lambda t: (len(t[0]), t[0])):
+        term: V | None = None
+        for name in m:
+            term = atom(name) if term is None else mul(term, atom(name))
+        if term is None:
+            term = const(c)
+        elif c != 1:
+            term = mul(term, const(c))
+        total = term if total is None else add(total, term)
+    assert total is not None
+    return total
 
 
 def evaluate(d: Dim, env: Mapping[str, int]) -> int:

@@ -86,3 +86,16 @@ def dims_of(attr: Attribute) -> tuple[Dim, ...]:
         else:
             raise SymbolicError(f"{a} is not a dimension (an integer or a string naming one)")
     return tuple(out)
+
+
+def dims(t: Attribute) -> tuple[Dim, ...]:
+    """The dims of a tensor or buffer type (a buffer's `#tir.sizes` layout names
+    its symbolic ones)."""
+    if isinstance(t, TensorType):
+        return shape_dims(t)
+    names = getattr(getattr(t, "layout", None), "dims", None)
+    shape = t.get_shape()  # type: ignore[attr-defined]
+    if names is None:
+        return tuple(shape)
+    elem = t.get_element_type()  # type: ignore[attr-defined]
+    return shape_dims(TensorType(elem, shape, names))

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from enum import auto
 
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseArrayBase,
     FlatSymbolRefAttr,
     IndexType,
@@ -37,7 +38,6 @@ from xdsl.dialects.builtin import (
     SymbolNameConstraint,
     SymbolRefAttr,
     TensorType,
-    i64,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
@@ -75,7 +75,9 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from lamina.dialects.shapes import dims_attr, dims_of, shape_dims
 from lamina.dialects.tir import memref_of
+from lamina.symbolic import Dim, Sym, SymbolicError
 
 
 class ReduceKind(StrEnum):
@@ -186,7 +188,7 @@ class ComputeOp(IRDLOperation):
 
     name = "te.compute"
     reduce = opt_prop_def(ReduceKindAttr)
-    reduce_extents = opt_prop_def(DenseArrayBase)
+    reduce_extents = opt_prop_def(DenseArrayBase | ArrayAttr)
     result = result_def(TensorType)
     body = region_def("single_block")
     traits = traits_def(Pure())
@@ -196,12 +198,12 @@ class ComputeOp(IRDLOperation):
         type: TensorType,
         body: Region | Block,
         reduce: ReduceKind | None = None,
-        reduce_extents: Sequence[int] = (),
+        reduce_extents: Sequence[Dim] = (),
     ):
         props: dict[str, Attribute] = {}
         if reduce is not None:
             props["reduce"] = ReduceKindAttr(reduce)
-            props["reduce_extents"] = DenseArrayBase.from_list(i64, list(reduce_extents))
+            props["reduce_extents"] = dims_attr(list(reduce_extents))
         super().__init__(
             result_types=[type],
             properties=props,
@@ -212,7 +214,7 @@ class ComputeOp(IRDLOperation):
     def build(
         type: TensorType,
         reduce: ReduceKind | None = None,
-        reduce_extents: Sequence[int] = (),
+        reduce_extents: Sequence[Dim] = (),
     ) -> ComputeOp:
         """An empty compute whose body block has the index arguments."""
         n = type.get_num_dims() + len(reduce_extents)
@@ -227,10 +229,10 @@ class ComputeOp(IRDLOperation):
         return t.get_num_dims()
 
     @property
-    def extents(self) -> tuple[int, ...]:
+    def extents(self) -> tuple[Dim, ...]:
         t = self.result.type
         assert isinstance(t, TensorType)
-        return tuple(t.get_shape())
+        return shape_dims(t)
 
     @property
     def axes(self) -> tuple[SSAValue, ...]:
@@ -241,10 +243,10 @@ class ComputeOp(IRDLOperation):
         return self.body.block.args[self.rank :]
 
     @property
-    def reduce_shape(self) -> tuple[int, ...]:
+    def reduce_shape(self) -> tuple[Dim, ...]:
         if self.reduce_extents is None:
             return ()
-        return tuple(int(v) for v in self.reduce_extents.get_values())
+        return dims_of(self.reduce_extents)
 
     @property
     def yielded(self) -> SSAValue:
@@ -259,11 +261,14 @@ class ComputeOp(IRDLOperation):
             raise VerifyException(
                 "te.compute: `reduce` and `reduce_extents` must be given together"
             )
-        if any(d < 0 for d in t.get_shape()) or any(d <= 0 for d in self.reduce_shape):
+        try:
+            extents, reduce = shape_dims(t), self.reduce_shape
+        except SymbolicError as e:
+            raise VerifyException(f"te.compute: {e}") from None
+        if any(d < 0 for d in extents) or any(d <= 0 for d in reduce):
             raise VerifyException(
-                "te.compute: extents must be static and reduce extents positive "
-                f"(result {t}, reduce "
-                f"{list(self.reduce_shape)})"
+                "te.compute: extents must be non-negative and reduce extents positive "
+                f"(result {t}, reduce [{', '.join(map(str, reduce))}])"
             )
         args = self.body.block.args
         want = t.get_num_dims() + len(self.reduce_shape)
@@ -294,7 +299,7 @@ class ComputeOp(IRDLOperation):
         )
         reduce = None
         raxes: list[Parser.UnresolvedArgument] = []
-        extents: list[int] = []
+        extents: list[Dim] = []
         if parser.parse_optional_keyword("reduce") is not None:
             reduce = parser.parse_str_enum(ReduceKind)
             raxes = parser.parse_comma_separated_list(
@@ -302,9 +307,9 @@ class ComputeOp(IRDLOperation):
             )
             start = parser.pos
             extents = parser.parse_comma_separated_list(
-                Parser.Delimiter.SQUARE, parser.parse_integer
+                Parser.Delimiter.SQUARE, lambda: _parse_dim(parser)
             )
-            if any(not 0 <= e < 1 << 63 for e in extents):
+            if any(isinstance(e, int) and not 0 <= e < 1 << 63 for e in extents):
                 parser.raise_error(
                     f"te.compute: reduce extents must be in [0, 2^63), got {extents}",
                     start,
@@ -330,13 +335,29 @@ class ComputeOp(IRDLOperation):
             printer.print_string(f" reduce {self.reduce.data.value} (")
             printer.print_list(self.reduce_axes, printer.print_operand)
             printer.print_string(") [")
-            printer.print_list(self.reduce_shape, lambda v: printer.print_string(str(v)))
+            printer.print_list(
+                self.reduce_shape,
+                lambda v: printer.print_string(f'"{v}"' if isinstance(v, Sym) else str(v)),
+            )
             printer.print_string("]")
         printer.print_op_attributes(self.attributes, print_keyword=True)
         printer.print_string(" : ")
         printer.print_attribute(self.result.type)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
+
+
+def _parse_dim(parser: Parser) -> Dim:
+    """A reduce extent: an integer, or a symbolic one as a string (`"seq"`)."""
+    value = parser.parse_optional_integer()
+    if value is not None:
+        return value
+    start = parser.pos
+    text = parser.parse_str_literal("a reduce extent (an integer or a quoted dim)")
+    try:
+        return Sym.parse(text)
+    except SymbolicError as e:
+        parser.raise_error(f"te.compute: {e}", start, parser.pos)
 
 
 @irdl_op_definition

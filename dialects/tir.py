@@ -30,11 +30,15 @@ from collections.abc import Sequence
 from enum import auto
 
 from xdsl.dialects.builtin import (
+    AffineMap,
+    ArrayAttr,
     DenseResourceAttr,
     FlatSymbolRefAttr,
     FunctionType,
     IndexType,
+    MemRefLayoutAttr,
     MemRefType,
+    NoneAttr,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
@@ -48,6 +52,7 @@ from xdsl.ir import (
     Block,
     Dialect,
     Operation,
+    ParametrizedAttribute,
     Region,
     SpacedOpaqueSyntaxAttribute,
     SSAValue,
@@ -84,6 +89,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from lamina.dialects.resources import blobs
+from lamina.dialects.shapes import shape_dims
 from lamina.dialects.tir_vector import (
     MaskedLoadOp,
     MaskedStoreOp,
@@ -92,6 +98,8 @@ from lamina.dialects.tir_vector import (
     _access_type,
     _check_indices,
 )
+from lamina.symbolic import Dim, SymbolicError
+from lamina.symbolic import names_of as dim_names
 
 
 class ForKind(StrEnum):
@@ -120,10 +128,61 @@ class AllocScopeAttr(EnumAttribute[AllocScope], SpacedOpaqueSyntaxAttribute):
     name = "tir.scope"
 
 
+@irdl_attr_definition
+class SizesAttr(MemRefLayoutAttr, ParametrizedAttribute):
+    """The row-major layout of a buffer with symbolic dims, naming its `?`s in
+    order (TVM's buffers of symbolic shape): `memref<?x768xf32, #tir.sizes<["seq"]>>`.
+    A kernel gets the sizes' values as `index` arguments (see `tir.prim_func`)."""
+
+    name = "tir.sizes"
+    dims: ArrayAttr[StringAttr]
+
+    def get_affine_map(self) -> AffineMap:
+        raise NotImplementedError("a row-major layout over symbolic sizes has no affine map")
+
+
 def memref_of(t: Attribute) -> MemRefType:
     """The buffer type a tensor type lowers to (same shape and element type)."""
     assert isinstance(t, TensorType)
+    if isinstance(t.encoding, ArrayAttr) and t.encoding.data:
+        return MemRefType(t.get_element_type(), t.get_shape(), SizesAttr(t.encoding))
     return MemRefType(t.get_element_type(), t.get_shape())
+
+
+def buffer_dims(t: Attribute) -> tuple[Dim, ...]:
+    """A buffer type's dims, symbolic ones as expressions."""
+    assert isinstance(t, MemRefType)
+    layout = t.layout
+    enc = layout.dims if isinstance(layout, SizesAttr) else NoneAttr()
+    return shape_dims(TensorType(t.get_element_type(), t.get_shape(), enc))
+
+
+def size_names(types: Sequence[Attribute]) -> list[str]:
+    """The sizes buffers of `types` depend on, sorted: a kernel's size arguments."""
+    names: set[str] = set()
+    for t in types:
+        if isinstance(t, MemRefType):
+            names |= dim_names(buffer_dims(t))
+    return sorted(names)
+
+
+@irdl_op_definition
+class SizeOp(IRDLOperation):
+    """The value of a symbolic size: `%n = tir.size "seq" : index`. In a kernel,
+    its size argument; in `@main`, bound from the inputs at run time."""
+
+    name = "tir.size"
+    size = prop_def(StringAttr)
+    result = result_def(IndexType())
+    traits = traits_def(Pure())
+    assembly_format = "$size attr-dict `:` type($result)"
+
+    def __init__(self, size: str):
+        super().__init__(properties={"size": StringAttr(size)}, result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        if not self.size.data.isidentifier():
+            raise VerifyException(f"tir.size: '{self.size.data}' is not a size name")
 
 
 # --------------------------------------------------------------------------- funcs
@@ -160,18 +219,47 @@ class PrimFuncOp(IRDLOperation):
     def args(self) -> tuple[SSAValue, ...]:
         return self.body.block.args
 
+    @property
+    def sizes(self) -> list[str]:
+        """The names of its trailing `index` arguments: the sizes it depends on."""
+        attr = self.attributes.get("sizes")
+        if not isinstance(attr, ArrayAttr):
+            return []
+        return [a.data for a in attr.data if isinstance(a, StringAttr)]
+
+    def size_args(self) -> dict[str, SSAValue]:
+        names = self.sizes
+        args = self.body.block.args
+        return dict(zip(names, args[len(args) - len(names) :], strict=True))
+
     def verify_(self) -> None:
         if self.function_type.outputs.data:
             raise VerifyException(
                 f"tir.prim_func @{self.sym_name.data} must not return values: "
                 "kernels write their outputs into buffer arguments"
             )
-        for i, t in enumerate(self.function_type.inputs.data):
-            if not isinstance(t, MemRefType):
+        inputs = self.function_type.inputs.data
+        nsizes = len(self.sizes)
+        for i, t in enumerate(inputs):
+            want = IndexType if i >= len(inputs) - nsizes else MemRefType
+            if not isinstance(t, want):
                 raise VerifyException(
                     f"tir.prim_func @{self.sym_name.data}: argument #{i} has type {t}, "
-                    "but kernel arguments must be memrefs"
+                    "but kernel arguments must be memrefs, then one index per name in "
+                    f"its sizes {list(self.sizes)}"
                 )
+        try:
+            missing = set(size_names(inputs)) - set(self.sizes)
+        except SymbolicError as e:
+            raise VerifyException(
+                f"tir.prim_func @{self.sym_name.data}: a buffer has a dynamic shape "
+                f"without named sizes (a #tir.sizes layout): {e}"
+            ) from None
+        if missing:
+            raise VerifyException(
+                f"tir.prim_func @{self.sym_name.data}: its buffers depend on size(s) "
+                f"{sorted(missing)}, which its `sizes` attribute does not name"
+            )
         if len(self.body.blocks) != 1:
             raise VerifyException(
                 f"tir.prim_func @{self.sym_name.data} must have a body of one block; "
@@ -219,11 +307,12 @@ class ReturnOp(IRDLOperation):
 
 @irdl_op_definition
 class CallOp(IRDLOperation):
-    """Call a kernel (or an external function) with buffers, destination-passing."""
+    """Call a kernel (or an external function) with buffers, destination-passing,
+    then the values of the sizes it depends on."""
 
     name = "tir.call"
     callee = prop_def(SymbolRefAttr)
-    args = var_operand_def(MemRefType)
+    args = var_operand_def()
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     assembly_format = "$callee `(` $args `)` attr-dict `:` type($args)"
 
@@ -233,6 +322,12 @@ class CallOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
+        for i, t in enumerate(self.args.types):
+            if not isinstance(t, MemRefType | IndexType):
+                raise VerifyException(
+                    f"tir.call: argument #{i} has type {t}; kernels take buffers "
+                    "(memrefs), then sizes (index)"
+                )
         # An unknown callee is an external kernel (e.g. a BYOC function).
         callee = SymbolTable.lookup_symbol(self, self.callee)
         if not isinstance(callee, PrimFuncOp):
@@ -559,11 +654,13 @@ class AllocOp(IRDLOperation):
     def verify_(self) -> None:
         t = self.result.type
         assert isinstance(t, MemRefType)
-        if any(d < 0 for d in t.get_shape()):
+        try:
+            buffer_dims(t)
+        except SymbolicError as e:
             raise VerifyException(
-                f"tir.alloc needs a static shape, got {t}: dynamic sizes are not "
-                "supported yet"
-            )
+                f"tir.alloc needs a static shape or named sizes (a #tir.sizes "
+                f"layout), got {t}: {e}"
+            ) from None
 
 
 @irdl_op_definition
@@ -640,8 +737,9 @@ TIR = Dialect(
         VectorSelectOp,
         AllocOp,
         ConstantOp,
+        SizeOp,
     ],
-    [ForKindAttr, AllocScopeAttr],
+    [ForKindAttr, AllocScopeAttr, SizesAttr],
 )
 
 __all__ = [
@@ -658,9 +756,13 @@ __all__ = [
     "MaskedStoreOp",
     "PrimFuncOp",
     "ReturnOp",
+    "SizeOp",
+    "SizesAttr",
     "StoreOp",
     "VectorCmpOp",
     "VectorSelectOp",
     "YieldOp",
+    "buffer_dims",
     "memref_of",
+    "size_names",
 ]

@@ -22,8 +22,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from lamina.dialects import te
+from lamina.dialects import te, tir
+from lamina.dialects.shapes import dims
 from lamina.errors import LoweringError
+from lamina.symbolic import Dim, Sym, emit_dim
 
 
 def is_float(t: Attribute) -> bool:
@@ -45,8 +47,18 @@ class Expr:
         return op.results[0]
 
     # --- constants ------------------------------------------------------
-    def index(self, value: int) -> SSAValue:
-        return self.emit(arith.ConstantOp(IntegerAttr(value, IndexType())))
+    def index(self, value: Dim) -> SSAValue:
+        """An index constant, or a symbolic dim computed from `tir.size` values."""
+        if not isinstance(value, Sym):
+            return self.emit(arith.ConstantOp(IntegerAttr(int(value), IndexType())))
+        return emit_dim(
+            value,
+            self.index,
+            lambda name: self.emit(tir.SizeOp(name)),
+            self.iadd,
+            self.imul,
+            lambda a, k: self.idiv(a, self.index(k)),
+        )
 
     def const(self, value: float | int, type: Attribute) -> SSAValue:
         if is_float(type):
@@ -263,10 +275,11 @@ class Expr:
         """Signed index remainder with the sign of `a` (C's `%`)."""
         return self.emit(arith.RemSIOp(a, b))
 
-    def imod(self, a: SSAValue, k: int) -> SSAValue:
+    def imod(self, a: SSAValue, k: Dim) -> SSAValue:
         """`a mod k` in `0..k` for a signed index `a` and a known `k > 0`."""
-        r = self.isrem(a, self.index(k))
-        return self.select(self.cmp("lt", r, self.index(0)), self.ishift(r, k), r)
+        kv = self.index(k)
+        r = self.isrem(a, kv)
+        return self.select(self.cmp("lt", r, self.index(0)), self.iadd(r, kv), r)
 
     def imin(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.emit(arith.MinSIOp(a, b))
@@ -299,7 +312,7 @@ class Expr:
         bounds."""
         t = tensor.type
         assert isinstance(t, TensorType)
-        shape = t.get_shape()
+        shape = dims(t)
 
         def fill_value() -> SSAValue:
             if isinstance(fill, SSAValue):
@@ -341,7 +354,7 @@ class Expr:
         self, idx: Sequence[SSAValue], operand: TensorType
     ) -> list[SSAValue]:
         """Indices into a numpy-broadcast operand for the output point `idx`."""
-        shape = operand.get_shape()
+        shape = dims(operand)
         lead = len(idx) - len(shape)
         zero = None
         out: list[SSAValue] = []

@@ -21,18 +21,20 @@ from typing import Union
 
 from xdsl.ir import SSAValue
 
+from lamina.symbolic import Dim, Sym
+
 Atom = Union["Var", "Opaque", "Div", "Mod", "Clamp"]
 
 
 @dataclass(frozen=True)
 class Var:
-    """A loop variable ranging over `0 .. extent-1`."""
+    """A loop variable ranging over `0 .. extent-1` (a symbolic extent: unbounded)."""
 
     name: str
-    extent: int
+    extent: Dim
 
     def range(self) -> tuple[int | None, int | None]:
-        return 0, self.extent - 1
+        return 0, self.extent - 1 if isinstance(self.extent, int) else None
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,21 +51,25 @@ class Opaque:
 
 @dataclass(frozen=True)
 class Div:
+    """`x // c`; a symbolic divisor `c` is a positive size."""
+
     x: Lin
-    c: int
+    c: Dim
 
     def range(self) -> tuple[int | None, int | None]:
         lo, hi = self.x.range()
+        if isinstance(self.c, Sym):
+            return (None if lo is None or lo < 0 else 0, None)
         return (None if lo is None else lo // self.c, None if hi is None else hi // self.c)
 
 
 @dataclass(frozen=True)
 class Mod:
     x: Lin
-    c: int
+    c: Dim
 
     def range(self) -> tuple[int | None, int | None]:
-        return 0, self.c - 1
+        return 0, self.c - 1 if isinstance(self.c, int) else None
 
 
 @dataclass(frozen=True)
@@ -129,7 +135,9 @@ class Lin:
             return Lin()
         return Lin._make({a: c * k for a, c in self.terms}, self.const * k)
 
-    def floordiv(self, c: int) -> Lin:
+    def floordiv(self, c: Dim) -> Lin:
+        if isinstance(c, Sym):  # by a size: nothing to simplify
+            return Lin.of(Div(self, c))
         if c == 1:
             return self
         divisible, rest = _split(self, c)
@@ -140,11 +148,13 @@ class Lin:
             return divisible + lo // c
         if len(rest.terms) == 1 and rest.const == 0 and rest.terms[0][1] == 1:
             inner = rest.terms[0][0]
-            if isinstance(inner, Div):  # (x // a) // c == x // (a*c)
-                return divisible + Lin.of(Div(inner.x, inner.c * c))
+            if isinstance(inner, Div) and isinstance(inner.c, int):  # (x // a) // c
+                return divisible + Lin.of(Div(inner.x, inner.c * c))  # == x // (a*c)
         return divisible + Lin.of(Div(rest, c))
 
-    def mod(self, c: int) -> Lin:
+    def mod(self, c: Dim) -> Lin:
+        if isinstance(c, Sym):
+            return Lin.of(Mod(self, c))
         if c == 1:
             return Lin()
         _, rest = _split(self, c)
@@ -153,10 +163,10 @@ class Lin:
             return rest
         if len(rest.terms) == 1 and rest.const == 0 and rest.terms[0][1] == 1:
             inner = rest.terms[0][0]
-            if isinstance(inner, Mod) and inner.c % c == 0:  # (x % a) % c, c | a
+            if isinstance(inner, Mod) and isinstance(inner.c, int) and inner.c % c == 0:  # c | a
                 return inner.x.mod(c)
-            if isinstance(inner, Div):  # (x // a) % c == (x % (a*c)) // a
-                return inner.x.mod(inner.c * c).floordiv(inner.c)
+            if isinstance(inner, Div) and isinstance(inner.c, int):  # (x // a) % c
+                return inner.x.mod(inner.c * c).floordiv(inner.c)  # == (x % (a*c)) // a
         return Lin.of(Mod(rest, c))
 
     def clamp(self, lo: int | None, hi: int | None) -> Lin:
@@ -246,7 +256,7 @@ def _recombine(x: Lin) -> Lin:
     while changed:
         changed = False
         for a, m in list(terms.items()):
-            if not isinstance(a, Div) or m % a.c:
+            if not isinstance(a, Div) or not isinstance(a.c, int) or m % a.c:
                 continue
             k = m // a.c
             rem = a.x.mod(a.c)

@@ -58,7 +58,7 @@ class ParallelLoop:
 
 def _captures(loop: tir.ForOp) -> list[SSAValue] | None:
     """Values the loop uses from outside, in first-use order; None if one of them
-    is not a buffer or a constant."""
+    is not a static buffer or a constant."""
     inside = {id(op) for op in loop.walk()}
     out: list[SSAValue] = []
     for op in loop.walk():
@@ -70,9 +70,11 @@ def _captures(loop: tir.ForOp) -> list[SSAValue] | None:
                 continue
             if v in out:
                 continue
-            if isinstance(owner, arith.ConstantOp) or isinstance(v.type, MemRefType):
+            if isinstance(owner, arith.ConstantOp) or (
+                isinstance(v.type, MemRefType) and not isinstance(v.type.layout, tir.SizesAttr)
+            ):
                 out.append(v)
-            else:
+            else:  # a size, or a buffer whose addressing needs sizes
                 return None
     return out
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from lamina.dialects.tir import ForKind
 from lamina.errors import LoweringError
 from lamina.lowering.index import Lin, Var
+from lamina.symbolic import Dim, Sym
 
 
 # ---------------------------------------------------------------- primitives
@@ -156,11 +157,11 @@ class LoopNest:
 
     loops: list[Loop]
     axes: dict[str, Lin]
-    guards: list[tuple[Lin, int]] = field(default_factory=list)
+    guards: list[tuple[Lin, Dim]] = field(default_factory=list)
     cache_at: str | None = None
 
     @staticmethod
-    def of(extents: tuple[int, ...], reduce_extents: tuple[int, ...]) -> LoopNest:
+    def of(extents: tuple[Dim, ...], reduce_extents: tuple[Dim, ...]) -> LoopNest:
         loops = [Loop(Var(f"i{d}", e)) for d, e in enumerate(extents)]
         loops += [Loop(Var(f"r{d}", e), reduce=True) for d, e in enumerate(reduce_extents)]
         return LoopNest(loops, {lp.var.name: Lin.of(lp.var) for lp in loops})
@@ -206,12 +207,15 @@ class LoopNest:
         if factor <= 0:
             raise LoweringError(f"schedule: split({name}, {factor}) needs a positive factor")
         extent = lp.var.extent
-        outer = Var(f"{name}.o", -(-extent // factor))
-        inner = Var(f"{name}.i", min(factor, extent))
+        outer = Var(f"{name}.o", (extent + factor - 1) // factor)
+        inner = Var(f"{name}.i", factor if isinstance(extent, Sym) else min(factor, extent))
         value = Lin.of(outer) * factor + inner
         self.loops[i : i + 1] = [Loop(outer, reduce=lp.reduce), Loop(inner, reduce=lp.reduce)]
         self._substitute({lp.var: value})
-        if extent % factor and factor < extent:
+        if isinstance(extent, Sym):
+            if not all(c % factor == 0 for c in extent.terms.values()):
+                self.guards.append((value, extent))  # a tail, for some sizes
+        elif extent % factor and factor < extent:
             self.guards.append((value, extent))
 
     def fuse(self, a: str, b: str) -> None:

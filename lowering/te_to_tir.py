@@ -36,11 +36,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
+from xdsl.traits import SymbolTable
 
 from lamina.abi import BUFFER_SLACK, MAX_LOAD_STRIDE
 from lamina.dialects import relay, te, tir
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.resources import blobs
+from lamina.dialects.shapes import dims, symbolic_tensor
 from lamina.dialects.te import ReduceKind
 from lamina.dialects.tir import ForKind, memref_of
 from lamina.errors import LoweringError
@@ -52,6 +54,7 @@ from lamina.lowering.schedule import Loop, LoopNest, Schedule
 from lamina.lowering.strategy.cpu import default_for
 from lamina.lowering.topi import Kernel
 from lamina.passes.registry import register_pass
+from lamina.symbolic import Dim, Sym
 
 # Identity element of each reduction, as a float (integers use min/max of type).
 _INIT = {ReduceKind.SUM: 0.0, ReduceKind.PROD: 1.0}
@@ -165,7 +168,7 @@ class KernelLowering:
                 self.buffers[op.result] = buf
                 self.materialize(op, buf)
         for src, dst in self.duplicates:
-            shape = src.type.get_shape()  # type: ignore[union-attr]
+            shape = dims(src.type)  # type: ignore[union-attr]
             ivs: dict[Var, SSAValue] = {}
             loops = [Loop(Var(f"c{d}", n)) for d, n in enumerate(shape)]
             e = _Inserter(self.loops(entry, loops, ivs))
@@ -175,6 +178,7 @@ class KernelLowering:
         for op in list(self.prologue.ops):
             op.detach()
             entry.insert_op_before(op, first)
+        bind_sizes(self.func)
         return self.func
 
     # --- loop nests -----------------------------------------------------
@@ -353,7 +357,7 @@ class KernelLowering:
         needed = [
             (g, n)
             for g, n in nest.guards
-            if (g.range()[1] or 0) >= n and any(g.uses(v) for v in rvars) == reduce
+            if _may_exceed(g, n) and any(g.uses(v) for v in rvars) == reduce
         ]
         for lane_dependent in (False, True):
             group = [(g, n) for g, n in needed if (vec is not None and g.uses(vec)) == lane_dependent]
@@ -380,7 +384,7 @@ class KernelLowering:
         `[0, ..., 0, offset]`, which addresses the same element."""
         vec = scope.vec
         if vec is not None and any(not x.linear_in(vec) for x in lins):
-            shape = buffer.type.get_shape()  # type: ignore[union-attr]
+            shape = dims(buffer.type)  # type: ignore[union-attr]
             flat, stride = Lin(), 1
             for x, n in zip(reversed(lins), reversed(shape), strict=True):
                 flat, stride = flat + x * stride, stride * n
@@ -503,7 +507,7 @@ class Scope:
         if not self.clamp:
             return lins
         ttype = tensor.type
-        shape = ttype.get_shape()  # type: ignore[union-attr]
+        shape = dims(ttype)  # type: ignore[union-attr]
         flat = Lin()
         stride = 1
         for x, n in zip(reversed(lins), reversed(shape), strict=True):
@@ -652,13 +656,11 @@ class GraphLowering:
                     d = bound.get(r) or e.emit(tir.AllocOp(memref_of(r.type)))
                     vals[r] = d
                     dests.append(d)
-                e.builder.insert(
-                    tir.CallOp(op.callee.string_value(), [vals[a] for a in op.args] + dests)
-                )
+                self.call(e, op.callee.string_value(), [vals[a] for a in op.args] + dests)
             elif isinstance(op, func.ReturnOp):
                 for value, out in zip(op.arguments, out_args, strict=True):
                     if bound.get(value) is not out:
-                        e.builder.insert(tir.CallOp(self.copy_kernel(out.type), [vals[value], out]))
+                        self.call(e, self.copy_kernel(out.type), [vals[value], out])
                 e.builder.insert(func.ReturnOp())
             else:
                 raise LoweringError(
@@ -667,12 +669,18 @@ class GraphLowering:
                 )
         return new
 
+    def call(self, e: Expr, callee: str, buffers: list[SSAValue]) -> None:
+        """Call kernel `callee` on `buffers`, then the values of its sizes."""
+        kernel = SymbolTable.lookup_symbol(self.module, callee)
+        sizes = kernel.sizes if isinstance(kernel, tir.PrimFuncOp) else []
+        e.builder.insert(tir.CallOp(callee, buffers + [e.emit(tir.SizeOp(n)) for n in sizes]))
+
     def copy_kernel(self, t: Attribute) -> str:
         assert isinstance(t, MemRefType)
         if t in self.copies:
             return self.copies[t]
         name = self.namer("copy")
-        tt = TensorType(t.get_element_type(), t.get_shape())
+        tt = symbolic_tensor(dims(t), t.get_element_type())
         kernel = te.FuncOp(name)
         ph = te.PlaceholderOp("in0", tt)
         kernel.body.block.add_op(ph)
@@ -689,8 +697,8 @@ def _tir_constant(op: relay.ConstantOp) -> Operation:
     assert isinstance(t, TensorType)
     if isinstance(value, DenseIntOrFPElementsAttr):
         arr = np.asarray(value.get_values(), dtype=numpy_dtype(t.get_element_type()))
-        arr = np.broadcast_to(arr.reshape(()), t.get_shape()) if arr.size == 1 else arr
-        key = blobs.add("cst", np.ascontiguousarray(arr.reshape(t.get_shape())))
+        arr = np.broadcast_to(arr.reshape(()), dims(t)) if arr.size == 1 else arr
+        key = blobs.add("cst", np.ascontiguousarray(arr.reshape(dims(t))))
         value = DenseResourceAttr.from_params(key, t)
     return tir.ConstantOp(value, memref_of(t))
 
@@ -716,6 +724,31 @@ class LowerTeToTirPass(ModulePass):
                 op.body.block.insert_op_before(new, child)
                 child.detach()
                 child.erase()
+
+
+def _may_exceed(g: Lin, n: Dim) -> bool:
+    """Whether guard `g < n` can fail: `g` may reach `n` (always, for a size)."""
+    hi = g.range()[1]
+    return isinstance(n, Sym) or hi is None or hi >= n
+
+
+def bind_sizes(fn: tir.PrimFuncOp) -> None:
+    """Make the sizes a kernel uses (`tir.size` ops, and its buffers' symbolic
+    dims) its trailing `index` arguments, named by its `sizes` attribute."""
+    ops = [op for op in fn.walk() if isinstance(op, tir.SizeOp)]
+    names = sorted({op.size.data for op in ops} | set(tir.size_names(fn.function_type.inputs.data)))
+    if not names:
+        return
+    block = fn.body.block
+    args = {n: block.insert_arg(IndexType(), len(block.args)) for n in names}
+    for n, a in args.items():
+        a.name_hint = n
+    for op in ops:
+        op.result.replace_all_uses_with(args[op.size.data])
+        op.detach()
+        op.erase()
+    fn.function_type = FunctionType.from_lists(list(block.arg_types), [])
+    fn.attributes["sizes"] = ArrayAttr([StringAttr(n) for n in names])
 
 
 def _is_graph(fn: func.FuncOp) -> bool:

@@ -60,6 +60,7 @@ from lamina.backends.cc import built_library, static_object
 from lamina.errors import CompileError, LaminaError
 from lamina.fileio import check_writable, write_atomic_with
 from lamina.process import run_tool
+from lamina.symbolic import Dim
 from lamina.target.codegen import compile_object, object_from_ir
 from lamina.version import __version__
 
@@ -81,7 +82,7 @@ class Spec(Protocol):
     """A model input or output as the library's metadata records it."""
 
     name: str
-    shape: tuple[int, ...]
+    shape: tuple[Dim, ...]
     dtype: np.dtype
 
 
@@ -91,6 +92,8 @@ class Exportable(Protocol):
     inputs: list[Any]
     outputs: list[Any]
     workspace_size: int
+    sizes: list[str]
+    _plan: Any
     _native: Any
     _params: list[np.ndarray]
     _lowered: ModuleOp | None
@@ -156,7 +159,8 @@ def _run(cmd: list[str], cwd: Path, what: str) -> None:
 
 
 def _spec_json(spec: Spec) -> dict[str, Any]:
-    return {"name": spec.name, "shape": list(spec.shape), "dtype": spec.dtype.str}
+    shape = [d if isinstance(d, int) else str(d) for d in spec.shape]  # symbolic: text
+    return {"name": spec.name, "shape": shape, "dtype": spec.dtype.str}
 
 
 def _layout(params: list[np.ndarray]) -> tuple[list[dict[str, Any]], int]:
@@ -198,6 +202,10 @@ def metadata(model: Exportable, layout: list[dict[str, Any]]) -> dict[str, Any]:
         "outputs": [_spec_json(s) for s in model.outputs],
         "params": layout,
         "workspace_size": int(model.workspace_size),
+        "sizes": list(model.sizes),
+        "dynamic_plan": None
+        if model._plan is None
+        else [[a, b, str(n)] for a, b, n in model._plan.ranges],
     }
 
 

@@ -22,8 +22,10 @@ from typing import Any
 import numpy as np
 
 from lamina.errors import LaminaError
+from lamina.runtime.dynamic import DynamicPlan
 from lamina.runtime.export import ALIGN, FORMAT, FORMAT_VERSION, check_seal
 from lamina.runtime.model import CompiledModel, TensorSpec
+from lamina.symbolic import Sym
 
 #: Environment variable: "0" (or "no", "false", "off") turns `load`'s seal check off.
 VERIFY_ENV = "LAMINA_LOAD_VERIFY"
@@ -189,14 +191,18 @@ def load(path: str | os.PathLike[str], verify: bool | None = None) -> CompiledMo
         params.append(arr)
 
     def spec(d: dict[str, Any]) -> TensorSpec:
-        return TensorSpec(d["name"], tuple(d["shape"]), np.dtype(d["dtype"]))
+        shape = tuple(Sym.parse(x) if isinstance(x, str) else x for x in d["shape"])
+        return TensorSpec(d["name"], shape, np.dtype(d["dtype"]))
 
+    ranges = meta.get("dynamic_plan")
     model = CompiledModel(
         lib,
         [spec(d) for d in meta["inputs"]],
         [spec(d) for d in meta["outputs"]],
         params,
         int(meta["workspace_size"]),
+        sizes=meta.get("sizes", []),
+        plan=None if not ranges else DynamicPlan([(a, b, Sym.parse(n)) for a, b, n in ranges]),
     )
     model._library_path = file
     return model

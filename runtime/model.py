@@ -22,7 +22,9 @@ from xdsl.dialects.builtin import ModuleOp
 from lamina import host
 from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY
 from lamina.errors import InputError
+from lamina.runtime.dynamic import DynamicPlan, bind_sizes
 from lamina.runtime.export import export_library
+from lamina.symbolic import Dim, evaluate
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 
@@ -32,7 +34,7 @@ class TensorSpec:
     """Name, shape and dtype of a model input or output."""
 
     name: str
-    shape: tuple[int, ...]
+    shape: tuple[Dim, ...]
     dtype: np.dtype
 
     def describe(self) -> str:
@@ -68,8 +70,14 @@ class CompiledModel:
         params: list[np.ndarray],
         workspace_size: int,
         num_threads: int | None = None,
+        sizes: Sequence[str] = (),
+        plan: DynamicPlan | None = None,
     ):
         self._native = native
+        #: The symbolic sizes, in the order `main` reads them after the buffers,
+        #: and the per-shape workspace plan (None: a static model).
+        self.sizes = list(sizes)
+        self._plan = plan
         self.inputs = inputs
         self.outputs = outputs
         self._params = params
@@ -96,12 +104,16 @@ class CompiledModel:
     def output_names(self) -> list[str]:
         return [s.name for s in self.outputs]
 
-    def _workspace(self) -> np.ndarray:
+    def _workspace(self, size: int) -> np.ndarray:
         ws = getattr(self._local, "workspace", None)
-        if ws is None:
-            ws = aligned_empty((max(self.workspace_size, 1),), np.dtype(np.uint8))
+        if ws is None or ws.size < size:
+            ws = aligned_empty((max(size, 1),), np.dtype(np.uint8))
             self._local.workspace = ws
         return ws
+
+    @property
+    def is_symbolic(self) -> bool:
+        return bool(self.sizes)
 
     def _bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[np.ndarray]:
         n = len(self.inputs)
@@ -122,11 +134,14 @@ class CompiledModel:
         missing = [s.describe() for s in self.inputs if s.name not in given]
         if missing:
             raise InputError("missing input(s): " + ", ".join(missing))
+        arrays = [np.asarray(given[spec.name]) for spec in self.inputs]
+        env: dict[str, int] = {}
+        if self.is_symbolic:
+            env = bind_sizes([(s.name, s.shape) for s in self.inputs], [a.shape for a in arrays])
         bound = []
-        staging = self._staging()
-        for spec in self.inputs:
-            arr = np.asarray(given[spec.name])
-            if arr.shape != spec.shape:
+        staging = self._staging(env)
+        for spec, arr in zip(self.inputs, arrays, strict=True):
+            if not self.is_symbolic and arr.shape != spec.shape:
                 raise InputError(
                     f"input '{spec.name}': expected shape {spec.shape}, got {arr.shape}"
                 )
@@ -138,24 +153,39 @@ class CompiledModel:
             buf = staging[spec.name]
             np.copyto(buf, arr, casting="no")
             bound.append(buf)
+        self._local.env = env
         return bound
 
-    def _staging(self) -> dict[str, np.ndarray]:
+    def _staging(self, env: dict[str, int]) -> dict[str, np.ndarray]:
+        """This thread's aligned input buffers for the sizes `env` (kept while
+        the shapes stay the same)."""
+        key = tuple(sorted(env.items()))
         bufs = getattr(self._local, "inputs", None)
-        if bufs is None:
-            bufs = {s.name: aligned_empty(s.shape, s.dtype) for s in self.inputs}
-            self._local.inputs = bufs
+        if bufs is None or getattr(self._local, "inputs_key", None) != key:
+            bufs = {s.name: aligned_empty(self._shape(s, env), s.dtype) for s in self.inputs}
+            self._local.inputs, self._local.inputs_key = bufs, key
         return bufs
+
+    @staticmethod
+    def _shape(spec: TensorSpec, env: dict[str, int]) -> tuple[int, ...]:
+        return tuple(evaluate(d, env) for d in spec.shape)
 
     def run(self, *args: Any, **kwargs: Any) -> list[np.ndarray]:
         """Run on inputs given positionally or by name; returns the outputs."""
         ins = self._bind(args, kwargs)
+        env: dict[str, int] = self._local.env
         set_num_threads(self.num_threads)
-        outs = [aligned_empty(s.shape, s.dtype) for s in self.outputs]
-        table = (ctypes.c_void_p * max(len(ins) + len(outs), 1))(
-            *[a.ctypes.data for a in (*ins, *outs)]
-        )
-        ws = self._workspace()
+        outs = [aligned_empty(self._shape(s, env), s.dtype) for s in self.outputs]
+        slots: list[int] = [a.ctypes.data for a in (*ins, *outs)]
+        size = self.workspace_size
+        if self.is_symbolic:
+            slots += [env[n] for n in self.sizes]
+            if self._plan is not None:
+                plan = self._plan.plan(env)
+                slots += list(plan.offsets)
+                size = plan.size
+        table = (ctypes.c_void_p * max(len(slots), 1))(*slots)
+        ws = self._workspace(size)
         # ctypes releases the GIL for the duration of the native call.
         self._entry(
             ctypes.addressof(table),

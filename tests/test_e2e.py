@@ -199,7 +199,7 @@ def test_an_unsupported_node_with_constant_inputs_is_folded():
     np.testing.assert_array_equal(y, x * expect)
 
 
-def test_symbolic_dimension_needs_input_shapes():
+def test_symbolic_dimension_compiles_once_or_fixed():
     graph = helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"])],
         "g",
@@ -207,11 +207,16 @@ def test_symbolic_dimension_needs_input_shapes():
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    with pytest.raises(lamina.FrontendError, match="input 'x' has a symbolic dimension 'batch'"):
-        lamina.compile(model)
-    exe = lamina.compile(model, input_shapes={"x": [3, 4]})
+    fixed = lamina.compile(model, input_shapes={"x": [3, 4]})
+    once = lamina.compile(model)
     x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
-    np.testing.assert_array_equal(exe.run(x)[0], np.maximum(x, 0))
+    np.testing.assert_array_equal(fixed.run(x)[0], np.maximum(x, 0))
+    np.testing.assert_array_equal(once.run(x)[0], np.maximum(x, 0))
+    np.testing.assert_array_equal(once.run(x[:1])[0], np.maximum(x[:1], 0))
+    with pytest.raises(lamina.InputError, match="expected shape"):
+        fixed.run(x[:1])
+    with pytest.raises(lamina.InputError, match=r"expected 2 dimension\(s\) \(batch, 4\)"):
+        once.run(x[0])
 
 
 def test_missing_model_file_is_a_lamina_error(tmp_path):

@@ -332,6 +332,15 @@ def model_inputs(exe: CompiledModel, items: Sequence[str], quiet: bool = False) 
     if not given:
         rng = np.random.default_rng(0)
         for spec in exe.inputs:
+            symbolic = [(i, str(d)) for i, d in enumerate(spec.shape) if not isinstance(d, int)]
+            if symbolic:
+                which = ", ".join(f"'{d}' (axis {i})" for i, d in symbolic)
+                example = ",".join(str(d) if isinstance(d, int) else "1" for d in spec.shape)
+                raise LaminaError(
+                    f"input '{spec.name}' has symbolic dimension(s) {which}: random inputs "
+                    f"need sizes; give them with --input-shape {spec.name}=D1,D2,... (e.g. "
+                    f"--input-shape {spec.name}={example}), or the arrays with --input"
+                )
             if np.issubdtype(spec.dtype, np.floating):
                 given[spec.name] = rng.standard_normal(spec.shape).astype(spec.dtype)
             else:

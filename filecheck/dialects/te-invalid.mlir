@@ -103,7 +103,7 @@ te.func @compute_reduce_without_extents {
 
 te.func @compute_dynamic {
   %A = te.placeholder "A" : tensor<?xf32>
-  // CHECK: Operation does not verify: te.compute: extents must be static and reduce extents positive (result tensor<?xf32>, reduce [])
+  // CHECK: Operation does not verify: te.compute: tensor<?xf32> has 1 dynamic dimension(s) but names 0; give each '?' a name
   %C = te.compute (%i) : tensor<?xf32> {
     %a = te.read %A[%i] : tensor<?xf32>
     te.yield %a : f32
@@ -115,7 +115,7 @@ te.func @compute_dynamic {
 
 te.func @compute_empty_reduce {
   %A = te.placeholder "A" : tensor<4xf32>
-  // CHECK: Operation does not verify: te.compute: extents must be static and reduce extents positive (result tensor<4xf32>, reduce [0])
+  // CHECK: Operation does not verify: te.compute: extents must be non-negative and reduce extents positive (result tensor<4xf32>, reduce [0])
   %C = te.compute (%i) reduce sum (%k) [0] : tensor<4xf32> {
     %a = te.read %A[%i] : tensor<4xf32>
     te.yield %a : f32

@@ -797,8 +797,7 @@ func.func @main(%x: tensor<4xf32>, %i: tensor<2xi64>) -> tensor<2xf32> {
 // CHECK-NEXT:      [[V1:%[0-9A-Za-z_]+]] = arith.remsi [[V0]], [[C1]] : index
 // CHECK-NEXT:      [[C2:%[0-9A-Za-z_]+]] = arith.constant 0 : index
 // CHECK-NEXT:      [[V2:%[0-9A-Za-z_]+]] = arith.cmpi slt, [[V1]], [[C2]] : index
-// CHECK-NEXT:      [[C3:%[0-9A-Za-z_]+]] = arith.constant 4 : index
-// CHECK-NEXT:      [[V3:%[0-9A-Za-z_]+]] = arith.addi [[V1]], [[C3]] : index
+// CHECK-NEXT:      [[V3:%[0-9A-Za-z_]+]] = arith.addi [[V1]], [[C1]] : index
 // CHECK-NEXT:      [[V4:%[0-9A-Za-z_]+]] = arith.select [[V2]], [[V3]], [[V1]] : index
 // CHECK-NEXT:      [[C4:%[0-9A-Za-z_]+]] = arith.constant 3 : index
 // CHECK-NEXT:      [[V5:%[0-9A-Za-z_]+]] = arith.cmpi slt, [[V4]], [[C4]] : index

@@ -169,7 +169,7 @@ def _dims(ctx: NodeContext | None, block: Block, arr: np.ndarray) -> SSAValue:
     op: Operation = relay.DimsOp(dims=dims_attr(flat))
     block.add_op(op)
     if arr.shape != (len(flat),):
-        op = relay.ReshapeOp(op.results[0], shape=relay.i64_array(arr.shape))
+        op = relay.ReshapeOp(op.results[0], shape=dims_attr(arr.shape))
         block.add_op(op)
     if ctx is not None:
         ctx.constants[op.results[0]] = arr

@@ -15,6 +15,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from lamina.dialects import relay
 from lamina.dialects.dtypes import element_type, numpy_dtype
+from lamina.dialects.shapes import dims_attr
 from lamina.errors import LaminaError
 from lamina.frontends.onnx.context import NodeContext, shape
 from lamina.symbolic import Dim, Sym
@@ -58,7 +59,7 @@ def _dtype(ctx: NodeContext, onnx_type: int) -> Attribute:
 def _reshape(ctx: NodeContext, x: SSAValue, new: Sequence[int]) -> SSAValue:
     if tuple(new) == shape(x):
         return x
-    return ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array(new)))
+    return ctx.emit(relay.ReshapeOp(x, shape=dims_attr(new)))
 
 
 def _cast(ctx: NodeContext, x: SSAValue, elem: Attribute) -> SSAValue:

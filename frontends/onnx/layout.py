@@ -67,7 +67,7 @@ def _flatten(ctx: NodeContext) -> Sequence[SSAValue]:
     axis = axis + len(s) if axis < 0 else axis
     if not 0 <= axis <= len(s):
         raise ctx.error(f"axis {ctx.attr('axis')} is out of range for rank {len(s)}")
-    return [ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array([math.prod(s[:axis]), math.prod(s[axis:])])))]
+    return [ctx.emit(relay.ReshapeOp(x, shape=dims_attr([math.prod(s[:axis]), math.prod(s[axis:])])))]
 
 
 def _axes_arg(ctx: NodeContext, since: int, index: int = 1) -> list[int] | None:
@@ -92,7 +92,7 @@ def _squeeze(ctx: NodeContext) -> Sequence[SSAValue]:
         if bad:
             raise ctx.error(f"cannot squeeze axes {bad} of shape {list(s)}: not of size 1")
     out = [d for i, d in enumerate(s) if i not in drop]
-    return [ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array(out)))]
+    return [ctx.emit(relay.ReshapeOp(x, shape=dims_attr(out)))]
 
 
 @converter("Unsqueeze", emits=("relay.reshape",), notes="axes as attribute or input")
@@ -108,7 +108,7 @@ def _unsqueeze(ctx: NodeContext) -> Sequence[SSAValue]:
         raise ctx.error(f"axes {axes} repeat an axis")
     for a in norm:
         s.insert(a, 1)
-    return [ctx.emit(relay.ReshapeOp(x, shape=relay.i64_array(s)))]
+    return [ctx.emit(relay.ReshapeOp(x, shape=dims_attr(s)))]
 
 
 @converter("Transpose", emits=("relay.transpose",))

@@ -26,6 +26,7 @@ from xdsl.ir import Attribute
 
 from lamina import host
 from lamina.dialects import relay, te
+from lamina.dialects.shapes import dims
 from lamina.dialects.tir import ForKind
 from lamina.lowering.schedule import (
     Annotate,
@@ -36,6 +37,7 @@ from lamina.lowering.schedule import (
     Schedule,
     Split,
 )
+from lamina.symbolic import Dim, Sym
 
 
 # ----------------------------------------------------------------- templates
@@ -201,13 +203,26 @@ def injective(extents: tuple[int, ...], elem_bits: int = 32) -> Schedule:
     return Schedule(tuple(steps))
 
 
+#: The size a symbolic dim is assumed to have when a template picks its knobs
+#: (the schedule then holds for every size: non-dividing splits get guards).
+SYMBOLIC_HINT = 64
+
+
+def hinted(extents: Sequence[Dim]) -> tuple[int, ...]:
+    """`extents` with every symbolic dim evaluated at `SYMBOLIC_HINT`."""
+    return tuple(
+        e.evaluate(dict.fromkeys(e.names, SYMBOLIC_HINT)) if isinstance(e, Sym) else int(e)
+        for e in extents
+    )
+
+
 def default_for(op: te.ComputeOp) -> Schedule:
     """The schedule of a compute that carries none: by its class."""
     elem = op.result.type.get_element_type()  # type: ignore[union-attr]
     bits = getattr(elem, "bitwidth", 32) or 32
     if op.reduce is None:
-        return injective(op.extents, max(bits, 8))
-    return reduction(op.extents, op.reduce_shape, max(bits, 8))
+        return injective(hinted(op.extents), max(bits, 8))
+    return reduction(hinted(op.extents), hinted(op.reduce_shape), max(bits, 8))
 
 
 def reduction(
@@ -241,7 +256,7 @@ def schedule_dense(op: relay.RelayOp, out: TensorType, kdim: int) -> Schedule | 
     if relay.flag_prop(op, "transpose_b"):
         return None
     return gemm(
-        tuple(out.get_shape()), 0, (1,), _bits(out.get_element_type()), reduce_size=kdim
+        hinted(dims(out)), 0, (1,), _bits(out.get_element_type()), reduce_size=kdim
     )
 
 
@@ -253,11 +268,11 @@ def schedule_matmul(
         return None
     rank = out.get_num_dims()
     return gemm(
-        tuple(out.get_shape()),
+        hinted(dims(out)),
         rank - 2,
         (rank - 1,),
         _bits(out.get_element_type()),
-        reduce_size=a_shape[-1],
+        reduce_size=hinted([a_shape[-1]])[0],
         # a 2-D right operand is shared by every batch: one GEMM over all rows
         fuse_batch=len(b_shape) == 2 and len(a_shape) == rank,
     )
@@ -271,9 +286,9 @@ def schedule_conv(
     if not is_gemm_conv(op, wshape, relay.int_prop(op, "groups", 1)):
         if op.SPATIAL != 2:
             return None
-        return window(tuple(out.get_shape()), 3, _bits(out.get_element_type()))
+        return window(hinted(dims(out)), 3, _bits(out.get_element_type()))
     return gemm(
-        tuple(out.get_shape()),
+        hinted(dims(out)),
         1,
         (2, 3),
         _bits(out.get_element_type()),
@@ -286,7 +301,7 @@ def schedule_pool(out: TensorType, spatial: int) -> Schedule | None:
     """`window` for a 2-D pooling, else none."""
     if spatial != 2:
         return None
-    return window(tuple(out.get_shape()), spatial, _bits(out.get_element_type()))
+    return window(hinted(dims(out)), spatial, _bits(out.get_element_type()))
 
 
 def is_gemm_conv(op: relay.ConvOp, wshape: Sequence[int], groups: int) -> bool:

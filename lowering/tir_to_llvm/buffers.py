@@ -21,8 +21,11 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseResourceAttr,
     DictionaryAttr,
+    IndexType,
     IntegerAttr,
+    IntegerType,
     ModuleOp,
+    StringAttr,
     UnitAttr,
     VectorType,
     i1,
@@ -40,6 +43,7 @@ from lamina.lowering.tir_to_llvm.emitter import (
     EntryBuilder,
     Lowering,
     ModuleState,
+    kernel_sizes,
     lowers,
     result_type,
 )
@@ -53,8 +57,14 @@ from lamina.lowering.tir_to_llvm.types import (
     row_major_strides,
     scalar_type,
 )
+from lamina.symbolic import Dim, Sym, emit_dim
 
 ACCESS_LOWERINGS: dict[type[Operation], Lowering] = {}
+#: On @main (then the module): its buffers' (first use, last use, bytes) when
+#: their sizes are symbolic; the runtime plans the arena per shape from them.
+DYNAMIC_PLAN_ATTR = "lamina.dynamic_plan"
+#: On the module: the sizes @main reads from `args` (after the buffers), in order.
+SIZES_ATTR = "lamina.sizes"
 
 
 # =================================================================== buffer access
@@ -64,8 +74,8 @@ def _address(e: Emitter, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAVa
     if not indices:
         return buffer
     linear: SSAValue | None = None
-    for idx, stride in zip(indices, row_major_strides(mtype.get_shape()), strict=True):
-        term = idx if stride == 1 else e.emit(llvm.MulOp(idx, e.const(stride, i64)))
+    for idx, stride in zip(indices, row_major_strides(tir.buffer_dims(mtype)), strict=True):
+        term = idx if stride == 1 else e.emit(llvm.MulOp(idx, e.dim(stride)))
         linear = term if linear is None else e.emit(llvm.AddOp(linear, term))
     assert linear is not None
     elem = convert_type(mtype.get_element_type())
@@ -127,8 +137,9 @@ def _lower_call(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     assert isinstance(op, tir.CallOp)
     callee = op.callee.string_value()
     for i, a in enumerate(op.args):
-        check_buffer(a.type, f"tir.call @{callee} argument #{i}")
-    e.state.declare(callee, [PTR] * len(op.args), llvm.LLVMVoidType())
+        if not isinstance(a.type, IndexType):
+            check_buffer(a.type, f"tir.call @{callee} argument #{i}")
+    e.state.declare(callee, [convert_type(a.type) for a in op.args], llvm.LLVMVoidType())
     e.put(llvm.CallOp(callee, *op.args))
     return []
 
@@ -138,14 +149,33 @@ def _i64(b: EntryBuilder, value: int) -> SSAValue:
     return b.insert(llvm.ConstantOp(IntegerAttr(value, i64), i64)).result
 
 
+def entry_dim(b: EntryBuilder, d: Dim, sizes: dict[str, SSAValue]) -> SSAValue:
+    """Dimension `d` as an i64 computed at the entry (from the size arguments)."""
+    return emit_dim(
+        d,
+        lambda k: _i64(b, k),
+        lambda name: sizes[name],
+        lambda x, y: b.insert(llvm.AddOp(x, y)).res,
+        lambda x, y: b.insert(llvm.MulOp(x, y)).res,
+        lambda x, k: b.insert(llvm.SDivOp(x, _i64(b, k))).res,
+    )
+
+
 def _lower_alloca(op: tir.AllocOp, b: EntryBuilder) -> None:
-    """A stack buffer, hoisted to the entry block (a static alloca) by `b`."""
+    """A stack buffer, hoisted to the entry block by `b` (sized there from the
+    kernel's size arguments if its shape is symbolic)."""
     mtype = check_buffer(op.result.type, "tir.alloc")
-    n = _i64(b, numel(mtype))
+    n = entry_dim(b, numel(mtype), kernel_sizes(op))
     elem = convert_type(mtype.get_element_type())
     alloca = b.insert(llvm.AllocaOp(n, elem, alignment=BUFFER_ALIGN))
     op.result.replace_all_uses_with(alloca.res)
     Rewriter.erase_op(op)
+
+
+def _slot_value(b: EntryBuilder, table: SSAValue, index: int) -> SSAValue:
+    """Load the i64 `table[index]` from an array of pointer-sized slots."""
+    gep = b.insert(llvm.GEPOp(table, [index], i64, inbounds=True))
+    return b.insert(llvm.LoadOp(gep.result, i64, alignment=8)).dereferenced_value
 
 
 def _slot_address(b: EntryBuilder, table: SSAValue, index: int) -> SSAValue:
@@ -167,8 +197,26 @@ def lower_kernel_buffers(fn: tir.PrimFuncOp) -> None:
                 "@main only; pass them to the kernel as buffer arguments"
             )
     for i, arg in enumerate(entry.args):
+        if isinstance(arg.type, IntegerType):  # a size argument (i64 since sweep 1)
+            continue
         check_buffer(arg.type, f"@{fn.sym_name.data} argument #{i}")
         Rewriter.replace_value_with_new_type(arg, PTR)
+
+
+def bind_kernel_sizes(fn: tir.PrimFuncOp) -> None:
+    """Sweep 1 of a kernel: `tir.size` ops are its size arguments, which are i64."""
+    sizes = fn.size_args()
+    for op in list(fn.walk()):
+        if isinstance(op, tir.SizeOp):
+            if op.size.data not in sizes:
+                raise LoweringError(
+                    f"tir.prim_func @{fn.sym_name.data}: tir.size \"{op.size.data}\" is "
+                    f"not one of its sizes {fn.sizes}"
+                )
+            op.result.replace_all_uses_with(sizes[op.size.data])
+            Rewriter.erase_op(op)
+    for arg in sizes.values():
+        Rewriter.replace_value_with_new_type(arg, i64)
 
 
 def lower_main_buffers(fn: func.FuncOp, state: ModuleState) -> WorkspacePlan:
@@ -190,30 +238,58 @@ def lower_main_buffers(fn: func.FuncOp, state: ModuleState) -> WorkspacePlan:
     for op in fn.walk():
         if isinstance(op, tir.AllocOp) and op.parent_block() is not entry:
             raise LoweringError("tir.alloc in @main must be at its top level")
-    ranges = [
-        (
-            *live_range(a.result, entry, position),
-            numel(m) * byte_size(m.get_element_type()),
-        )
+    buffers = list(entry.args[3:])
+    sizes = main_sizes(fn)
+    nbytes = [
+        numel(m) * byte_size(m.get_element_type())
         for a in allocs
         for m in [check_buffer(a.result.type, "tir.alloc")]
     ]
-    plan = plan_workspace(ranges)
-
-    for i, arg in enumerate(list(entry.args[3:])):
+    ranges = [(*live_range(a.result, entry, position), n) for a, n in zip(allocs, nbytes, strict=True)]
+    dynamic = any(isinstance(n, Sym) for n in nbytes)
+    if dynamic:  # planned per shape at run time, by the same planner
+        plan = WorkspacePlan((), 0, 0)
+        fn.attributes[DYNAMIC_PLAN_ATTR] = ArrayAttr(
+            [
+                ArrayAttr([IntegerAttr(a, i64), IntegerAttr(b, i64), StringAttr(str(n))])
+                for a, b, n in ranges
+            ]
+        )
+    else:
+        plan = plan_workspace(ranges)  # type: ignore[arg-type]
+    for op in list(fn.walk()):
+        if isinstance(op, tir.SizeOp):
+            if op.size.data not in sizes:
+                raise LoweringError(
+                    f"@main: tir.size \"{op.size.data}\" is not a size of its buffers {sizes}"
+                )
+            slot = _slot_value(at_entry, args, len(buffers) + sizes.index(op.size.data))
+            op.result.replace_all_uses_with(slot)
+            Rewriter.erase_op(op)
+    for i, arg in enumerate(buffers):
         check_buffer(arg.type, f"@main argument #{i}")
         arg.replace_all_uses_with(_slot_address(at_entry, args, i))
         entry.erase_arg(arg)
     for op in list(fn.walk()):
         if isinstance(op, tir.ConstantOp):
             _bind_param(op, params, state, at_entry)
-    for alloc, offset in zip(allocs, plan.offsets, strict=True):
+    for k, alloc in enumerate(allocs):
+        if dynamic and alloc.scope.data != tir.AllocScope.LOCAL:
+            slot = len(buffers) + len(sizes) + k
+            offset: int | SSAValue = _slot_value(at_entry, args, slot)
+        else:
+            offset = plan.offsets[k] if not dynamic else 0
         _bind_workspace(alloc, workspace, offset, at_entry)
     return plan
 
 
+def main_sizes(fn: func.FuncOp) -> list[str]:
+    """The sizes @main's buffers depend on: the order of their slots in `args`."""
+    return tir.size_names(fn.function_type.inputs.data)
+
+
 def _bind_workspace(
-    op: tir.AllocOp, workspace: SSAValue, offset: int, at_entry: EntryBuilder
+    op: tir.AllocOp, workspace: SSAValue, offset: int | SSAValue, at_entry: EntryBuilder
 ) -> None:
     if op.scope.data == tir.AllocScope.LOCAL:
         _lower_alloca(op, at_entry)
@@ -222,7 +298,8 @@ def _bind_workspace(
     gep = b.insert(
         llvm.GEPOp.from_mixed_indices(workspace, [offset], i8, inbounds=True)
     )
-    gep.attributes["lamina.workspace_offset"] = IntegerAttr(offset, i64)
+    if isinstance(offset, int):
+        gep.attributes["lamina.workspace_offset"] = IntegerAttr(offset, i64)
     op.result.replace_all_uses_with(gep.result)
     Rewriter.erase_op(op)
 
@@ -248,13 +325,14 @@ def noalias_unsafe(module: ModuleOp) -> set[str]:
     return unsafe
 
 
-def kernel_arg_attrs(n: int, noalias: bool) -> ArrayAttr[DictionaryAttr]:
+def kernel_arg_attrs(n: int, noalias: bool, sizes: int = 0) -> ArrayAttr[DictionaryAttr]:
     """The attributes of a kernel's `n` buffer arguments: aligned, and `noalias`
-    unless a call may pass one buffer twice."""
+    unless a call may pass one buffer twice (its `sizes` size arguments have none)."""
     attrs: dict[str, Attribute] = {"llvm.align": IntegerAttr(BUFFER_ALIGN, i64)}
     if noalias:
         attrs["llvm.noalias"] = UnitAttr()
-    return ArrayAttr([DictionaryAttr(attrs) for _ in range(n)])
+    plain = DictionaryAttr({})
+    return ArrayAttr([DictionaryAttr(attrs) for _ in range(n)] + [plain] * sizes)
 
 
 def main_arg_attrs() -> ArrayAttr[DictionaryAttr]:
@@ -268,9 +346,14 @@ def main_arg_attrs() -> ArrayAttr[DictionaryAttr]:
 
 __all__ = [
     "ACCESS_LOWERINGS",
+    "DYNAMIC_PLAN_ATTR",
+    "SIZES_ATTR",
+    "bind_kernel_sizes",
+    "entry_dim",
     "kernel_arg_attrs",
     "lower_kernel_buffers",
     "lower_main_buffers",
     "main_arg_attrs",
+    "main_sizes",
     "noalias_unsafe",
 ]

@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from lamina.dialects import tir
 from lamina.errors import LoweringError
 from lamina.lowering.tir_to_llvm.types import (
     byte_size,
@@ -39,6 +40,7 @@ from lamina.lowering.tir_to_llvm.types import (
     mangle,
     scalar_type,
 )
+from lamina.symbolic import Dim, emit_dim
 
 _OpT = TypeVar("_OpT", bound=Operation)
 
@@ -131,6 +133,14 @@ def const_attr(value: int | float, t: Attribute) -> Attribute:
     return FloatAttr(scalar, elem)  # pyright: ignore[reportArgumentType]
 
 
+def kernel_sizes(op: Operation) -> dict[str, SSAValue]:
+    """The size arguments of the kernel `op` is in, by name."""
+    fn = op if isinstance(op, tir.PrimFuncOp) else op.parent_op()
+    while fn is not None and not isinstance(fn, tir.PrimFuncOp):
+        fn = fn.parent_op()
+    return fn.size_args() if fn is not None else {}
+
+
 class Emitter:
     """Builds llvm ops before an anchor op (the op being lowered)."""
 
@@ -157,6 +167,19 @@ class Emitter:
         if self.consts is not None and not isinstance(t, VectorType):
             return self.consts.get(value, t)
         return self.emit(llvm.ConstantOp(const_attr(value, t), t))
+
+    def dim(self, d: Dim) -> SSAValue:
+        """Dimension `d` as an i64: a constant, or computed from the enclosing
+        kernel's size arguments."""
+        sizes = kernel_sizes(self.anchor)
+        return emit_dim(
+            d,
+            lambda k: self.const(k, i64),
+            lambda name: sizes[name],
+            lambda a, b: self.emit(llvm.AddOp(a, b)),
+            lambda a, b: self.emit(llvm.MulOp(a, b)),
+            lambda a, k: self.emit(llvm.SDivOp(a, self.const(k, i64))),
+        )
 
     def intrinsic(self, name: str, args: Sequence[SSAValue], t: Attribute) -> SSAValue:
         """Call the LLVM intrinsic `name`, overloaded (mangled) on type `t`."""

@@ -29,10 +29,14 @@ from lamina.lowering.parallel import outline_parallel_loops
 from lamina.lowering.tir_to_llvm.arith import SCALAR_LOWERINGS
 from lamina.lowering.tir_to_llvm.buffers import (
     ACCESS_LOWERINGS,
+    DYNAMIC_PLAN_ATTR,
+    SIZES_ATTR,
+    bind_kernel_sizes,
     kernel_arg_attrs,
     lower_kernel_buffers,
     lower_main_buffers,
     main_arg_attrs,
+    main_sizes,
     noalias_unsafe,
 )
 from lamina.lowering.tir_to_llvm.control_flow import (
@@ -72,7 +76,7 @@ _LOWERINGS: dict[type[Operation], Lowering] = {
 
 def _lower_scalar_ops(fn: Operation, state: ModuleState, where: str) -> None:
     """Sweep 2: every op but buffers and control flow becomes llvm ops."""
-    kept = (tir.ForOp, tir.IfOp, tir.YieldOp, tir.AllocOp, tir.ConstantOp)
+    kept = (tir.ForOp, tir.IfOp, tir.YieldOp, tir.AllocOp, tir.ConstantOp, tir.SizeOp)
     entry = fn.regions[0].blocks[0]
     consts = Constants(EntryBuilder(entry))
     for op in list(fn.walk()):
@@ -97,7 +101,7 @@ def _new_func(
     region = body.regions[0]
     assert region.first_block is not None
     ftype = llvm.LLVMFunctionType(
-        [PTR] * len(region.first_block.args), llvm.LLVMVoidType()
+        [a.type if a.type == i64 else PTR for a in region.first_block.args], llvm.LLVMVoidType()
     )
     props: dict[str, Attribute | None] = {"arg_attrs": arg_attrs}
     return llvm.FuncOp(
@@ -114,11 +118,13 @@ def _lower_kernel(
 ) -> llvm.FuncOp:
     where = f"tir.prim_func @{fn.sym_name.data}"
     num_args = len(fn.args)
+    nsizes = len(fn.sizes)
+    bind_kernel_sizes(fn)
     retype_induction_vars(fn)
     _lower_scalar_ops(fn, state, where)
     lower_kernel_buffers(fn)
     flatten_control_flow(fn)
-    return _new_func(fn.sym_name.data, fn, kernel_arg_attrs(num_args, noalias))
+    return _new_func(fn.sym_name.data, fn, kernel_arg_attrs(num_args - nsizes, noalias, nsizes))
 
 
 def _lower_main(
@@ -131,9 +137,16 @@ def _lower_main(
         )
     retype_induction_vars(fn)
     _lower_scalar_ops(fn, state, "@main")
+    sizes = main_sizes(fn)
     plan = lower_main_buffers(fn, state)
     flatten_control_flow(fn)
-    return _new_func("main", fn, main_arg_attrs()), plan
+    if sizes:
+        state.module.attributes[SIZES_ATTR] = ArrayAttr([StringAttr(n) for n in sizes])
+    new = _new_func("main", fn, main_arg_attrs())
+    dynamic = fn.attributes.get(DYNAMIC_PLAN_ATTR)
+    if dynamic is not None:
+        state.module.attributes[DYNAMIC_PLAN_ATTR] = dynamic
+    return new, plan
 
 
 def _declare_external(fn: func.FuncOp, state: ModuleState) -> None:

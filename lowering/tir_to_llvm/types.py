@@ -20,7 +20,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from lamina.dialects import tir
 from lamina.errors import LoweringError
+from lamina.symbolic import Dim, SymbolicError
 
 PTR = llvm.LLVMPointerType()
 FLOATS = (Float16Type, Float32Type, Float64Type)
@@ -60,11 +62,11 @@ def byte_size(t: Attribute) -> int:
     )
 
 
-def numel(t: MemRefType) -> int:
-    """Elements of a statically shaped buffer."""
-    n = 1
-    for d in t.get_shape():
-        n *= d
+def numel(t: MemRefType) -> Dim:
+    """Elements of a buffer (symbolic if its shape is)."""
+    n: Dim = 1
+    for d in tir.buffer_dims(t):
+        n = n * d
     return n
 
 
@@ -73,23 +75,22 @@ def check_buffer(t: Attribute, where: str) -> MemRefType:
     scalar element type (else a LoweringError naming `where`)."""
     if not isinstance(t, MemRefType):
         raise LoweringError(f"{where}: expected a memref, got {t}")
-    if any(d < 0 for d in t.get_shape()):
+    if not isinstance(t.layout, NoneAttr | tir.SizesAttr):
         raise LoweringError(
-            f"{where}: buffer {t} has a dynamic shape; lower-tir-to-llvm needs "
-            "static shapes (specialize the model's input shapes)"
+            f"{where}: buffer {t} has a layout; only row-major buffers (of static "
+            "or #tir.sizes shape) are supported"
         )
-    if not isinstance(t.layout, NoneAttr):
-        raise LoweringError(
-            f"{where}: buffer {t} has a layout; only row-major (identity layout) "
-            "buffers are supported"
-        )
+    try:
+        tir.buffer_dims(t)
+    except SymbolicError as e:
+        raise LoweringError(f"{where}: buffer {t}: {e}") from None
     byte_size(t.get_element_type())
     return t
 
 
-def row_major_strides(shape: Sequence[int]) -> list[int]:
+def row_major_strides(shape: Sequence[Dim]) -> list[Dim]:
     """Strides, in elements, of a row-major buffer of `shape`."""
-    strides = [1] * len(shape)
+    strides: list[Dim] = [1] * len(shape)
     for k in range(len(shape) - 2, -1, -1):
         strides[k] = strides[k + 1] * shape[k + 1]
     return strides

@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay, tir
+from lamina.dialects.shapes import dims
 from lamina.errors import LoweringError
 from lamina.lowering.tir_builder import TirBuilder
 from lamina.registry import Registry
@@ -57,7 +58,7 @@ def extern_kernel(op: relay.RelayOp, name: str) -> tir.PrimFuncOp:
 
 # ------------------------------------------------------------------ helpers
 def _shape(v: SSAValue) -> tuple[int, ...]:
-    return tuple(v.type.get_shape())  # type: ignore[attr-defined]
+    return tuple(dims(v.type))  # type: ignore[attr-defined]
 
 
 def _copy(b: TirBuilder, src: SSAValue, dst: SSAValue) -> None:

@@ -30,12 +30,14 @@ from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from lamina.dialects import relay, te
+from lamina.dialects.shapes import dims, symbolic_tensor
 from lamina.dialects.te import ReduceKind
 from lamina.errors import LaminaError, LoweringError
 from lamina.lowering.expr import Expr, is_float, is_unsigned
 from lamina.lowering.schedule import Schedule
 from lamina.plugins import COMPUTES_GROUP
 from lamina.registry import Registry
+from lamina.symbolic import Dim
 
 Body = Callable[[Expr, Sequence[SSAValue]], SSAValue]
 
@@ -124,15 +126,15 @@ def _ttype(v: SSAValue) -> TensorType:
 
 
 def _shape(v: SSAValue) -> tuple[int, ...]:
-    return tuple(_ttype(v).get_shape())
+    return tuple(dims(_ttype(v)))
 
 
 def _elem(v: SSAValue) -> Attribute:
     return _ttype(v).get_element_type()
 
 
-def _tensor(shape: Sequence[int], elem: Attribute) -> TensorType:
-    return TensorType(elem, list(shape))
+def _tensor(shape: Sequence[Dim], elem: Attribute) -> TensorType:
+    return symbolic_tensor(shape, elem)
 
 
 def lowest(elem: Attribute) -> float | int:
@@ -160,7 +162,7 @@ def elementwise(
     fn: Callable[..., SSAValue],
 ) -> SSAValue:
     """`out[i] = fn(e, *(x[i] for x in ins))` with numpy broadcasting."""
-    shape = tuple(out.get_shape())
+    shape = tuple(dims(out))
 
     def at(e: Expr, x: SSAValue, idx: Sequence[SSAValue]) -> list[SSAValue]:
         return list(idx) if _shape(x) == shape else e.broadcast_index(idx, _ttype(x))
@@ -183,7 +185,7 @@ def reduction(
     """`kind`-reduce `value(e, index into src)` over `axes` of `src`'s index space;
     reduced axes are dropped, or kept as size 1 with `keepdims`. An empty
     reduction yields the reduction's identity."""
-    shape = list(src.get_shape())
+    shape = list(dims(src))
     elem = elem or src.get_element_type()
     axes = sorted(axes)
     kept = [d for d in range(len(shape)) if d not in axes]

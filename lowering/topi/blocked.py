@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
+from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.lowering.expr import Expr
 from lamina.lowering.strategy import cpu
@@ -39,7 +40,7 @@ def conv2d_nchwc(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 
     result = k.compute(out, body, ReduceKind.SUM, [ws[1], ws[2], ws[3], ws[4]])
     bits = getattr(out.get_element_type(), "bitwidth", 32)
-    scheduled(result, cpu.conv_nchwc(tuple(out.get_shape()), bits))
+    scheduled(result, cpu.conv_nchwc(cpu.hinted(dims(out)), bits))
     return result
 
 
@@ -54,7 +55,7 @@ def layout_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAVa
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
         if src == "NCHW":
             n, c, h, w, b = idx
-            block = out.get_shape()[4]
+            block = dims(out)[4]
             return e.read(x, [n, e.iadd(e.iscale(c, block), b), h, w])
         n, c, h, w = idx
         block = _shape(x)[4]

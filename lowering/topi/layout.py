@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import f64, i64
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
+from lamina.dialects.shapes import dims
 from lamina.lowering.expr import Expr, is_float, is_unsigned
 from lamina.lowering.topi.base import (
     Kernel,
@@ -32,10 +33,10 @@ from lamina.lowering.topi.base import (
 def reshape(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     (x,) = ins
     out = _type(op)
-    src = _ttype(x).get_shape()
+    src = dims(_ttype(x))
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
-        flat = e.linearize(idx, out.get_shape())
+        flat = e.linearize(idx, dims(out))
         return e.read(x, e.delinearize(flat, src))
 
     return k.compute(out, body)
@@ -364,7 +365,7 @@ def resize(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     (x,) = ins
     shape = _shape(x)
     out = _type(op)
-    size = out.get_shape()
+    size = dims(out)
     rank = len(shape)
     scales = relay.floats_prop(op, "scales") or tuple(
         o / i if i else 1.0 for o, i in zip(size, shape, strict=True)

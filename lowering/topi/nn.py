@@ -12,6 +12,7 @@ from xdsl.dialects.builtin import i64
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
+from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.lowering.expr import Expr
 from lamina.lowering.strategy import cpu
@@ -78,7 +79,7 @@ def pool(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     is_max = isinstance(op, relay.MaxPoolOp)
     # Windows leave the input only through the begin padding or past its end
     # (the end padding, a ceil_mode tail): those axes' reads are checked.
-    xshape, oshape = _shape(x), out.get_shape()
+    xshape, oshape = _shape(x), dims(out)
     checked = [False, False] + [
         win.pad_begin[a] > 0 or win.overhang(a, xshape[2 + a], oshape[2 + a], kernel[a]) > 0
         for a in range(n)
@@ -186,7 +187,7 @@ def _moments(
     """Mean and (biased) variance of `x` over `axes`, kept as size-1 axes, and the
     index map from a point of `x` to its statistics."""
     src = _ttype(x)
-    count = math.prod(src.get_shape()[a] for a in axes)
+    count = math.prod(dims(src)[a] for a in axes)
 
     def stat_index(e: Expr, i: Sequence[SSAValue]) -> list[SSAValue]:
         zero = e.index(0)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
+from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.lowering.expr import Expr
 from lamina.lowering.strategy import cpu
@@ -46,7 +47,7 @@ def dense(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     assert isinstance(op, relay.DenseOp)
     a, b = ins[0], ins[1]
     ta, tb = relay.flag_prop(op, "transpose_a"), relay.flag_prop(op, "transpose_b")
-    kdim = _ttype(a).get_shape()[0 if ta else 1]
+    kdim = dims(_ttype(a))[0 if ta else 1]
 
     def a_index(e: Expr, o: Sequence[SSAValue], kk: SSAValue) -> list[SSAValue]:
         return [kk, o[0]] if ta else [o[0], kk]
@@ -85,7 +86,7 @@ def dense(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 @register_compute(relay.MatmulOp)
 def matmul(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     a, b = ins
-    sa, sb = _ttype(a).get_shape(), _ttype(b).get_shape()
+    sa, sb = dims(_ttype(a)), dims(_ttype(b))
     out = _type(op)
     rank = out.get_num_dims()
     kdim = sa[-1]

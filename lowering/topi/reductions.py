@@ -7,16 +7,18 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import TensorType, i64
+from xdsl.dialects.builtin import i64
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
+from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.lowering.expr import Expr, is_float
 from lamina.lowering.topi.base import (
     Kernel,
     _c,
     _read_at,
+    _tensor,
     _ttype,
     _type,
     reduction,
@@ -42,7 +44,7 @@ def reduce(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     out = reduction(k, src, axes, keep, _REDUCE_KIND[type(op)], _read_at(x))
     if not isinstance(op, relay.MeanOp) or not axes:
         return out
-    count = math.prod(src.get_shape()[a] for a in axes)
+    count = math.prod(dims(src)[a] for a in axes)
     return k.compute(
         _type(op), lambda e, i: divide(e, e.read(out, i), _c(e, count, e.read(out, i)))
     )
@@ -102,7 +104,7 @@ def arg_reduce(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     extreme = ReduceKind.MAX if isinstance(op, relay.ArgMaxOp) else ReduceKind.MIN
     best = reduction(k, src, [axis], True, extreme, _read_at(x))
     last = relay.flag_prop(op, "select_last_index")
-    extent = src.get_shape()[axis]
+    extent = dims(src)[axis]
 
     def candidate(e: Expr, i: list[SSAValue]) -> SSAValue:
         v = e.read(x, i)
@@ -126,10 +128,10 @@ def softmax(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     `x - max - log(sum)`."""
     (x,) = ins
     out = _type(op)
-    shape = list(out.get_shape())
+    shape = list(dims(out))
     axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", -1), len(shape))
     extent = shape[axis]
-    reduced = TensorType(out.get_element_type(), shape[:axis] + shape[axis + 1 :])
+    reduced = _tensor(shape[:axis] + shape[axis + 1 :], out.get_element_type())
 
     def at(idx: Sequence[SSAValue], r: SSAValue) -> list[SSAValue]:
         return [*idx[:axis], r, *idx[axis:]]
