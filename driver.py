@@ -38,7 +38,7 @@ from lamina.backends import load_external, parse_targets
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.resources import blobs
-from lamina.dialects.shapes import is_symbolic
+from lamina.dialects.shapes import ASSUME_ATTR, assumptions_of, is_symbolic
 from lamina.errors import CompileError, FrontendError, LaminaError
 from lamina.frontends.onnx import from_onnx
 from lamina.ir import context, entry_function, io_names
@@ -333,6 +333,7 @@ def _compile(
     module = model.clone() if isinstance(model, ModuleOp) else from_onnx(model, input_shapes)
     graph = _main(module)
     require_static(graph)
+    assumptions = assumptions_of(graph.attributes.get(ASSUME_ATTR))
     inputs, outputs = _specs(graph, False), _specs(graph, True)
     for spec in (*inputs, *outputs):  # before lowering allocates anything
         check_size(f"@main's tensor '{spec.name}'", spec.shape, spec.dtype.itemsize)
@@ -350,7 +351,9 @@ def _compile(
         load_external(module, target_names, num_threads)
     native = jit_compile(module, opt_level=opt_level)
     sizes, plan = _dynamic(module)
-    exe = CompiledModel(native, inputs, outputs, params, workspace, num_threads, sizes, plan)
+    exe = CompiledModel(
+        native, inputs, outputs, params, workspace, num_threads, sizes, plan, assumptions
+    )
     exe._lowered, exe._opt_level = module, opt_level  # for export()
     return exe
 

@@ -99,3 +99,25 @@ def dims(t: Attribute) -> tuple[Dim, ...]:
         return tuple(shape)
     elem = t.get_element_type()  # type: ignore[attr-defined]
     return shape_dims(TensorType(elem, shape, names))
+
+
+#: On a graph function: what its import assumed of the symbolic sizes, as
+#: `[expr, limit, why]` meaning `expr <= limit`; checked when the model runs.
+ASSUME_ATTR = "lamina.assume"
+Assumption = tuple[Dim, int, str]
+
+
+def assumptions_attr(assumptions: Sequence[Assumption]) -> ArrayAttr:
+    return ArrayAttr(
+        [ArrayAttr([StringAttr(str(e)), IntegerAttr(n, i64), StringAttr(why)]) for e, n, why in assumptions]
+    )
+
+
+def assumptions_of(attr: Attribute | None) -> list[Assumption]:
+    if not isinstance(attr, ArrayAttr):
+        return []
+    out: list[Assumption] = []
+    for a in attr.data:
+        e, n, why = a.data  # type: ignore[attr-defined]
+        out.append((Sym.parse(e.data), n.value.data, why.data))
+    return out

@@ -74,13 +74,16 @@ class Mod:
 
 @dataclass(frozen=True)
 class Clamp:
-    """`min(max(x, lo), hi)`; a missing bound is not applied."""
+    """`min(max(x, lo), hi)`; a missing bound is not applied (a symbolic `hi`, a
+    size, bounds nothing the ranges can use)."""
 
     x: Lin
     lo: int | None
-    hi: int | None
+    hi: Dim | None
 
     def range(self) -> tuple[int | None, int | None]:
+        if isinstance(self.hi, Sym):
+            return Clamp(self.x, self.lo, None).range()
         xl, xh = self.x.range()
         lo = self.lo if xl is None else (xl if self.lo is None else max(xl, self.lo))
         hi = self.hi if xh is None else (xh if self.hi is None else min(xh, self.hi))
@@ -169,8 +172,12 @@ class Lin:
                 return inner.x.mod(inner.c * c).floordiv(inner.c)  # == (x % (a*c)) // a
         return Lin.of(Mod(rest, c))
 
-    def clamp(self, lo: int | None, hi: int | None) -> Lin:
+    def clamp(self, lo: int | None, hi: Dim | None) -> Lin:
         xl, xh = self.range()
+        if isinstance(hi, Sym):
+            if lo is not None and xl is not None and xl >= lo:
+                lo = None
+            return Lin.of(Clamp(self, lo, hi))
         if lo is not None and xl is not None and xl >= lo:
             lo = None
         if hi is not None and xh is not None and xh <= hi:

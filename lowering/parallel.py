@@ -7,8 +7,10 @@ range[1]` serially, and replaces the loop by a call of `<kernel>_par<n>_launch
 (buffers...)`. The loop is recorded in the module attribute `lamina.parallel`.
 
 When the module is translated to LLVM IR, `lamina.target.parallel` defines each
-launcher on libgomp. A loop that captures anything but buffers and constants
-stays serial.
+launcher on libgomp. In a kernel over symbolic sizes, the body also takes the
+kernel's sizes (after `range`), recomputes the index arithmetic on them it uses,
+and a bound that is a size expression is passed to the launcher at run time. A
+loop that captures anything else stays serial.
 """
 
 from __future__ import annotations
@@ -28,37 +30,43 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from lamina.dialects import tir
 from lamina.dialects.tir import AllocScope, ForKind
-from lamina.passes.tir.unroll import loop_bounds, set_kind
+from lamina.passes.tir.unroll import constant_index, set_kind
 
 ATTR = "lamina.parallel"
 
 
 @dataclass(frozen=True)
 class ParallelLoop:
+    """An outlined loop: `launch(buffers..., [ub], sizes...)` runs `body(buffers...,
+    range, sizes...)` on chunks of `lb .. ub` (`ub` None: given at run time, as the
+    launcher's argument after the buffers)."""
+
     launch: str
     body: str
     buffers: int
     lb: int
-    ub: int
+    ub: int | None
     step: int
+    sizes: int = 0
 
     def to_attr(self) -> ArrayAttr:
+        ub = -1 if self.ub is None else self.ub
         return ArrayAttr([
             StringAttr(self.launch), StringAttr(self.body),
-            *(IntAttr(v) for v in (self.buffers, self.lb, self.ub, self.step)),
+            *(IntAttr(v) for v in (self.buffers, self.lb, ub, self.step, self.sizes)),
         ])
 
     @staticmethod
     def from_attr(a: ArrayAttr) -> ParallelLoop:
         launch, body, *ints = a.data
         assert isinstance(launch, StringAttr) and isinstance(body, StringAttr)
-        n, lb, ub, step = (i.data for i in ints)  # type: ignore[attr-defined]
-        return ParallelLoop(launch.data, body.data, n, lb, ub, step)
+        n, lb, ub, step, sizes = (i.data for i in ints)  # type: ignore[attr-defined]
+        return ParallelLoop(launch.data, body.data, n, lb, None if ub < 0 else ub, step, sizes)
 
 
-def _captures(loop: tir.ForOp) -> list[SSAValue] | None:
+def _captures(loop: tir.ForOp, sizes: set[SSAValue]) -> list[SSAValue] | None:
     """Values the loop uses from outside, in first-use order; None if one of them
-    is not a static buffer or a constant."""
+    is not a buffer, a constant, a size or index arithmetic on those."""
     inside = {id(op) for op in loop.walk()}
     out: list[SSAValue] = []
     for op in loop.walk():
@@ -70,21 +78,51 @@ def _captures(loop: tir.ForOp) -> list[SSAValue] | None:
                 continue
             if v in out:
                 continue
-            if isinstance(owner, arith.ConstantOp) or (
-                isinstance(v.type, MemRefType) and not isinstance(v.type.layout, tir.SizesAttr)
-            ):
+            if isinstance(v.type, MemRefType) or _recomputable(v, sizes):
                 out.append(v)
-            else:  # a size, or a buffer whose addressing needs sizes
+            else:
                 return None
     return out
 
 
+def _recomputable(v: SSAValue, sizes: set[SSAValue]) -> bool:
+    """Whether `v` is a size, or pure index arithmetic on sizes and constants
+    (which the outlined body recomputes)."""
+    if v in sizes or isinstance(v.owner, arith.ConstantOp):
+        return True
+    op = v.owner
+    return (
+        isinstance(op, Operation)
+        and op.dialect_name() == "arith"
+        and isinstance(v.type, IndexType)
+        and all(_recomputable(o, sizes) for o in op.operands)
+    )
+
+
+def _clone_into(v: SSAValue, entry: Block, mapping: dict[SSAValue, SSAValue]) -> SSAValue:
+    """`v` recomputed at the end of `entry` (its operands first)."""
+    if v in mapping:
+        return mapping[v]
+    op = v.owner
+    assert isinstance(op, Operation)
+    for o in op.operands:
+        _clone_into(o, entry, mapping)
+    c = op.clone(value_mapper=mapping)
+    entry.add_op(c)
+    for old, new in zip(op.results, c.results, strict=True):
+        mapping[old] = new
+    return mapping[v]
+
+
 def _outline(kernel: tir.PrimFuncOp, loop: tir.ForOp, n: int) -> ParallelLoop | None:
-    bounds = loop_bounds(loop)
-    captured = _captures(loop)
-    if bounds is None or bounds[2] <= 0 or captured is None:
+    sizes = kernel.size_args()
+    lb, step = (constant_index(v) for v in (loop.lb, loop.step))
+    ub = constant_index(loop.ub)
+    captured = _captures(loop, set(sizes.values()))
+    if lb is None or step is None or step <= 0 or captured is None:
         return None
-    lb, ub, step = bounds
+    if ub is None and not _recomputable(loop.ub, set(sizes.values())):
+        return None
     inside = {id(op) for op in loop.walk()}
     # Local buffers used only by the loop become per-thread buffers of the body.
     moved: list[SSAValue] = []
@@ -97,24 +135,28 @@ def _outline(kernel: tir.PrimFuncOp, loop: tir.ForOp, n: int) -> ParallelLoop | 
         ):
             moved.append(v)
     buffers = [v for v in captured if isinstance(v.type, MemRefType) and v not in moved]
-    consts = [v for v in captured if not isinstance(v.type, MemRefType)]
+    scalars = [v for v in captured if not isinstance(v.type, MemRefType)]
     name = f"{kernel.sym_name.data}_par{n}"
     index = IndexType()
-    fn = tir.PrimFuncOp(name, [v.type for v in buffers] + [MemRefType(index, [2])])
+    names = list(sizes)
+    fn = tir.PrimFuncOp(
+        name, [v.type for v in buffers] + [MemRefType(index, [2])] + [index] * len(names)
+    )
+    if names:
+        fn.attributes["sizes"] = ArrayAttr([StringAttr(s) for s in names])
     entry = fn.body.block
     mapping: dict[SSAValue, SSAValue] = dict(zip(buffers, entry.args, strict=False))
-    for v in consts:
-        c = v.owner.clone()  # type: ignore[union-attr]
-        entry.add_op(c)
-        mapping[v] = c.results[0]
-    for v in moved:
+    mapping.update(zip(sizes.values(), entry.args[len(buffers) + 1 :], strict=True))
+    for v in scalars:
+        _clone_into(v, entry, mapping)
+    for v in moved:  # (a symbolic local buffer is sized by the body's own sizes)
         a = v.owner.clone()  # type: ignore[union-attr]
         entry.add_op(a)
         mapping[v] = a.results[0]
     zero = arith.ConstantOp.from_int_and_width(0, index)
     one = arith.ConstantOp.from_int_and_width(1, index)
     entry.add_ops([zero, one])
-    rng = entry.args[-1]
+    rng = entry.args[len(buffers)]
     start = tir.LoadOp(rng, [zero.result])
     end = tir.LoadOp(rng, [one.result])
     step_c = arith.ConstantOp.from_int_and_width(step, index)
@@ -127,7 +169,8 @@ def _outline(kernel: tir.PrimFuncOp, loop: tir.ForOp, n: int) -> ParallelLoop | 
     serial = tir.ForOp(start.result, end.result, step_c.result, body, ForKind.SERIAL)
     entry.add_ops([serial, tir.ReturnOp()])
     launch = f"{name}_launch"
-    loop.parent_block().insert_op_before(tir.CallOp(launch, buffers), loop)  # type: ignore[union-attr]
+    args = [*buffers, *([] if ub is not None else [loop.ub]), *sizes.values()]
+    loop.parent_block().insert_op_before(tir.CallOp(launch, args), loop)  # type: ignore[union-attr]
     loop.detach()
     loop.erase()
     for v in moved:
@@ -137,7 +180,7 @@ def _outline(kernel: tir.PrimFuncOp, loop: tir.ForOp, n: int) -> ParallelLoop | 
             owner.detach()
             owner.erase()
     kernel.parent_block().insert_op_after(fn, kernel)  # type: ignore[union-attr]
-    return ParallelLoop(launch, name, len(buffers), lb, ub, step)
+    return ParallelLoop(launch, name, len(buffers), lb, ub, step, len(names))
 
 
 def _inside(op: Operation, kernel: Operation) -> bool:

@@ -509,12 +509,16 @@ class Scope:
         ttype = tensor.type
         shape = dims(ttype)  # type: ignore[union-attr]
         flat = Lin()
-        stride = 1
+        stride: Dim = 1
+        symbolic_lane = False  # the lane moves along an axis of symbolic stride
         for x, n in zip(reversed(lins), reversed(shape), strict=True):
-            flat = flat + x * stride
-            stride *= n
+            if isinstance(stride, Sym):
+                symbolic_lane |= self.vec is not None and x.uses(self.vec)
+            else:
+                flat = flat + x * stride
+            stride = stride * n
         contiguous = False
-        if self.vec is not None and flat.linear_in(self.vec):
+        if self.vec is not None and not symbolic_lane and flat.linear_in(self.vec):
             step = flat.coeff(self.vec)
             width = numpy_dtype(ttype.get_element_type()).itemsize  # type: ignore[union-attr]
             contiguous = 1 <= step <= MAX_LOAD_STRIDE and (

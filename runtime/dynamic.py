@@ -18,9 +18,14 @@ from lamina.lowering.tir_to_llvm.memory import WorkspacePlan, plan_workspace
 from lamina.symbolic import Dim, Sym, evaluate
 
 
-def bind_sizes(specs: Sequence[tuple[str, tuple[Dim, ...]]], shapes: Sequence[tuple[int, ...]]) -> dict[str, int]:
+def bind_sizes(
+    specs: Sequence[tuple[str, tuple[Dim, ...]]],
+    shapes: Sequence[tuple[int, ...]],
+    assumptions: Sequence[tuple[Dim, int, str]] = (),
+) -> dict[str, int]:
     """The sizes the input `shapes` give to the symbolic dims of `specs`
-    (name, dims); an `InputError` says which input and axis disagree."""
+    (name, dims); an `InputError` says which input and axis disagree, or which
+    assumption of the model (`expr <= limit`) the sizes break."""
     env: dict[str, int] = {}
     origin: dict[str, str] = {}
     for (name, want), got in zip(specs, shapes, strict=True):
@@ -52,6 +57,13 @@ def bind_sizes(specs: Sequence[tuple[str, tuple[Dim, ...]]], shapes: Sequence[tu
                     f"input '{name}': expected shape ({', '.join(map(str, want))}) = "
                     f"{tuple(evaluate(x, env) for x in want)}, got {got} (axis {axis})"
                 )
+    for expr, limit, why in assumptions:
+        if evaluate(expr, env) > limit:
+            sizes = ", ".join(f"{k} = {v}" for k, v in sorted(env.items()))
+            raise InputError(
+                f"sizes {sizes} are out of the model's range: {why}, so {expr} <= "
+                f"{limit} must hold"
+            )
     return env
 
 

@@ -93,6 +93,7 @@ class Exportable(Protocol):
     outputs: list[Any]
     workspace_size: int
     sizes: list[str]
+    assumptions: list[Any]
     _plan: Any
     _native: Any
     _params: list[np.ndarray]
@@ -203,6 +204,7 @@ def metadata(model: Exportable, layout: list[dict[str, Any]]) -> dict[str, Any]:
         "params": layout,
         "workspace_size": int(model.workspace_size),
         "sizes": list(model.sizes),
+        "assumptions": [[str(e), n, why] for e, n, why in model.assumptions],
         "dynamic_plan": None
         if model._plan is None
         else [[a, b, str(n)] for a, b, n in model._plan.ranges],

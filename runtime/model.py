@@ -72,12 +72,15 @@ class CompiledModel:
         num_threads: int | None = None,
         sizes: Sequence[str] = (),
         plan: DynamicPlan | None = None,
+        assumptions: Sequence[tuple[Dim, int, str]] = (),
     ):
         self._native = native
         #: The symbolic sizes, in the order `main` reads them after the buffers,
         #: and the per-shape workspace plan (None: a static model).
         self.sizes = list(sizes)
         self._plan = plan
+        #: What the model assumes of its sizes (`expr <= limit`, why), checked per run.
+        self.assumptions = list(assumptions)
         self.inputs = inputs
         self.outputs = outputs
         self._params = params
@@ -137,7 +140,9 @@ class CompiledModel:
         arrays = [np.asarray(given[spec.name]) for spec in self.inputs]
         env: dict[str, int] = {}
         if self.is_symbolic:
-            env = bind_sizes([(s.name, s.shape) for s in self.inputs], [a.shape for a in arrays])
+            env = bind_sizes(
+                [(s.name, s.shape) for s in self.inputs], [a.shape for a in arrays], self.assumptions
+            )
         bound = []
         staging = self._staging(env)
         for spec, arr in zip(self.inputs, arrays, strict=True):

@@ -3,7 +3,8 @@ translation to LLVM IR, not in a dialect; so does lamina).
 
 `emit_parallel_glue` defines the launcher of each loop that
 `lamina.lowering.parallel.outline_parallel_loops` outlined: it packs the buffer
-pointers and calls `GOMP_parallel(worker, data, threads, 0)`; the worker takes its
+pointers (then a run-time bound and the sizes, as i64) and calls
+`GOMP_parallel(worker, data, threads, 0)`; the worker takes its
 static chunk of the iterations from `omp_get_thread_num()` /
 `omp_get_num_threads()`. The team size is the calling thread's
 `omp_set_num_threads` (set by the runtime from `num_threads` or
@@ -36,6 +37,13 @@ def _range(b: ir.IRBuilder, lo: ir.Value, hi: ir.Value) -> ir.Value:
     return rng
 
 
+def _count(b: ir.IRBuilder, ub: ir.Value, p: ParallelLoop) -> ir.Value:
+    """Iterations of `lb .. ub` by `step` (none if `ub <= lb`)."""
+    span = b.sub(ub, ir.Constant(_I64, p.lb))
+    n = b.sdiv(b.add(span, ir.Constant(_I64, p.step - 1)), ir.Constant(_I64, p.step))
+    return b.select(b.icmp_signed(">", n, ir.Constant(_I64, 0)), n, ir.Constant(_I64, 0))
+
+
 def emit_parallel_glue(module: ir.Module, loops: list[ParallelLoop]) -> None:
     """Define each loop's launcher and worker in `module` (llvmlite IR)."""
     void = ir.VoidType()
@@ -51,15 +59,20 @@ def emit_parallel_glue(module: ir.Module, loops: list[ParallelLoop]) -> None:
         worker = ir.Function(module, worker_t, f"{p.body}_worker")
         worker.linkage = "internal"
         b = ir.IRBuilder(worker.append_basic_block("entry"))
+        table = worker.args[0]
+        # data: the buffers, then (i64 in pointer slots) a run-time bound, the sizes
+        slots = p.buffers + (p.ub is None) + p.sizes
+        scalars = [
+            b.load(b.gep(table, [ir.Constant(_I64, i)], source_etype=_I64), typ=_I64)
+            for i in range(p.buffers, slots)
+        ]
+        ub = scalars.pop(0) if p.ub is None else ir.Constant(_I64, p.ub)
         tid = b.zext(b.call(tid_fn, []), _I64)
         nt = b.zext(b.call(nt_fn, []), _I64)
-        count = -(-(p.ub - p.lb) // p.step)
-        chunk = b.udiv(b.add(ir.Constant(_I64, count), b.sub(nt, ir.Constant(_I64, 1))), nt)
+        count = _count(b, ub, p)
+        chunk = b.udiv(b.add(count, b.sub(nt, ir.Constant(_I64, 1))), nt)
         first = b.mul(tid, chunk)
-        last = b.select(
-            b.icmp_unsigned("<", b.add(first, chunk), ir.Constant(_I64, count)),
-            b.add(first, chunk), ir.Constant(_I64, count),
-        )
+        last = b.select(b.icmp_unsigned("<", b.add(first, chunk), count), b.add(first, chunk), count)
         run, done = worker.append_basic_block("run"), worker.append_basic_block("done")
         b.cbranch(b.icmp_unsigned("<", first, last), run, done)
         b.position_at_end(done)
@@ -71,13 +84,11 @@ def emit_parallel_glue(module: ir.Module, loops: list[ParallelLoop]) -> None:
             b.add(ir.Constant(_I64, p.lb), b.mul(first, step)),
             b.add(ir.Constant(_I64, p.lb), b.mul(last, step)),
         )
-        table = worker.args[0]
         args = [
             b.load(b.gep(table, [ir.Constant(_I64, i)], source_etype=_PTR), typ=_PTR)
             for i in range(p.buffers)
         ]
-        args.append(rng)
-        b.call(body, args)
+        b.call(body, [*args, rng, *scalars])
         b.ret_void()
         # launch(buffers...): one thread runs the body on every iteration itself;
         # more pack the pointers and run the team.
@@ -86,13 +97,16 @@ def emit_parallel_glue(module: ir.Module, loops: list[ParallelLoop]) -> None:
         alone, team = launch.append_basic_block("alone"), launch.append_basic_block("team")
         b.cbranch(b.icmp_signed("<=", threads, ir.Constant(_I32, 1)), alone, team)
         b.position_at_end(alone)
-        rng = _range(b, ir.Constant(_I64, p.lb), ir.Constant(_I64, p.ub))
-        b.call(body, [*launch.args, rng])
+        bufs, rest = list(launch.args[: p.buffers]), list(launch.args[p.buffers :])
+        ub = rest.pop(0) if p.ub is None else ir.Constant(_I64, p.ub)
+        rng = _range(b, ir.Constant(_I64, p.lb), ub)
+        b.call(body, [*bufs, rng, *rest])
         b.ret_void()
         b.position_at_end(team)
-        data = b.alloca(_PTR, size=ir.Constant(_I64, max(p.buffers, 1)))
+        data = b.alloca(_PTR, size=ir.Constant(_I64, max(len(launch.args), 1)))
         for i, a in enumerate(launch.args):
-            b.store(a, b.gep(data, [ir.Constant(_I64, i)], source_etype=_PTR))
+            etype = _PTR if i < p.buffers else _I64
+            b.store(a, b.gep(data, [ir.Constant(_I64, i)], source_etype=etype))
         b.call(gomp, [worker, data, threads, ir.Constant(_I32, 0)])
         b.ret_void()
 

@@ -15,6 +15,8 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
+    FloatAttr,
+    IntegerAttr,
     TensorType,
     i64,
 )
@@ -88,3 +90,30 @@ class DimsOp(RelayOp):
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         return tensor([len(dims_prop(props, "dims", "relay.dims"))], i64)
+
+
+@irdl_op_definition
+class ArangeOp(RelayOp):
+    """`start + i * step` for `i` in `0..size`: ONNX's Range with constant start
+    and delta, whose length may be a symbolic size."""
+
+    name = "relay.arange"
+    size = prop_def(DenseArrayBase | ArrayAttr)
+    start = prop_def(IntegerAttr | FloatAttr)
+    step = prop_def(IntegerAttr | FloatAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        size = dims_prop(props, "size", cls.name)
+        start, step = props["start"], props["step"]
+        if len(size) != 1:
+            raise VerifyException(f"{cls.name}: size must be one dim, got {len(size)}")
+        assert isinstance(start, IntegerAttr | FloatAttr) and isinstance(step, IntegerAttr | FloatAttr)
+        if start.type != step.type:
+            raise VerifyException(
+                f"{cls.name}: start ({start.type}) and step ({step.type}) must have one type"
+            )
+        return tensor(size, start.type)

@@ -58,6 +58,7 @@ from lamina.dialects.relay.base import (
     tensor,
     window_defaults,
 )
+from lamina.symbolic import Dim, Sym
 
 
 @irdl_op_definition
@@ -182,38 +183,49 @@ class SplitOp(RelayOp):
 class StridedSliceOp(RelayOp):
     """Elements `begin[i] + k * strides[i]` for `k` in `0..ceil((end[i] -
     begin[i]) / strides[i])` along every axis (strides may be negative). Every
-    position read must be in bounds: the importer resolves ONNX's clamping."""
+    position read must be in bounds: the importer resolves ONNX's clamping (for
+    symbolic bounds, stride 1, by assuming them in bounds and checking that when
+    the model runs)."""
 
     name = "relay.strided_slice"
     data = operand_def(TensorType)
-    begin = prop_def(DenseArrayBase)
-    end = prop_def(DenseArrayBase)
+    begin = prop_def(DenseArrayBase | ArrayAttr)
+    end = prop_def(DenseArrayBase | ArrayAttr)
     strides = opt_prop_def(DenseArrayBase)
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
 
     @staticmethod
-    def extent(begin: int, end: int, step: int) -> int:
+    def extent(begin: Dim, end: Dim, step: int) -> Dim:
+        if isinstance(begin, Sym) or isinstance(end, Sym):  # in bounds, step 1
+            return end - begin
         return max(0, -((begin - end) // step)) if step > 0 else max(0, -((end - begin) // -step))
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         shape = shape_of(types[0])
         n = len(shape)
-        begin, end = ints_prop(props, "begin"), ints_prop(props, "end")
+        begin = dims_prop(props, "begin", cls.name)
+        end = dims_prop(props, "end", cls.name)
         strides = ints_prop(props, "strides") if "strides" in props else (1,) * n
         if not len(begin) == len(end) == len(strides) == n:
             raise VerifyException(
                 f"{cls.name}: begin, end and strides need {n} values each (one per "
-                f"axis), got {list(begin)}, {list(end)}, {list(strides)}"
+                f"axis), got {dims_text(begin)}, {dims_text(end)}, {list(strides)}"
             )
         out = []
         for axis, (b, e, s, d) in enumerate(zip(begin, end, strides, shape, strict=True)):
             if s == 0:
                 raise VerifyException(f"{cls.name}: stride of axis {axis} is 0")
+            symbolic = any(isinstance(v, Sym) for v in (b, e, d))
+            if symbolic and s != 1:
+                raise VerifyException(
+                    f"{cls.name}: axis {axis} of size {d} (begin {b}, end {e}) is "
+                    f"symbolic: only a stride of 1 is supported, got {s}"
+                )
             k = cls.extent(b, e, s)
-            if k and not (0 <= b < d and 0 <= b + (k - 1) * s < d):
+            if not symbolic and k and not (0 <= b < d and 0 <= b + (k - 1) * s < d):
                 raise VerifyException(
                     f"{cls.name}: axis {axis} of size {d} is read out of bounds "
                     f"(begin {b}, end {e}, stride {s})"
@@ -369,18 +381,18 @@ class BroadcastToOp(RelayOp):
 
     name = "relay.broadcast_to"
     data = operand_def(TensorType)
-    shape = prop_def(DenseArrayBase)
+    shape = prop_def(DenseArrayBase | ArrayAttr)
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        target = ints_prop(props, "shape")
+        target = dims_prop(props, "shape", cls.name)
         src = shape_of(types[0])
         if any(d < 0 for d in target) or broadcast_shapes(cls.name, src, target) != target:
             raise VerifyException(
-                f"{cls.name}: {types[0]} does not broadcast to shape {list(target)}"
+                f"{cls.name}: {types[0]} does not broadcast to shape {dims_text(target)}"
             )
         return tensor(target, types[0].get_element_type())
 

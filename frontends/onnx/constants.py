@@ -9,9 +9,12 @@ from collections.abc import Sequence
 
 import numpy as np
 import onnx
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import SSAValue
 
-from lamina.dialects.dtypes import numpy_dtype
+from lamina.dialects import relay
+from lamina.dialects.dtypes import element_type, numpy_dtype
+from lamina.dialects.shapes import dims_attr
 from lamina.frontends.onnx.context import NodeContext, shape
 from lamina.frontends.onnx.helpers import _dtype, _elem, _ints, _rank
 from lamina.frontends.onnx.registry import converter
@@ -64,10 +67,35 @@ def _constant_of_shape(ctx: NodeContext) -> Sequence[SSAValue]:
     return [ctx.constant(np.full(dims, arr.reshape(-1)[0], dtype=arr.dtype))]
 
 
-@converter("Range", emits=(), notes="constant inputs")
+@converter("Range", emits=("relay.arange",), notes="constant start and delta; a symbolic limit")
 def _range(ctx: NodeContext) -> Sequence[SSAValue]:
     start, limit, delta = (ctx.const_value(i) for i in range(3))
-    return [ctx.constant(np.arange(start, limit, delta, dtype=np.asarray(start).dtype))]
+    if limit.dtype != object:
+        return [ctx.constant(np.arange(start, limit, delta, dtype=np.asarray(start).dtype))]
+    # A length given by the model's sizes (`arange(seq)`): computed when it runs.
+    dtype = np.asarray(start).dtype
+    if dtype.kind not in "iu" or start.dtype == object or delta.dtype == object:
+        raise ctx.unsupported(
+            f"a symbolic limit ({limit.reshape(-1)[0]}) needs integer start and delta "
+            "that are constants"
+        )
+    lo, hi, step = int(start.reshape(-1)[0]), limit.reshape(-1)[0], int(delta.reshape(-1)[0])
+    if step == 0:
+        raise ctx.error("delta is 0")
+    if step > 0:
+        ctx.assume(lo - hi, 0, f"counts from {lo} up to {hi}")
+        size = (hi - lo + step - 1) // step
+    else:
+        ctx.assume(hi - lo, 0, f"counts from {lo} down to {hi}")
+        size = (lo - hi - step - 1) // -step
+    t = element_type(dtype)
+    return [
+        ctx.emit(
+            relay.ArangeOp(
+                size=dims_attr([size]), start=IntegerAttr(lo, t), step=IntegerAttr(step, t)
+            )
+        )
+    ]
 
 
 @converter("EyeLike", emits=(), notes="a constant")

@@ -22,7 +22,7 @@ from lamina.dialects.dtypes import element_type
 from lamina.dialects.resources import blobs
 from lamina.dialects.shapes import dims_attr
 from lamina.errors import FrontendError, UnsupportedOpError
-from lamina.symbolic import Dim, Sym
+from lamina.symbolic import Dim, Sym, SymbolicError
 
 
 @dataclass
@@ -36,6 +36,19 @@ class NodeContext:
     constants: dict[SSAValue, np.ndarray] = field(default_factory=dict)
     #: The ONNX names of the graph's inputs (the block's arguments).
     graph_inputs: dict[SSAValue, str] = field(default_factory=dict)
+    #: What converters assume of the symbolic sizes (`expr <= limit`, and why),
+    #: checked when the model runs: shared by every node of the graph.
+    assumptions: list[tuple[Dim, int, str]] = field(default_factory=list)
+
+    def assume(self, expr: Dim, limit: int, why: str) -> None:
+        """Assume `expr <= limit` (decided now if it can be, else at run time)."""
+        try:
+            if expr <= limit:
+                return
+        except SymbolicError:
+            self.assumptions.append((expr, limit, f"{describe_node(self.node, self.opset)} {why}"))
+            return
+        raise self.error(f"{why}, but {expr} > {limit}")
 
     def emit(self, op: Operation) -> SSAValue:
         self.block.add_op(op)

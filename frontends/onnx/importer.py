@@ -40,6 +40,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects import relay
 from lamina.dialects.dtypes import element_type
+from lamina.dialects.shapes import ASSUME_ATTR, Assumption, assumptions_attr
 from lamina.errors import FrontendError, LaminaError, UnsupportedOpError
 from lamina.frontends.onnx.checks import (
     check_model,
@@ -217,6 +218,7 @@ def from_onnx(
     # (only listed if they have no converter either).
     unsupported: list[onnx.NodeProto] = []
     skipped: set[str] = set()
+    assumptions: list[Assumption] = []
     for node in nodes:
         if any(name in skipped for name in node.input):
             if not has_converter(node):
@@ -235,7 +237,7 @@ def from_onnx(
                     "node, input or initializer (the graph is not topologically "
                     "sorted, or an initializer is missing)"
                 )
-        ctx = NodeContext(node, ins, opset, block, consts, arg_names)
+        ctx = NodeContext(node, ins, opset, block, consts, arg_names, assumptions)
         folded = fold(node, ins, consts, opset)
         if folded is not None:
             outs = [
@@ -301,6 +303,8 @@ def from_onnx(
         arg_attrs=_name_attrs(vi.name for vi in inputs),
         res_attrs=_name_attrs(o.name for o in graph.output),
     )
+    if assumptions:
+        fn.attributes[ASSUME_ATTR] = assumptions_attr(assumptions)
     module = ModuleOp([fn])
     try:
         module.verify()

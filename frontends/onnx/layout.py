@@ -32,7 +32,7 @@ from lamina.frontends.onnx.helpers import (
     _unit,
 )
 from lamina.frontends.onnx.registry import converter
-from lamina.symbolic import SymbolicError
+from lamina.symbolic import Dim, Sym, SymbolicError
 
 
 # ------------------------------------------------------------------ layout
@@ -183,30 +183,59 @@ def _slice(ctx: NodeContext) -> Sequence[SSAValue]:
         axes = ctx.attr("axes")
         steps: list[int] = [1] * len(starts)
     else:
-        starts, ends = _ints(ctx.const_value(1)), _ints(ctx.const_value(2))
+        starts, ends = _dims(ctx.const_value(1)), _dims(ctx.const_value(2))
         axes = ctx.optional_const(3)
         st = ctx.optional_const(4)
         steps = [1] * len(starts) if st is None else _ints(st)
     axes = list(range(len(starts))) if axes is None else _ints(axes)
     if not len(starts) == len(ends) == len(axes) == len(steps):
         raise ctx.error("starts, ends, axes and steps must have the same length")
-    begin, end, strides = [0] * len(s), list(s), [1] * len(s)
+    begin: list[Dim] = [0] * len(s)
+    end: list[Dim] = list(s)
+    strides = [1] * len(s)
     for a, b, e, st in zip(axes, starts, ends, steps, strict=True):
         a = _axis(ctx, a, len(s))
         if st == 0:
             raise ctx.error(f"step of axis {a} is 0")
-        begin[a], end[a] = _slice_bounds(s[a], b, e, st)
+        if any(isinstance(v, Sym) for v in (s[a], b, e)):
+            begin[a], end[a] = _symbolic_bounds(ctx, a, s[a], b, e, st)
+        else:
+            begin[a], end[a] = _slice_bounds(s[a], b, e, st)
         strides[a] = st
     return [
         ctx.emit(
             relay.StridedSliceOp(
-                x,
-                begin=relay.i64_array(begin),
-                end=relay.i64_array(end),
-                strides=relay.i64_array(strides),
+                x, begin=dims_attr(begin), end=dims_attr(end), strides=relay.i64_array(strides)
             )
         )
     ]
+
+
+#: An ONNX Slice end at or past this is "to the end of the axis".
+_TO_END = 1 << 62
+
+
+def _symbolic_bounds(
+    ctx: NodeContext, axis: int, dim: Dim, start: Dim, end: Dim, step: int
+) -> tuple[Dim, Dim]:
+    """A Slice's start and end on an axis where a size is symbolic (step 1): ONNX's
+    clamping where the sizes decide it, else an assumption checked at run time."""
+    if step != 1:
+        raise ctx.unsupported(
+            f"a step of {step} on axis {axis} with symbolic bounds (size {dim}, start "
+            f"{start}, end {end}); only 1 is supported"
+        )
+    bounds = []
+    for v in (start, end):
+        if isinstance(v, int) and v >= _TO_END:
+            v = dim
+        elif isinstance(v, int) and v < 0:
+            v = dim + v
+        ctx.assume(v - dim, 0, f"slices axis {axis} of size {dim} up to {v}")
+        ctx.assume(-v, 0, f"slices axis {axis} from {v}")
+        bounds.append(v)
+    ctx.assume(bounds[0] - bounds[1], 0, f"slices axis {axis} from {bounds[0]} to {bounds[1]}")
+    return bounds[0], bounds[1]
 
 
 @converter("Gather", emits=("relay.take",), notes="negative indices")
@@ -226,10 +255,10 @@ def _gather_elements(ctx: NodeContext) -> Sequence[SSAValue]:
 @converter("Expand", emits=("relay.broadcast_to",))
 def _expand(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
-    target = relay.broadcast_shapes("Expand", shape(x), _ints(ctx.const_value(1)))
+    target = relay.broadcast_shapes("Expand", shape(x), _dims(ctx.const_value(1)))
     if target == shape(x):
         return [x]
-    return [ctx.emit(relay.BroadcastToOp(x, shape=relay.i64_array(target)))]
+    return [ctx.emit(relay.BroadcastToOp(x, shape=dims_attr(target)))]
 
 
 @converter("Tile", emits=("relay.tile",))

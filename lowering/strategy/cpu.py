@@ -46,13 +46,17 @@ def _parallel_outer(loops: list[str], extents: list[int], threads_hint: int = 16
     if not loops:
         return []
     steps: list[Primitive] = []
-    name, work = loops[0], extents[0]
+    # A symbolic extent may be 1 at run time (a batch of one): it counts as 1 here,
+    # so the static loops inside it are fused in for the threads' work.
+    name, work = loops[0], _sure(extents[0])
+    symbolic = isinstance(extents[0], Hinted)
     for nxt, e in zip(loops[1:], extents[1:], strict=False):
         if work >= threads_hint:
             break
         steps.append(Fuse(name, nxt))
-        name, work = f"{name}.{nxt}", work * e
-    if work < 2:
+        name, work = f"{name}.{nxt}", work * _sure(e)
+        symbolic |= isinstance(e, Hinted)
+    if work < 2 and not symbolic:  # (a symbolic loop may well have the work)
         return steps
     return [*steps, Annotate(ForKind.PARALLEL, name)]
 
@@ -99,6 +103,8 @@ def gemm(
         rows = 1
         for d in range(row + 1):
             rows *= extents[d]
+        if any(isinstance(extents[d], Hinted) for d in range(row + 1)):
+            rows = Hinted(rows)
     col = f"i{cols[0]}"
     ncol = 1
     for c in cols:
@@ -113,7 +119,11 @@ def gemm(
     # is reused across the row tiles; when A (rows x reduce) is the larger, as in
     # a late conv layer (many channels, few pixels), each row panel of A is
     # reused across the column tiles instead.
-    tiles = [(f"{col}.o", -(-ncol // nr)), (f"{r}.o", -(-rows // mr))]
+    row_tiles = -(-rows // mr)
+    tiles = [
+        (f"{col}.o", -(-ncol // nr)),
+        (f"{r}.o", Hinted(row_tiles) if isinstance(rows, Hinted) else row_tiles),
+    ]
     if reduce_size and rows > ncol:
         tiles.reverse()
     outer = [*batch, *(name for name, _ in tiles)]
@@ -203,15 +213,25 @@ def injective(extents: tuple[int, ...], elem_bits: int = 32) -> Schedule:
     return Schedule(tuple(steps))
 
 
-#: The size a symbolic dim is assumed to have when a template picks its knobs
+#: The size a symbolic dim is assumed to have when a template picks its tiles
 #: (the schedule then holds for every size: non-dividing splits get guards).
 SYMBOLIC_HINT = 64
 
 
+class Hinted(int):
+    """A symbolic extent's assumed size: tiles are picked for it, but the choice
+    of parallel loops does not count on it (it may be 1)."""
+
+
+def _sure(extent: int) -> int:
+    """The work an extent surely has: 1 for a symbolic one."""
+    return 1 if isinstance(extent, Hinted) else extent
+
+
 def hinted(extents: Sequence[Dim]) -> tuple[int, ...]:
-    """`extents` with every symbolic dim evaluated at `SYMBOLIC_HINT`."""
+    """`extents` with every symbolic dim evaluated at `SYMBOLIC_HINT` (`Hinted`)."""
     return tuple(
-        e.evaluate(dict.fromkeys(e.names, SYMBOLIC_HINT)) if isinstance(e, Sym) else int(e)
+        Hinted(e.evaluate(dict.fromkeys(e.names, SYMBOLIC_HINT))) if isinstance(e, Sym) else int(e)
         for e in extents
     )
 

@@ -137,7 +137,7 @@ def _lower_call(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     assert isinstance(op, tir.CallOp)
     callee = op.callee.string_value()
     for i, a in enumerate(op.args):
-        if not isinstance(a.type, IndexType):
+        if not isinstance(a.type, IndexType | IntegerType):  # else a size
             check_buffer(a.type, f"tir.call @{callee} argument #{i}")
     e.state.declare(callee, [convert_type(a.type) for a in op.args], llvm.LLVMVoidType())
     e.put(llvm.CallOp(callee, *op.args))

@@ -37,7 +37,7 @@ from lamina.lowering.expr import Expr, is_float, is_unsigned
 from lamina.lowering.schedule import Schedule
 from lamina.plugins import COMPUTES_GROUP
 from lamina.registry import Registry
-from lamina.symbolic import Dim
+from lamina.symbolic import Dim, Sym
 
 Body = Callable[[Expr, Sequence[SSAValue]], SSAValue]
 
@@ -216,7 +216,11 @@ def _read_at(x: SSAValue) -> Callable[[Expr, list[SSAValue]], SSAValue]:
     return lambda e, i: e.read(x, i)
 
 
-def _c(e: Expr, value: float, like: SSAValue) -> SSAValue:
+def _c(e: Expr, value: float | Sym, like: SSAValue) -> SSAValue:
+    """A constant of `like`'s type; a symbolic count (a mean over `seq`) is the
+    size's value, converted."""
+    if isinstance(value, Sym):
+        return e.from_index(e.index(value), like.type)
     return e.const(value, like.type)
 
 

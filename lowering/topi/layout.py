@@ -27,6 +27,7 @@ from lamina.lowering.topi.base import (
     elementwise,
     register_compute,
 )
+from lamina.symbolic import Sym
 
 
 @register_compute(relay.ReshapeOp)
@@ -102,12 +103,12 @@ def split(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> list[SSAValue]:
 @register_compute(relay.StridedSliceOp)
 def strided_slice(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     (x,) = ins
-    begin = relay.ints_prop(op, "begin")
+    begin = relay.dims_prop(op, "begin", op.name)
     strides = relay.ints_prop(op, "strides") or (1,) * len(begin)
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
         i = [
-            e.ishift(e.iscale(v, s), b)
+            e.iadd(e.iscale(v, s), e.index(b)) if isinstance(b, Sym) else e.ishift(e.iscale(v, s), b)
             for v, b, s in zip(idx, begin, strides, strict=True)
         ]
         return e.read(x, i)
@@ -194,6 +195,20 @@ def reverse_sequence(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAVa
         return e.read(x, i)
 
     return k.compute(_type(op), body)
+
+
+@register_compute(relay.ArangeOp)
+def arange(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    out = _type(op)
+    elem = out.get_element_type()
+    start = op.properties["start"].value.data  # type: ignore[attr-defined]
+    step = op.properties["step"].value.data  # type: ignore[attr-defined]
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        i = e.from_index(idx[0], elem)
+        return e.add(e.mul(i, e.const(step, elem)), e.const(start, elem))
+
+    return k.compute(out, body)
 
 
 @register_compute(relay.BroadcastToOp)
