@@ -51,8 +51,8 @@ def _parallel_outer(loops: list[str], extents: list[int], threads_hint: int = 16
     name, work = loops[0], _sure(extents[0])
     symbolic = isinstance(extents[0], Hinted)
     for nxt, e in zip(loops[1:], extents[1:], strict=False):
-        if work >= threads_hint:
-            break
+        if work >= threads_hint or isinstance(e, Hinted):
+            break  # (fusing a symbolic loop in would divide by its size)
         steps.append(Fuse(name, nxt))
         name, work = f"{name}.{nxt}", work * _sure(e)
         symbolic |= isinstance(e, Hinted)
@@ -124,7 +124,7 @@ def gemm(
         (f"{col}.o", -(-ncol // nr)),
         (f"{r}.o", Hinted(row_tiles) if isinstance(rows, Hinted) else row_tiles),
     ]
-    if reduce_size and rows > ncol:
+    if reduce_size and _sure(rows) > ncol:  # (a symbolic row count: the default)
         tiles.reverse()
     outer = [*batch, *(name for name, _ in tiles)]
     reduce = [f"r{d}" for d in range(nreduce)]

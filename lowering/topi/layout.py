@@ -27,7 +27,7 @@ from lamina.lowering.topi.base import (
     elementwise,
     register_compute,
 )
-from lamina.symbolic import Sym
+from lamina.symbolic import Dim, Sym, SymbolicError
 
 
 @register_compute(relay.ReshapeOp)
@@ -36,11 +36,50 @@ def reshape(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     out = _type(op)
     src = dims(_ttype(x))
 
+    groups = _reshape_groups(src, dims(out))
+
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
-        flat = e.linearize(idx, dims(out))
-        return e.read(x, e.delinearize(flat, src))
+        at: list[SSAValue] = []
+        for (s0, s1), (o0, o1) in groups:  # each group of axes maps on its own
+            flat = e.linearize(idx[o0:o1], dims(out)[o0:o1])
+            at += e.delinearize(flat, src[s0:s1])
+        return e.read(x, at)
 
     return k.compute(out, body)
+
+
+def _reshape_groups(
+    src: Sequence[Dim], out: Sequence[Dim]
+) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Runs of axes of `src` and `out` with equal products, shortest first: a
+    reshape maps each run on its own (`[b, s, 768] -> [b, s, 12, 64]` keeps `b`
+    and `s`, and splits only 768), so symbolic sizes never divide an index."""
+    groups = []
+    i = j = 0
+    while i < len(src) or j < len(out):
+        i0, j0 = i, j
+        a: Dim = src[i] if i < len(src) else 1
+        b: Dim = out[j] if j < len(out) else 1
+        i, j = min(i + 1, len(src)), min(j + 1, len(out))
+        while a != b and (i < len(src) or j < len(out)):
+            if j < len(out) and (i >= len(src) or _divides(b, a)):
+                b = b * out[j]
+                j += 1
+            else:
+                a = a * src[i]
+                i += 1
+        if a != b:  # no common split: one group of everything left
+            return [*groups, ((i0, len(src)), (j0, len(out)))]
+        groups.append(((i0, i), (j0, j)))
+    return groups
+
+
+def _divides(b: Dim, a: Dim) -> bool:
+    """Whether `b` is known to be a proper divisor of `a` (grow `b` next)."""
+    try:
+        return a != b and a % b == 0
+    except SymbolicError:
+        return False
 
 
 @register_compute(relay.TransposeOp)
