@@ -35,6 +35,8 @@ import traceback
 from collections import Counter, defaultdict
 from typing import Any
 
+from lamina.tools.onnx_backend import SPECIALIZE_ENV, specialize_default
+
 FAILURES = ("mismatch", "error", "internal", "crash", "timeout")
 
 
@@ -47,7 +49,7 @@ def _run_case(case: Any, specialize: bool) -> dict[str, Any]:
 
     frozen: list[str] = []
     try:
-        rep = LaminaBackend.prepare(case.model, "CPU", specialize_constants=specialize)
+        rep = LaminaBackend.prepare(case.model, "CPU", specialize=specialize)
         for inputs, expected in case.data_sets:
             outputs = rep.run(list(inputs))
             Runner.assert_similar_outputs(
@@ -192,8 +194,8 @@ def run_all(
     progress: bool,
 ) -> dict[str, dict[str, Any]]:
     argv = [sys.executable, os.path.abspath(__file__), "--worker", "--kinds", *kinds]
-    if not specialize:
-        argv.append("--no-specialize")
+    if specialize:
+        argv.append("--specialize")
     queue = list(reversed(names))
     results: dict[str, dict[str, Any]] = {}
     sel = selectors.DefaultSelector()
@@ -340,7 +342,7 @@ def report(
     if frozen:
         print(
             f"  ({frozen} passing cases bound a shape-like input to its value, "
-            f"{all_bound} of them every input; --no-specialize refuses that)"
+            f"{all_bound} of them every input; without --specialize these fail)"
         )
 
     per_op: dict[str, Counter[str]] = defaultdict(Counter)
@@ -409,9 +411,11 @@ def main(argv: list[str] | None = None) -> int:
         "--recycle", type=int, default=200, help="restart a worker after N cases (200)"
     )
     p.add_argument(
-        "--no-specialize",
+        "--specialize",
         action="store_true",
-        help="don't bind shape-like inputs (Reshape's shape, ...) to their values",
+        default=specialize_default(),
+        help="compile per input shape and bind shape-like inputs (Reshape's shape, "
+        f"...) to their values (default: off, or ${SPECIALIZE_ENV})",
     )
     p.add_argument("--json", help="write every case's result to this file")
     p.add_argument("--log", default=os.devnull, help="workers' stderr (default: drop)")
@@ -421,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     if args.worker:
-        worker_main(args.kinds, not args.no_specialize)
+        worker_main(args.kinds, args.specialize)
         return 0
 
     from lamina.tools import onnx_conformance as oc
@@ -447,13 +451,13 @@ def main(argv: list[str] | None = None) -> int:
             args.jobs,
             args.timeout,
             args.recycle,
-            not args.no_specialize,
+            args.specialize,
             log,
             not args.quiet,
         )
     summary = report(all_cases, results, targets, scope, args.examples)
     summary["seconds"] = round(time.monotonic() - start, 1)
-    summary["specialize_constants"] = not args.no_specialize
+    summary["specialize"] = args.specialize
     print(f"\n{summary['seconds']:.0f} s")
     if args.json:
         with open(args.json, "w") as f:

@@ -105,9 +105,20 @@ def _expect_refusals(test: Callable[..., Any], case: str) -> Callable[..., Any]:
     return run
 
 
+class SpecializingBackend(LaminaBackend):
+    """The backend with specialization on: the suite is the kernels' conformance
+    bar, including the cases that need a run-time input as a constant (a Reshape's
+    shape); `bench/conformance.py` measures the pass rate without it."""
+
+    @classmethod
+    def prepare(cls, model: Any, device: str = "CPU", **kwargs: Any) -> Any:
+        kwargs.setdefault("specialize", True)
+        return super().prepare(model, device, **kwargs)
+
+
 def _suite() -> dict[str, type]:
     """onnx's BackendTest classes, holding only the runnable cases."""
-    backend_test = onnx.backend.test.BackendTest(LaminaBackend, __name__)
+    backend_test = onnx.backend.test.BackendTest(SpecializingBackend, __name__)
     for names in RUNNABLE.values():
         backend_test.include("^(" + "|".join(re.escape(n) for n in names) + ")_cpu$")
     wanted = {f"{n}_cpu" for names in RUNNABLE.values() for n in names}
@@ -148,7 +159,7 @@ def test_unsupported_list_names_runnable_cases():
 def _model(
     node: onnx.NodeProto,
     inputs: list[onnx.ValueInfoProto],
-    out_shape: list[int | str],
+    out_shape: list[int | str] | None,
     opset: int = 17,
 ) -> onnx.ModelProto:
     out = helper.make_tensor_value_info(node.output[0], TensorProto.FLOAT, out_shape)
@@ -172,19 +183,40 @@ def test_prepare_run_returns_named_outputs():
     np.testing.assert_array_equal(backend.run_model(model, [a, b])[0], a + b)
 
 
-def test_symbolic_dims_take_the_shapes_of_the_inputs():
+@pytest.mark.parametrize("specialize", [False, True])
+def test_symbolic_dims_compile_once_or_per_shape(specialize: bool):
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4])
-    rep = backend.prepare(_model(helper.make_node("Relu", ["x"], ["y"]), [x], ["n", 4]))
+    model = _model(helper.make_node("Relu", ["x"], ["y"]), [x], ["n", 4])
+    rep = backend.prepare(model, specialize=specialize)
     for n in (1, 3, 1):
         a = np.linspace(-1, 1, 4 * n, dtype=np.float32).reshape(n, 4)
         np.testing.assert_array_equal(rep.run(a)[0], np.maximum(a, 0))
+    assert len(rep._cache) == (2 if specialize else 1)
+
+
+def test_shapeless_input_gets_symbolic_dims_of_its_rank():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, None)
+    model = _model(helper.make_node("Relu", ["x"], ["y"]), [x], None)
+    rep = backend.prepare(model, specialize=False, check=False)  # (no output shape)
+    for shape in ((2, 3), (5, 1), (4,)):
+        a = np.linspace(-1, 1, int(np.prod(shape)), dtype=np.float32).reshape(shape)
+        np.testing.assert_array_equal(rep.run(a)[0], np.maximum(a, 0))
+    assert len(rep._cache) == 2  # one compile per rank
+
+
+def test_specialization_follows_the_environment(monkeypatch):
+    monkeypatch.setenv(backend.SPECIALIZE_ENV, "1")
+    assert backend.LaminaRep(_model(helper.make_node("Relu", ["x"], ["y"]), [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])], [2])).specialize
+    monkeypatch.setenv(backend.SPECIALIZE_ENV, "0")
+    assert not backend.specialize_default()
 
 
 def test_shape_input_is_specialized_to_its_value():
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6])
     s = helper.make_tensor_value_info("s", TensorProto.INT64, [2])
     model = _model(helper.make_node("Reshape", ["x", "s"], ["y"]), [x, s], ["a", "b"])
-    rep = backend.prepare(model)
+    rep = backend.prepare(model, specialize=True)
     a = np.arange(12, dtype=np.float32).reshape(2, 6)
     for shape in ([3, 4], [-1, 2], [3, 4]):
         (y,) = rep.run([a, np.array(shape, np.int64)])
@@ -195,11 +227,13 @@ def test_shape_input_is_specialized_to_its_value():
     s17 = helper.make_tensor_value_info("s", TensorProto.INT64, [17])
     big = _model(helper.make_node("Reshape", ["x", "s"], ["y"]), [x1, s17], [1] * 17)
     with pytest.raises(lamina.FrontendError, match="must be a constant"):
-        backend.prepare(big)
+        backend.prepare(big, specialize=True)
     with pytest.raises(lamina.FrontendError, match="must be a constant"):
-        backend.prepare(model, specialize_constants=False).run(
+        backend.prepare(model, specialize=True, specialize_constants=False).run(
             [a, np.array([3, 4], np.int64)]
         )
+    with pytest.raises(lamina.FrontendError, match="must be a constant"):  # the default
+        backend.prepare(model).run([a, np.array([3, 4], np.int64)])
 
 
 def test_unsupported_op_is_a_not_implemented_error():

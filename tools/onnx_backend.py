@@ -9,7 +9,11 @@
 `onnx.backend.test.BackendTest(lamina.tools.onnx_backend.LaminaBackend, __name__)`
 runs ONNX's conformance suite on lamina.
 
-lamina compiles for static shapes, so the rep specializes where a model is not static:
+A model with symbolic dimensions is compiled once with them symbolic (an input
+with no shape at all gets one symbolic dim per axis of the first array it is run
+on). Specialization is an option (`specialize=True`, or the environment variable
+`LAMINA_ONNX_SPECIALIZE=1`), for comparison and for what symbolic dims do not
+cover yet:
 
 - an input with a symbolic (or unknown) dimension, or no shape at all, takes its shape
   from the array given to `run`; the model is compiled at the first `run` and again
@@ -19,7 +23,7 @@ lamina compiles for static shapes, so the rep specializes where a model is not s
   bound to the value given to `run` as an initializer, and the compiled model is
   cached per such value. Only small shape-like values are bound: rank 0 or 1, at
   most `MAX_SPECIALIZED` elements, not bool; a data tensor (NonZero's input, say) is
-  never turned into a constant. Set `specialize_constants=False` to refuse always.
+  never turned into a constant (`specialize_constants=False` refuses always).
 
 A model whose shapes are static and whose shape-like inputs are initializers is
 compiled by `prepare` itself, so every import or compile error surfaces there.
@@ -115,6 +119,18 @@ def _static_shape(vi: onnx.ValueInfoProto) -> tuple[int, ...] | None:
     return tuple(dims)
 
 
+#: Set to 1 to specialize by default (see the module docstring).
+SPECIALIZE_ENV = "LAMINA_ONNX_SPECIALIZE"
+
+
+def specialize_default() -> bool:
+    return os.environ.get(SPECIALIZE_ENV, "0").strip() not in ("", "0")
+
+
+def _has_shape(vi: onnx.ValueInfoProto) -> bool:
+    return vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape")
+
+
 def _small(shape: Sequence[int]) -> bool:
     return len(shape) <= 1 and int(np.prod(shape, dtype=np.int64)) <= MAX_SPECIALIZED
 
@@ -130,11 +146,15 @@ class LaminaRep(BackendRep):
     def __init__(
         self,
         model: onnx.ModelProto,
-        specialize_constants: bool = True,
+        specialize_constants: bool | None = None,
+        specialize: bool | None = None,
         **compile_kwargs: Any,
     ) -> None:
         self.model = model
-        self.specialize_constants = specialize_constants
+        self.specialize = specialize_default() if specialize is None else specialize
+        self.specialize_constants = (
+            self.specialize if specialize_constants is None else specialize_constants
+        )
         self._compile_kwargs = compile_kwargs
         init = {t.name for t in model.graph.initializer}
         #: The inputs `run` takes, in order (initializers listed as inputs are not).
@@ -147,7 +167,10 @@ class LaminaRep(BackendRep):
         self._why: dict[str, FrontendError] = {}
         self._cache: dict[Any, Any] = {}
         check_supported(model)
-        if all(s is not None for s in self._static.values()):
+        if all(
+            s is not None or (not self.specialize and _has_shape(vi))
+            for vi, s in zip(self.inputs, self._static.values(), strict=True)
+        ):
             self._compile_for(None)
 
     # ------------------------------------------------------------- compiling
@@ -202,23 +225,32 @@ class LaminaRep(BackendRep):
             a = given[name]
             if name in self.frozen:
                 key.append((name, a.dtype.str, a.shape, a.tobytes()))
-            elif self._static[name] is None:
+            elif self._static[name] is None and self.specialize:
                 key.append((name, a.shape))
+            elif not _has_shape(self.inputs[self.input_names.index(name)]):
+                key.append((name, a.ndim))  # symbolic dims of this rank
         return tuple(key)
 
     def _specialized(
         self, given: Mapping[str, np.ndarray] | None
     ) -> tuple[onnx.ModelProto, dict[str, tuple[int, ...]]]:
         shapes: dict[str, tuple[int, ...]] = {}
-        if given is not None:
+        if given is not None and self.specialize:
             for name in self.input_names:
                 if name not in self.frozen and self._static[name] is None:
                     shapes[name] = tuple(given[name].shape)
-        if not self.frozen:
+        shapeless = [vi.name for vi in self.inputs if not _has_shape(vi)]
+        if not self.frozen and (self.specialize or not shapeless):
             return self.model, shapes
         assert given is not None
         model = onnx.ModelProto()
         model.CopyFrom(self.model)
+        if not self.specialize:  # one symbolic dim per axis of the given array
+            for vi in model.graph.input:
+                if vi.name in shapeless:
+                    dims = vi.type.tensor_type.shape.dim
+                    for axis in range(given[vi.name].ndim):
+                        dims.add().dim_param = f"{vi.name}_{axis}"
         keep = [vi for vi in model.graph.input if vi.name not in self.frozen]
         del model.graph.input[:]
         model.graph.input.extend(keep)
@@ -276,8 +308,9 @@ class LaminaBackend(Backend):
         """Import and (when shapes are static) compile `model`.
 
         Keywords: `opt_level`, `num_threads`, `targets` (as `lamina.compile`),
-        `specialize_constants` (default True) and `check` (run onnx's checker,
-        default True); others are ignored.
+        `specialize` (default: `LAMINA_ONNX_SPECIALIZE`, else False),
+        `specialize_constants` (default: as `specialize`) and `check` (run onnx's
+        checker, default True); others are ignored.
         """
         _check_device(device)
         proto = _load(model)
@@ -291,7 +324,8 @@ class LaminaBackend(Backend):
         compile_kwargs = {k: kwargs[k] for k in _COMPILE_KWARGS if k in kwargs}
         return LaminaRep(
             proto,
-            specialize_constants=kwargs.get("specialize_constants", True),
+            specialize_constants=kwargs.get("specialize_constants"),
+            specialize=kwargs.get("specialize"),
             **compile_kwargs,
         )
 
