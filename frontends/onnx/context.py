@@ -91,8 +91,8 @@ class NodeContext:
         sources = self.graph_inputs_of(v)
         if not sources or sources == [self.node.input[i]]:
             raise self.error(
-                f"input #{i} ('{self.node.input[i]}') must be a constant; lamina needs "
-                "static shapes"
+                f"input #{i} ('{self.node.input[i]}') must be a constant: lamina reads "
+                "its value while compiling (make it an initializer)"
             )
         # Computed from graph inputs: those are what must be given as constants.
         names = list(self.graph_inputs.values())
@@ -101,7 +101,7 @@ class NodeContext:
         raise self.error(
             f"graph input #{names.index(first)} ('{first}') must be a constant{also}: "
             f"input #{i} ('{self.node.input[i]}') of this node is computed from it, "
-            "and lamina needs static shapes"
+            "and lamina reads its value while compiling (make it an initializer)"
         )
 
     def graph_inputs_of(self, v: SSAValue) -> list[str]:
