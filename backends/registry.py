@@ -56,6 +56,7 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.ir import Operation
 
+from lamina.dialects.shapes import is_symbolic
 from lamina.errors import LaminaError
 from lamina.passes import PassContext, register_config
 from lamina.plugins import load_targets
@@ -115,6 +116,8 @@ class Target:
     runtime_libraries: Callable[[], Sequence[str]] | Sequence[str] = ()
     configure: Callable[..., None] | None = None
     description: str = ""
+    #: Whether its codegen handles symbolic dims; if not, ops over them stay in lamina.
+    symbolic: bool = False
 
     def composite(self, name: str) -> CompositePattern | None:
         for p in self.patterns:
@@ -130,7 +133,14 @@ class Target:
         """None if this target takes `op`, else why not."""
         if op.name not in self.ops:
             return f"{self.name} does not support {op.name}"
+        if not self.symbolic and has_symbolic_types(op):
+            return f"{self.name} compiles static shapes only, and {op.name} has symbolic dims"
         return run_check(self.ops[op.name], op, f"{self.name}: {op.name}")
+
+
+def has_symbolic_types(op: Operation) -> bool:
+    """Whether an operand or result of `op` has symbolic dims."""
+    return any(is_symbolic(v.type) for v in (*op.operands, *op.results))
 
 
 def run_check(check: Check | None, subject: Any, what: str) -> str | None:
@@ -172,6 +182,7 @@ def register_target(
     configure: Callable[..., None] | None = None,
     description: str = "",
     override: bool = False,
+    symbolic: bool = False,
 ) -> Target:
     """Register a BYOC target (see the module docstring); returns it.
 
@@ -199,7 +210,9 @@ def register_target(
         if any(q.name == cp.name for q in pats):
             raise LaminaError(f"BYOC target '{name}': two composite patterns named '{cp.name}'")
         pats.append(cp)
-    target = Target(name, op_table, pats, codegen, runtime_libraries, configure, description)
+    target = Target(
+        name, op_table, pats, codegen, runtime_libraries, configure, description, symbolic
+    )
     with _lock:
         if name in _TARGETS and not override:
             raise LaminaError(

@@ -174,3 +174,15 @@ def test_shape_mismatch_names_the_size() -> None:
     exe = lamina.compile(m)
     with pytest.raises(lamina.InputError, match=r"input 'y' axis 0 is 3, but input 'x' axis 0 gave size 'n' the value 2"):
         exe.run(_x(2, 4), _x(3, 4))
+
+
+@pytest.mark.parametrize("target", ["blas", "c"])
+def test_byoc_targets_leave_symbolic_ops_to_lamina(target: str) -> None:
+    """BYOC codegens compile static shapes: ops over symbolic dims stay in lamina
+    (annotate-target says why), and the model is still right at every size."""
+    m = transformer_block("batch", "seq", d_model=64, heads=4, d_ff=128)
+    exe = lamina.compile(m, targets=[target])
+    for b, s in ((1, 3), (2, 5)):
+        x = _x(b, s, 64)
+        static = lamina.compile(transformer_block(b, s, d_model=64, heads=4, d_ff=128))
+        np.testing.assert_allclose(exe.run(x)[0], static.run(x)[0], rtol=1e-4, atol=1e-4)

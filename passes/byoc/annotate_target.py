@@ -26,7 +26,12 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from lamina.backends.registry import Target, configured_targets, get_target
+from lamina.backends.registry import (
+    Target,
+    configured_targets,
+    get_target,
+    has_symbolic_types,
+)
 from lamina.dialects import relay
 from lamina.dialects.relay_region import FusedOp
 from lamina.errors import LaminaError
@@ -55,7 +60,7 @@ def composite_target(op: FusedOp, targets: dict[str, Target]) -> str | None:
             f"{location(op)}: composite '{name}' is not named '<target>.<pattern>'"
         )
     target = targets.get(tname)
-    if target is None:
+    if target is None or (not target.symbolic and has_symbolic_types(op)):
         return None
     if target.composite(pattern) is None:
         known = ", ".join(p.name for p in target.patterns) or "none"

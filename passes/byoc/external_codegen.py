@@ -28,6 +28,7 @@ from xdsl.rewriter import Rewriter
 from lamina.backends import add_symbols
 from lamina.backends.registry import ExternalFunction, get_target
 from lamina.dialects import te
+from lamina.dialects.shapes import is_symbolic
 from lamina.errors import LaminaError
 from lamina.passes import record_statistic
 from lamina.passes.byoc.regions import COMPILER, str_attr
@@ -38,6 +39,13 @@ LIBRARIES = "lamina.external_libraries"
 
 def _codegen(fn: func.FuncOp, target_name: str) -> ExternalFunction:
     target = get_target(target_name)
+    ftype = fn.function_type
+    if not target.symbolic and any(is_symbolic(t) for t in (*ftype.inputs, *ftype.outputs)):
+        raise LaminaError(
+            f"target '{target_name}' compiles static shapes only, but @{fn.sym_name.data} "
+            f"is over symbolic dims ({ftype}); leave its ops to lamina (annotate-target "
+            "does) or fix the sizes with input_shapes="
+        )
     try:
         ext = target.codegen(fn)
     except LaminaError as e:
