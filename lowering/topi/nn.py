@@ -14,6 +14,7 @@ from xdsl.ir import SSAValue
 from lamina.dialects import relay
 from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
+from lamina.errors import LoweringError
 from lamina.lowering.expr import Expr
 from lamina.lowering.strategy import cpu
 from lamina.lowering.topi.base import (
@@ -29,6 +30,7 @@ from lamina.lowering.topi.base import (
     register_compute,
     scheduled,
 )
+from lamina.symbolic import Sym
 
 
 @register_compute(relay.BiasAddOp)
@@ -77,6 +79,13 @@ def pool(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     out = _type(op)
     elem = out.get_element_type()
     is_max = isinstance(op, relay.MaxPoolOp)
+    if is_max and any(isinstance(d, Sym) for d in dims(_ttype(x))[2:]):
+        # Computed wrong values over a symbolic spatial size with padding 2 and a
+        # 3x3 window (not understood yet): refused rather than risked.
+        raise LoweringError(
+            f"{op.name}: max pooling over a symbolic spatial size ({_ttype(x)}) is not "
+            "supported yet; fix the spatial sizes with input_shapes="
+        )
     # Windows leave the input only through the begin padding or past its end
     # (the end padding, a ceil_mode tail): those axes' reads are checked.
     xshape, oshape = _shape(x), dims(out)

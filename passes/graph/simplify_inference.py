@@ -41,6 +41,7 @@ from xdsl.rewriter import Rewriter
 
 from lamina.dialects import relay
 from lamina.dialects.constants import make_constant, value_data
+from lamina.dialects.shapes import dims_attr, is_symbolic
 from lamina.passes import max_iterations, not_converged, record_statistic
 from lamina.passes.registry import register_pass
 
@@ -100,7 +101,7 @@ def expand_batch_norm(op: relay.BatchNormOp) -> None:
     rank = t.get_num_dims()
     axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", 1), rank)
     eps = relay.float_prop(op, "epsilon", 1e-5)
-    channels = t.get_shape()[axis]
+    channels = relay.shape_of(t)[axis]
     bshape = (channels, *([1] * (rank - 1 - axis)))
     stats = [value_data(v) for v in (gamma, beta, mean, var)]
     base = _name(op.results[0], "bn")
@@ -123,7 +124,7 @@ def expand_batch_norm(op: relay.BatchNormOp) -> None:
         new_ops += [eps_c, plus, inv, scale_op, scaled_mean, shift_op]
         scale_v, shift_v = scale_op.result, shift_op.result
         if len(bshape) > 1:
-            shape = relay.i64_array(bshape)
+            shape = dims_attr(bshape)
             rs, rh = relay.ReshapeOp(scale_v, shape=shape), relay.ReshapeOp(shift_v, shape=shape)
             new_ops += [rs, rh]
             scale_v, shift_v = rs.result, rh.result
@@ -216,6 +217,8 @@ def _fold_multiply(op: relay.MultiplyOp) -> str | None:
     if y.type != out_t or not isinstance(y, OpResult) or not _single_use(y):
         return None
     assert isinstance(out_t, TensorType)
+    if is_symbolic(out_t):  # (constants folded into it are laid out statically)
+        return None
     out_shape = tuple(out_t.get_shape())
     producer = y.op
     axis = _out_axis(producer)
@@ -290,6 +293,8 @@ def _merge_adds(op: relay.AddOp) -> str | None:
         return None
     assert isinstance(out_t, TensorType)
     total = c1 + c2
+    if is_symbolic(out_t):
+        return None
     if np.broadcast_shapes(total.shape, tuple(out_t.get_shape())) != tuple(out_t.get_shape()):
         return None
     c = _new_constant(total.astype(c1.dtype), out_t, "shift_merged")
