@@ -41,15 +41,17 @@ FAILURES = ("mismatch", "error", "internal", "crash", "timeout")
 
 
 # ------------------------------------------------------------------- worker side
-def _run_case(case: Any, specialize: bool) -> dict[str, Any]:
+def _run_case(case: Any, specialize: bool, symbolic: bool = False) -> dict[str, Any]:
     from onnx.backend.test.runner import Runner
 
     from lamina.errors import LaminaError
+    from lamina.tools import onnx_conformance as oc
     from lamina.tools.onnx_backend import LaminaBackend
 
     frozen: list[str] = []
     try:
-        rep = LaminaBackend.prepare(case.model, "CPU", specialize=specialize)
+        model = oc.symbolize(case.model) if symbolic else case.model
+        rep = LaminaBackend.prepare(model, "CPU", specialize=specialize, check=not symbolic)
         for inputs, expected in case.data_sets:
             outputs = rep.run(list(inputs))
             Runner.assert_similar_outputs(
@@ -104,7 +106,7 @@ def _mismatch_summary(e: AssertionError) -> str:
     return " | ".join((keep or lines)[:4])[:400]
 
 
-def worker_main(kinds: list[str], specialize: bool) -> None:
+def worker_main(kinds: list[str], specialize: bool, symbolic: bool = False) -> None:
     # Results go to the original stdout; anything else printed (by Python or by
     # native code) goes to stderr so it cannot corrupt the protocol.
     import faulthandler
@@ -122,7 +124,7 @@ def worker_main(kinds: list[str], specialize: bool) -> None:
         if not name:
             continue
         start = time.perf_counter()
-        result = _run_case(by_name[name], specialize)
+        result = _run_case(by_name[name], specialize, symbolic)
         result["name"] = name
         result["seconds"] = round(time.perf_counter() - start, 3)
         out.write(json.dumps(result) + "\n")
@@ -192,10 +194,13 @@ def run_all(
     specialize: bool,
     log: Any,
     progress: bool,
+    symbolic: bool = False,
 ) -> dict[str, dict[str, Any]]:
     argv = [sys.executable, os.path.abspath(__file__), "--worker", "--kinds", *kinds]
     if specialize:
         argv.append("--specialize")
+    if symbolic:
+        argv.append("--symbolic")
     queue = list(reversed(names))
     results: dict[str, dict[str, Any]] = {}
     sel = selectors.DefaultSelector()
@@ -417,6 +422,12 @@ def main(argv: list[str] | None = None) -> int:
         help="compile per input shape and bind shape-like inputs (Reshape's shape, "
         f"...) to their values (default: off, or ${SPECIALIZE_ENV})",
     )
+    p.add_argument(
+        "--symbolic",
+        action="store_true",
+        help="make every input dim above 1 symbolic (one size per distinct value) "
+        "and compile once: a differential test of the symbolic lowering",
+    )
     p.add_argument("--json", help="write every case's result to this file")
     p.add_argument("--log", default=os.devnull, help="workers' stderr (default: drop)")
     p.add_argument("--examples", type=int, default=4, help="example names per cause")
@@ -425,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     if args.worker:
-        worker_main(args.kinds, args.specialize)
+        worker_main(args.kinds, args.specialize, args.symbolic)
         return 0
 
     from lamina.tools import onnx_conformance as oc
@@ -454,10 +465,12 @@ def main(argv: list[str] | None = None) -> int:
             args.specialize,
             log,
             not args.quiet,
+            args.symbolic,
         )
     summary = report(all_cases, results, targets, scope, args.examples)
     summary["seconds"] = round(time.monotonic() - start, 1)
     summary["specialize"] = args.specialize
+    summary["symbolic"] = args.symbolic
     print(f"\n{summary['seconds']:.0f} s")
     if args.json:
         with open(args.json, "w") as f:

@@ -720,6 +720,25 @@ def blobs_declare(key: str) -> str:
     return blobs.declare_resource(key)
 
 
+def bind_sizes(fn: PrimFuncOp) -> None:
+    """Make the sizes a kernel uses (`tir.size` ops, and its buffers' symbolic
+    dims) its trailing `index` arguments, named by its `sizes` attribute."""
+    ops = [op for op in fn.walk() if isinstance(op, SizeOp)]
+    names = sorted({op.size.data for op in ops} | set(size_names(fn.function_type.inputs.data)))
+    if not names:
+        return
+    block = fn.body.block
+    args = {n: block.insert_arg(IndexType(), len(block.args)) for n in names}
+    for n, a in args.items():
+        a.name_hint = n
+    for op in ops:
+        op.result.replace_all_uses_with(args[op.size.data])
+        op.detach()
+        op.erase()
+    fn.function_type = FunctionType.from_lists(list(block.arg_types), [])
+    fn.attributes["sizes"] = ArrayAttr([StringAttr(n) for n in names])
+
+
 TIR = Dialect(
     "tir",
     [
@@ -762,6 +781,7 @@ __all__ = [
     "VectorCmpOp",
     "VectorSelectOp",
     "YieldOp",
+    "bind_sizes",
     "buffer_dims",
     "memref_of",
     "size_names",

@@ -178,7 +178,7 @@ class KernelLowering:
         for op in list(self.prologue.ops):
             op.detach()
             entry.insert_op_before(op, first)
-        bind_sizes(self.func)
+        tir.bind_sizes(self.func)
         return self.func
 
     # --- loop nests -----------------------------------------------------
@@ -734,25 +734,6 @@ def _may_exceed(g: Lin, n: Dim) -> bool:
     """Whether guard `g < n` can fail: `g` may reach `n` (always, for a size)."""
     hi = g.range()[1]
     return isinstance(n, Sym) or hi is None or hi >= n
-
-
-def bind_sizes(fn: tir.PrimFuncOp) -> None:
-    """Make the sizes a kernel uses (`tir.size` ops, and its buffers' symbolic
-    dims) its trailing `index` arguments, named by its `sizes` attribute."""
-    ops = [op for op in fn.walk() if isinstance(op, tir.SizeOp)]
-    names = sorted({op.size.data for op in ops} | set(tir.size_names(fn.function_type.inputs.data)))
-    if not names:
-        return
-    block = fn.body.block
-    args = {n: block.insert_arg(IndexType(), len(block.args)) for n in names}
-    for n, a in args.items():
-        a.name_hint = n
-    for op in ops:
-        op.result.replace_all_uses_with(args[op.size.data])
-        op.detach()
-        op.erase()
-    fn.function_type = FunctionType.from_lists(list(block.arg_types), [])
-    fn.attributes["sizes"] = ArrayAttr([StringAttr(n) for n in names])
 
 
 def _is_graph(fn: func.FuncOp) -> bool:

@@ -21,13 +21,15 @@ from collections.abc import Iterator, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
+from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from lamina.dialects import tir
+from lamina.dialects.shapes import symbolic_tensor
 from lamina.dialects.tir import ForKind
 from lamina.lowering.expr import Expr
+from lamina.symbolic import Dim, Sym
 
 
 class TirBuilder(Expr):
@@ -46,10 +48,20 @@ class TirBuilder(Expr):
         return self.func.args
 
     def finish(self) -> tir.PrimFuncOp:
+        tir.bind_sizes(self.func)  # the sizes its buffers and loops use
         return self.func
 
-    def index(self, value: int) -> SSAValue:
-        """An index constant, made once at the kernel's entry."""
+    def index(self, value: Dim) -> SSAValue:
+        """An index constant (or a symbolic dim), made once at the kernel's entry."""
+        if isinstance(value, Sym):
+            if value not in self._indices:
+                at_entry = Expr(Block())
+                v = at_entry.index(value)
+                for op in reversed(list(at_entry.builder.insertion_point.block.ops)):
+                    op.detach()  # (self-contained: in order at the entry's top)
+                    self._at_entry(op)
+                self._indices[value] = v
+            return self._indices[value]
         if value not in self._indices:
             op = arith.ConstantOp(IntegerAttr(value, IndexType()))
             self._at_entry(op)
@@ -62,9 +74,9 @@ class TirBuilder(Expr):
         self._entry.insert_op_before(op, first)
 
     # --- buffers --------------------------------------------------------
-    def alloc(self, shape: Sequence[int], elem: Attribute) -> SSAValue:
+    def alloc(self, shape: Sequence[Dim], elem: Attribute) -> SSAValue:
         """A local buffer, allocated at the kernel's entry."""
-        op = tir.AllocOp(MemRefType(elem, list(shape)), tir.AllocScope.LOCAL)
+        op = tir.AllocOp(tir.memref_of(symbolic_tensor(shape, elem)), tir.AllocScope.LOCAL)
         self._at_entry(op)
         return op.results[0]
 
@@ -85,9 +97,9 @@ class TirBuilder(Expr):
             self.builder = saved
 
     @contextlib.contextmanager
-    def loop(self, extent: int | SSAValue, kind: ForKind = ForKind.SERIAL) -> Iterator[SSAValue]:
-        """`for i in 0..extent` (a constant or an index value); yields `i`."""
-        ub = self.index(extent) if isinstance(extent, int) else extent
+    def loop(self, extent: Dim | SSAValue, kind: ForKind = ForKind.SERIAL) -> Iterator[SSAValue]:
+        """`for i in 0..extent` (a dim or an index value); yields `i`."""
+        ub = extent if isinstance(extent, SSAValue) else self.index(extent)
         op = tir.ForOp(self.index(0), ub, self.index(1), kind=kind)
         op.body.block.add_op(tir.YieldOp())
         self.builder.insert(op)
@@ -95,7 +107,7 @@ class TirBuilder(Expr):
             yield op.induction_var
 
     @contextlib.contextmanager
-    def nest(self, extents: Sequence[int]) -> Iterator[list[SSAValue]]:
+    def nest(self, extents: Sequence[Dim]) -> Iterator[list[SSAValue]]:
         """Nested loops over `extents` (none for an empty list); yields the indices."""
         with contextlib.ExitStack() as stack:
             yield [stack.enter_context(self.loop(n)) for n in extents]

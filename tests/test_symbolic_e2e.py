@@ -208,3 +208,17 @@ def test_max_pool_over_a_symbolic_spatial_size_is_refused() -> None:
     )
     with pytest.raises(lamina.LoweringError, match="max pooling over a symbolic spatial size"):
         lamina.compile(m)
+
+
+def test_extern_kernel_over_symbolic_sizes() -> None:
+    """Extern kernels (written with TirBuilder) take sizes too: a scatter."""
+    m = _model(
+        [helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=0, reduction="add")],
+        [vi("x", T.FLOAT, ["a", 3]), vi("i", T.INT64, ["b", 3]), vi("u", T.FLOAT, ["b", 3])],
+        [vi("y", T.FLOAT, ["a", 3])],
+    )
+    feeds = [
+        {"x": _x(a, 3), "i": rng.integers(0, a, (b, 3)).astype(np.int64), "u": _x(b, 3)}
+        for a, b in ((4, 2), (7, 5), (1, 1))
+    ]
+    _check(m, feeds)

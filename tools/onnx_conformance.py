@@ -216,6 +216,27 @@ def out_of_scope(model: onnx.ModelProto) -> str | None:
     return None
 
 
+def symbolize(model: onnx.ModelProto) -> onnx.ModelProto:
+    """`model` with every graph-input dim above 1 symbolic: one size per distinct
+    value (`s28`), so dims that are equal stay equal; outputs lose their shapes
+    (lamina infers them)."""
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    init = {t.name for t in out.graph.initializer}
+    for vi in out.graph.input:
+        if vi.name in init or not vi.type.HasField("tensor_type"):
+            continue
+        for d in vi.type.tensor_type.shape.dim:
+            if d.HasField("dim_value") and d.dim_value > 1:
+                value = d.dim_value
+                d.Clear()
+                d.dim_param = f"s{value}"
+    for vi in out.graph.output:
+        if vi.type.HasField("tensor_type"):
+            vi.type.tensor_type.ClearField("shape")
+    return out
+
+
 def target_op(case: Case, by_name: dict[str, Case]) -> str:
     """The op a case tests: its node's op, or for `*_expanded` cases (a function
     body inlined) the op of the case it expands. Model cases group as `<kind>`."""
