@@ -182,7 +182,7 @@ def _main(module: ModuleOp) -> func.FuncOp:
     return fn
 
 
-def require_static(graph: func.FuncOp) -> None:
+def require_bindable_sizes(graph: func.FuncOp) -> None:
     """Refuse a graph whose symbolic sizes its inputs do not give: every size
     must be the whole of some input dim (`seq`, not only `seq + 1`), so that the
     compiled model can bind it from the arrays it is run on."""
@@ -332,7 +332,7 @@ def _compile(
     target_names = parse_targets(targets) if targets else []
     module = model.clone() if isinstance(model, ModuleOp) else from_onnx(model, input_shapes)
     graph = _main(module)
-    require_static(graph)
+    require_bindable_sizes(graph)
     assumptions = assumptions_of(graph.attributes.get(ASSUME_ATTR))
     inputs, outputs = _specs(graph, False), _specs(graph, True)
     for spec in (*inputs, *outputs):  # before lowering allocates anything

@@ -93,9 +93,6 @@ class Sym:
             total += v
         return total
 
-    def _nonneg(self) -> bool:
-        return all(c > 0 for c in self.terms.values())
-
     # ------------------------------------------------------------ arithmetic
     def __add__(self, other: Dim) -> Dim:
         o = _lift(other)
@@ -161,12 +158,6 @@ class Sym:
     def __rmod__(self, other: Dim) -> Dim:
         o = _lift(other)
         return NotImplemented if o is None else o % self
-
-    def __pow__(self, k: int) -> Dim:
-        out: Dim = 1
-        for _ in range(k):
-            out = out * self
-        return out
 
     # ------------------------------------------------------------ comparison
     def __eq__(self, other: object) -> bool:
@@ -324,10 +315,6 @@ def emit_dim(
 def evaluate(d: Dim, env: Mapping[str, int]) -> int:
     """The value of dimension `d` for sizes `env`."""
     return d.evaluate(env) if isinstance(d, Sym) else int(d)
-
-
-def is_static(shape: Sequence[Dim]) -> bool:
-    return all(not isinstance(d, Sym) for d in shape)
 
 
 def names_of(shape: Sequence[Dim]) -> frozenset[str]:

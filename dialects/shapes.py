@@ -1,7 +1,8 @@
-"""Tensor types with symbolic dimensions.
+"""Tensor and buffer types with symbolic dimensions.
 
 A symbolic dimension prints as `?` in the type and is named, in order, by the
-type's encoding: `tensor<?x?x768xf32, ["batch", "seq"]>` is `batch x seq x 768`.
+type's encoding: `tensor<?x?x768xf32, ["batch", "seq"]>` is `batch x seq x 768`;
+a buffer's by its `#tir.sizes` layout (`SizesAttr`).
 Dims that are equal in a model are the same expression, so types compare
 structurally: two values of type `tensor<?x768xf32, ["batch"]>` have the same
 shape at run time. A `?` without a name is refused: every dimension is known,
@@ -14,15 +15,19 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    AffineMap,
     ArrayAttr,
     DenseArrayBase,
     IntegerAttr,
+    MemRefLayoutAttr,
+    MemRefType,
     NoneAttr,
     StringAttr,
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, ParametrizedAttribute
+from xdsl.irdl import irdl_attr_definition
 
 from lamina.symbolic import Dim, Sym, SymbolicError
 
@@ -46,8 +51,7 @@ def shape_dims(t: TensorType) -> tuple[Dim, ...]:
     dynamic = sum(d < 0 for d in shape)
     if len(names) != dynamic or not all(isinstance(n, StringAttr) for n in names):
         raise SymbolicError(
-            f"{t} has {dynamic} dynamic dimension(s) but names "
-            f"{len(names) if not isinstance(enc, NoneAttr) else 0}; give each '?' a "
+            f"{t} has {dynamic} dynamic dimension(s) but names {len(names)}; give each '?' a "
             "name in the encoding (tensor<?x8xf32, [\"batch\"]>) or a static size "
             "(input_shapes= when importing)"
         )
@@ -88,17 +92,26 @@ def dims_of(attr: Attribute) -> tuple[Dim, ...]:
     return tuple(out)
 
 
+@irdl_attr_definition
+class SizesAttr(MemRefLayoutAttr, ParametrizedAttribute):
+    """The row-major layout of a buffer with symbolic dims, naming its `?`s in
+    order (TVM's buffers of symbolic shape): `memref<?x768xf32, #tir.sizes<["seq"]>>`.
+    A kernel gets the sizes' values as `index` arguments (see `tir.prim_func`)."""
+
+    name = "tir.sizes"
+    dims: ArrayAttr[StringAttr]
+
+    def get_affine_map(self) -> AffineMap:
+        raise NotImplementedError("a row-major layout over symbolic sizes has no affine map")
+
+
 def dims(t: Attribute) -> tuple[Dim, ...]:
-    """The dims of a tensor or buffer type (a buffer's `#tir.sizes` layout names
-    its symbolic ones)."""
+    """The dims of a tensor or buffer type, symbolic ones as expressions."""
     if isinstance(t, TensorType):
         return shape_dims(t)
-    names = getattr(getattr(t, "layout", None), "dims", None)
-    shape = t.get_shape()  # type: ignore[attr-defined]
-    if names is None:
-        return tuple(shape)
-    elem = t.get_element_type()  # type: ignore[attr-defined]
-    return shape_dims(TensorType(elem, shape, names))
+    assert isinstance(t, MemRefType)
+    names = t.layout.dims if isinstance(t.layout, SizesAttr) else NoneAttr()
+    return shape_dims(TensorType(t.get_element_type(), t.get_shape(), names))
 
 
 #: On a graph function: what its import assumed of the symbolic sizes, as

@@ -30,15 +30,12 @@ from collections.abc import Sequence
 from enum import auto
 
 from xdsl.dialects.builtin import (
-    AffineMap,
     ArrayAttr,
     DenseResourceAttr,
     FlatSymbolRefAttr,
     FunctionType,
     IndexType,
-    MemRefLayoutAttr,
     MemRefType,
-    NoneAttr,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
@@ -52,7 +49,6 @@ from xdsl.ir import (
     Block,
     Dialect,
     Operation,
-    ParametrizedAttribute,
     Region,
     SpacedOpaqueSyntaxAttribute,
     SSAValue,
@@ -89,7 +85,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from lamina.dialects.resources import blobs
-from lamina.dialects.shapes import shape_dims
+from lamina.dialects.shapes import SizesAttr, dims
 from lamina.dialects.tir_vector import (
     MaskedLoadOp,
     MaskedStoreOp,
@@ -98,7 +94,7 @@ from lamina.dialects.tir_vector import (
     _access_type,
     _check_indices,
 )
-from lamina.symbolic import Dim, SymbolicError
+from lamina.symbolic import SymbolicError
 from lamina.symbolic import names_of as dim_names
 
 
@@ -128,19 +124,6 @@ class AllocScopeAttr(EnumAttribute[AllocScope], SpacedOpaqueSyntaxAttribute):
     name = "tir.scope"
 
 
-@irdl_attr_definition
-class SizesAttr(MemRefLayoutAttr, ParametrizedAttribute):
-    """The row-major layout of a buffer with symbolic dims, naming its `?`s in
-    order (TVM's buffers of symbolic shape): `memref<?x768xf32, #tir.sizes<["seq"]>>`.
-    A kernel gets the sizes' values as `index` arguments (see `tir.prim_func`)."""
-
-    name = "tir.sizes"
-    dims: ArrayAttr[StringAttr]
-
-    def get_affine_map(self) -> AffineMap:
-        raise NotImplementedError("a row-major layout over symbolic sizes has no affine map")
-
-
 def memref_of(t: Attribute) -> MemRefType:
     """The buffer type a tensor type lowers to (same shape and element type)."""
     assert isinstance(t, TensorType)
@@ -149,20 +132,12 @@ def memref_of(t: Attribute) -> MemRefType:
     return MemRefType(t.get_element_type(), t.get_shape())
 
 
-def buffer_dims(t: Attribute) -> tuple[Dim, ...]:
-    """A buffer type's dims, symbolic ones as expressions."""
-    assert isinstance(t, MemRefType)
-    layout = t.layout
-    enc = layout.dims if isinstance(layout, SizesAttr) else NoneAttr()
-    return shape_dims(TensorType(t.get_element_type(), t.get_shape(), enc))
-
-
 def size_names(types: Sequence[Attribute]) -> list[str]:
     """The sizes buffers of `types` depend on, sorted: a kernel's size arguments."""
     names: set[str] = set()
     for t in types:
         if isinstance(t, MemRefType):
-            names |= dim_names(buffer_dims(t))
+            names |= dim_names(dims(t))
     return sorted(names)
 
 
@@ -655,7 +630,7 @@ class AllocOp(IRDLOperation):
         t = self.result.type
         assert isinstance(t, MemRefType)
         try:
-            buffer_dims(t)
+            dims(t)
         except SymbolicError as e:
             raise VerifyException(
                 f"tir.alloc needs a static shape or named sizes (a #tir.sizes "
@@ -782,7 +757,6 @@ __all__ = [
     "VectorSelectOp",
     "YieldOp",
     "bind_sizes",
-    "buffer_dims",
     "memref_of",
     "size_names",
 ]

@@ -54,13 +54,13 @@ class TirBuilder(Expr):
     def index(self, value: Dim) -> SSAValue:
         """An index constant (or a symbolic dim), made once at the kernel's entry."""
         if isinstance(value, Sym):
-            if value not in self._indices:
-                at_entry = Expr(Block())
-                v = at_entry.index(value)
-                for op in reversed(list(at_entry.builder.insertion_point.block.ops)):
-                    op.detach()  # (self-contained: in order at the entry's top)
-                    self._at_entry(op)
-                self._indices[value] = v
+            if value not in self._indices:  # its ops, in order, before the statements
+                saved = self.builder
+                self.builder = Builder(InsertPoint.before(self._entry.first_op))  # type: ignore[arg-type]
+                try:
+                    self._indices[value] = super().index(value)
+                finally:
+                    self.builder = saved
             return self._indices[value]
         if value not in self._indices:
             op = arith.ConstantOp(IntegerAttr(value, IndexType()))

@@ -18,7 +18,6 @@ from lamina.dialects.shapes import dims_attr
 from lamina.frontends.onnx.context import NodeContext, shape
 from lamina.frontends.onnx.helpers import _dtype, _elem, _ints, _rank
 from lamina.frontends.onnx.registry import converter
-from lamina.symbolic import Sym
 
 
 # ------------------------------------------------------------------ shapes
@@ -29,18 +28,12 @@ def _shape(ctx: NodeContext) -> Sequence[SSAValue]:
     start, end = int(ctx.attr("start", 0)), ctx.attr("end")
     end = rank if end is None else int(end)
     start, end = (min(max(v + rank if v < 0 else v, 0), rank) for v in (start, end))
-    return [ctx.constant(_dims_array(s[start:end]), "shape")]
+    return [ctx.constant(np.array(s[start:end], dtype=object), "shape")]  # (see `constant`)
 
 
 @converter("Size", emits=(), notes="a constant")
 def _size(ctx: NodeContext) -> Sequence[SSAValue]:
-    return [ctx.constant(_dims_array(math.prod(shape(ctx.input(0)))), "size")]
-
-
-def _dims_array(dims: object) -> np.ndarray:
-    """Dims as an i64 array, or an object array if any is symbolic."""
-    arr = np.array(dims, dtype=object)
-    return arr if any(isinstance(d, Sym) for d in arr.reshape(-1)) else arr.astype(np.int64)
+    return [ctx.constant(np.array(math.prod(shape(ctx.input(0))), dtype=object), "size")]
 
 
 @converter("Constant", emits=("relay.constant",))

@@ -165,7 +165,7 @@ def constant(ctx: NodeContext | None, block: Block, arr: np.ndarray, name: str) 
     """Emit a weight as a `relay.constant` backed by a blob; an integer array
     holding symbolic dims (a folded shape computation) as a `relay.dims`."""
     if arr.dtype == object:
-        return _dims(ctx, block, arr)
+        return _dims(ctx, block, arr, name)
     t = TensorType(element_type(arr.dtype), arr.shape)
     key = blobs.add(name, arr)
     op = relay.ConstantOp(DenseResourceAttr.from_params(key, t))
@@ -175,10 +175,10 @@ def constant(ctx: NodeContext | None, block: Block, arr: np.ndarray, name: str) 
     return op.output
 
 
-def _dims(ctx: NodeContext | None, block: Block, arr: np.ndarray) -> SSAValue:
+def _dims(ctx: NodeContext | None, block: Block, arr: np.ndarray, name: str) -> SSAValue:
     flat = [d if isinstance(d, Sym) else int(d) for d in arr.reshape(-1)]
     if not any(isinstance(d, Sym) for d in flat):
-        return constant(ctx, block, np.array(flat, np.int64).reshape(arr.shape), "dims")
+        return constant(ctx, block, np.array(flat, np.int64).reshape(arr.shape), name)
     op: Operation = relay.DimsOp(dims=dims_attr(flat))
     block.add_op(op)
     if arr.shape != (len(flat),):

@@ -37,6 +37,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from lamina.abi import BUFFER_ALIGN
 from lamina.dialects import llvm_ext, tir
+from lamina.dialects.shapes import dims
 from lamina.errors import LoweringError
 from lamina.lowering.tir_to_llvm.emitter import (
     Emitter,
@@ -44,6 +45,7 @@ from lamina.lowering.tir_to_llvm.emitter import (
     Lowering,
     ModuleState,
     kernel_sizes,
+    llvm_dim,
     lowers,
     result_type,
 )
@@ -57,7 +59,7 @@ from lamina.lowering.tir_to_llvm.types import (
     row_major_strides,
     scalar_type,
 )
-from lamina.symbolic import Dim, Sym, emit_dim
+from lamina.symbolic import Sym
 
 ACCESS_LOWERINGS: dict[type[Operation], Lowering] = {}
 #: On @main (then the module): its buffers' (first use, last use, bytes) when
@@ -74,7 +76,7 @@ def _address(e: Emitter, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAVa
     if not indices:
         return buffer
     linear: SSAValue | None = None
-    for idx, stride in zip(indices, row_major_strides(tir.buffer_dims(mtype)), strict=True):
+    for idx, stride in zip(indices, row_major_strides(dims(mtype)), strict=True):
         term = idx if stride == 1 else e.emit(llvm.MulOp(idx, e.dim(stride)))
         linear = term if linear is None else e.emit(llvm.AddOp(linear, term))
     assert linear is not None
@@ -149,23 +151,11 @@ def _i64(b: EntryBuilder, value: int) -> SSAValue:
     return b.insert(llvm.ConstantOp(IntegerAttr(value, i64), i64)).result
 
 
-def entry_dim(b: EntryBuilder, d: Dim, sizes: dict[str, SSAValue]) -> SSAValue:
-    """Dimension `d` as an i64 computed at the entry (from the size arguments)."""
-    return emit_dim(
-        d,
-        lambda k: _i64(b, k),
-        lambda name: sizes[name],
-        lambda x, y: b.insert(llvm.AddOp(x, y)).res,
-        lambda x, y: b.insert(llvm.MulOp(x, y)).res,
-        lambda x, k: b.insert(llvm.SDivOp(x, _i64(b, k))).res,
-    )
-
-
 def _lower_alloca(op: tir.AllocOp, b: EntryBuilder) -> None:
     """A stack buffer, hoisted to the entry block by `b` (sized there from the
     kernel's size arguments if its shape is symbolic)."""
     mtype = check_buffer(op.result.type, "tir.alloc")
-    n = entry_dim(b, numel(mtype), kernel_sizes(op))
+    n = llvm_dim(numel(mtype), kernel_sizes(op), lambda o: b.insert(o).results[0], lambda k: _i64(b, k))
     elem = convert_type(mtype.get_element_type())
     alloca = b.insert(llvm.AllocaOp(n, elem, alignment=BUFFER_ALIGN))
     op.result.replace_all_uses_with(alloca.res)
@@ -349,7 +339,6 @@ __all__ = [
     "DYNAMIC_PLAN_ATTR",
     "SIZES_ATTR",
     "bind_kernel_sizes",
-    "entry_dim",
     "kernel_arg_attrs",
     "lower_kernel_buffers",
     "lower_main_buffers",

@@ -133,6 +133,23 @@ def const_attr(value: int | float, t: Attribute) -> Attribute:
     return FloatAttr(scalar, elem)  # pyright: ignore[reportArgumentType]
 
 
+def llvm_dim(
+    d: Dim,
+    sizes: dict[str, SSAValue],
+    insert: Callable[[Operation], SSAValue],
+    const: Callable[[int], SSAValue],
+) -> SSAValue:
+    """Dimension `d` as an i64 built with llvm ops (`insert` places each one)."""
+    return emit_dim(
+        d,
+        const,
+        sizes.__getitem__,
+        lambda a, b: insert(llvm.AddOp(a, b)),
+        lambda a, b: insert(llvm.MulOp(a, b)),
+        lambda a, k: insert(llvm.SDivOp(a, const(k))),
+    )
+
+
 def kernel_sizes(op: Operation) -> dict[str, SSAValue]:
     """The size arguments of the kernel `op` is in, by name."""
     fn = op if isinstance(op, tir.PrimFuncOp) else op.parent_op()
@@ -171,15 +188,7 @@ class Emitter:
     def dim(self, d: Dim) -> SSAValue:
         """Dimension `d` as an i64: a constant, or computed from the enclosing
         kernel's size arguments."""
-        sizes = kernel_sizes(self.anchor)
-        return emit_dim(
-            d,
-            lambda k: self.const(k, i64),
-            lambda name: sizes[name],
-            lambda a, b: self.emit(llvm.AddOp(a, b)),
-            lambda a, b: self.emit(llvm.MulOp(a, b)),
-            lambda a, k: self.emit(llvm.SDivOp(a, self.const(k, i64))),
-        )
+        return llvm_dim(d, kernel_sizes(self.anchor), self.emit, lambda k: self.const(k, i64))
 
     def intrinsic(self, name: str, args: Sequence[SSAValue], t: Attribute) -> SSAValue:
         """Call the LLVM intrinsic `name`, overloaded (mangled) on type `t`."""

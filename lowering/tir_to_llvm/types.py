@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from lamina.dialects import tir
+from lamina.dialects.shapes import dims
 from lamina.errors import LoweringError
 from lamina.symbolic import Dim, SymbolicError
 
@@ -65,7 +66,7 @@ def byte_size(t: Attribute) -> int:
 def numel(t: MemRefType) -> Dim:
     """Elements of a buffer (symbolic if its shape is)."""
     n: Dim = 1
-    for d in tir.buffer_dims(t):
+    for d in dims(t):
         n = n * d
     return n
 
@@ -81,7 +82,7 @@ def check_buffer(t: Attribute, where: str) -> MemRefType:
             "or #tir.sizes shape) are supported"
         )
     try:
-        tir.buffer_dims(t)
+        dims(t)
     except SymbolicError as e:
         raise LoweringError(f"{where}: buffer {t}: {e}") from None
     byte_size(t.get_element_type())
