@@ -4,7 +4,8 @@ interrupt leaves nothing running.
 `run_tool` runs a command in its own process group and, if anything interrupts
 the wait (Ctrl-C, SIGTERM turned into an exception, a timeout), kills the whole
 group and reaps it before the exception goes on: no linker keeps writing into a
-temporary folder that is being removed. `interrupts_deferred` holds SIGINT and
+temporary folder that is being removed, and the tool's own TMPDIR (a folder of
+its own) goes with whatever it left there. `interrupts_deferred` holds SIGINT and
 SIGTERM back over the few steps that must not be cut in two (starting a child,
 creating and naming a temporary file).
 """
@@ -13,8 +14,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -100,20 +103,31 @@ def run_tool(
     cmd: list[str], cwd: str | Path | None = None, timeout: float | None = None
 ) -> subprocess.CompletedProcess[str]:
     """`subprocess.run(cmd, capture_output=True, text=True)`, with the command and
-    its children killed as a group when the wait is interrupted."""
+    its children killed as a group when the wait is interrupted.
+
+    The command gets a TMPDIR of its own, removed when it has ended: what a tool
+    killed mid-way leaves there (`collect2`'s `cc*.res`, written by `ld` after
+    `collect2` cleaned up) goes with it."""
     proc: subprocess.Popen[str] | None = None
+    scratch: str | None = None
     try:
-        # An interrupt inside Popen (it waits for the exec) would lose the child.
+        # An interrupt inside mkdtemp or Popen (it waits for the exec) would lose
+        # the folder or the child.
         with interrupts_deferred():
+            scratch = tempfile.mkdtemp(prefix="lamina-tool-")
             proc = subprocess.Popen(
                 cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                text=True, start_new_session=True,
+                text=True, start_new_session=True, env={**os.environ, "TMPDIR": scratch},
             )
         out, err = proc.communicate(timeout=timeout)
     except BaseException:
         if proc is not None:
             _end_group(proc)
         raise
+    finally:
+        if scratch is not None:
+            with interrupts_deferred():  # (removed whole, even if interrupted)
+                shutil.rmtree(scratch, ignore_errors=True)
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 

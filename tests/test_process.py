@@ -7,8 +7,10 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -80,3 +82,17 @@ def test_a_timeout_ends_the_tool_and_its_children(tmp_path):
         process.run_tool(["sh", "-c", f"(sleep 0.3; touch '{mark}') & wait"], timeout=0.05)
     time.sleep(0.6)
     assert not mark.exists()
+
+
+def test_a_tools_temporary_files_go_with_it(tmp_path, monkeypatch):
+    """The tool runs with a TMPDIR of its own, removed when it ends: nothing it
+    leaves there (a linker's `cc*.res`) survives it."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    tempfile.tempdir = None  # (read TMPDIR again)
+    try:
+        done = process.run_tool(["sh", "-c", 'touch "$TMPDIR/cc1.res"; echo "$TMPDIR"'])
+    finally:
+        tempfile.tempdir = None
+    scratch = Path(done.stdout.strip())
+    assert scratch.parent == tmp_path and not scratch.exists()
+    assert list(tmp_path.iterdir()) == []
