@@ -43,12 +43,16 @@ from lamina.errors import CompileError, FrontendError, LaminaError
 from lamina.frontends.onnx import from_onnx
 from lamina.ir import context, entry_function, io_names
 from lamina.limits import check_size
-from lamina.lowering.tir_to_llvm.buffers import DYNAMIC_PLAN_ATTR, SIZES_ATTR
+from lamina.lowering.tir_to_llvm.buffers import (
+    BOUNDS_ATTR,
+    DYNAMIC_PLAN_ATTR,
+    SIZES_ATTR,
+)
 from lamina.passes import PassContext, PipelinePass, register_pass, run_pipeline
 from lamina.runtime.dynamic import DynamicPlan
 from lamina.runtime.jit import jit_compile
 from lamina.runtime.model import CompiledModel, TensorSpec, aligned
-from lamina.symbolic import Sym
+from lamina.symbolic import Dim, Sym
 
 # ----------------------------------------------------------------- the pipeline
 #: lamina's graph-level optimizations in the order TVM's build runs them; each runs
@@ -187,7 +191,8 @@ def require_bindable_sizes(graph: func.FuncOp) -> None:
     must be the whole of some input dim (`seq`, not only `seq + 1`), so that the
     compiled model can bind it from the arrays it is run on."""
     names = io_names(graph.arg_attrs, "input", len(graph.function_type.inputs.data))
-    given: set[str] = set()
+    # Data-dependent sizes are set by the model itself (relay.narrow).
+    given: set[str] = {op.size.data for op in graph.walk() if isinstance(op, relay.NarrowOp)}
     needed: set[str] = set()
     for t in graph.function_type.inputs.data:
         for d in relay.shape_of(t) if isinstance(t, TensorType) else ():
@@ -225,16 +230,23 @@ def require_bindable_sizes(graph: func.FuncOp) -> None:
     )
 
 
-def _dynamic(module: ModuleOp) -> tuple[list[str], DynamicPlan | None]:
-    """A lowered module's symbolic sizes and per-shape workspace plan, if any."""
+def _dynamic(module: ModuleOp) -> tuple[list[str], DynamicPlan | None, list[tuple[str, Dim]]]:
+    """A lowered module's symbolic sizes, per-shape workspace plan (if any) and
+    data-dependent sizes with their bounds."""
     names = module.attributes.get(SIZES_ATTR)
     sizes = [n.data for n in names.data] if isinstance(names, ArrayAttr) else []
+    found = module.attributes.get(BOUNDS_ATTR)
+    bounds = (
+        [(b.data[0].data, Sym.parse(b.data[1].data)) for b in found.data]
+        if isinstance(found, ArrayAttr)
+        else []
+    )
     ranges = module.attributes.get(DYNAMIC_PLAN_ATTR)
     if not isinstance(ranges, ArrayAttr):
-        return sizes, None
+        return sizes, None, bounds
     return sizes, DynamicPlan(
         [(r.data[0].value.data, r.data[1].value.data, Sym.parse(r.data[2].data)) for r in ranges.data]
-    )
+    ), bounds
 
 
 def _specs(fn: func.FuncOp, outputs: bool) -> list[TensorSpec]:
@@ -350,9 +362,9 @@ def _compile(
     if target_names:  # BYOC: load the external code, configure the targets
         load_external(module, target_names, num_threads)
     native = jit_compile(module, opt_level=opt_level)
-    sizes, plan = _dynamic(module)
+    sizes, plan, bounds = _dynamic(module)
     exe = CompiledModel(
-        native, inputs, outputs, params, workspace, num_threads, sizes, plan, assumptions
+        native, inputs, outputs, params, workspace, num_threads, sizes, plan, assumptions, bounds
     )
     exe._lowered, exe._opt_level = module, opt_level  # for export()
     return exe

@@ -76,7 +76,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from lamina.dialects.shapes import dims_attr, dims_of, shape_dims
-from lamina.dialects.tir import memref_of
+from lamina.dialects.tir import memref_of, verify_set_size
 from lamina.symbolic import Dim, Sym, SymbolicError
 
 
@@ -484,9 +484,31 @@ class CallOp(IRDLOperation):
             )
 
 
+@irdl_op_definition
+class SetSizeOp(IRDLOperation):
+    """In the graph: the size named `size` is, from here on, the value of the
+    i64 scalar `count` (clamped to `0..bound`), as `relay.narrow` says:
+    `te.set_size "nz" = %count, bound "6" : tensor<i64>`."""
+
+    name = "te.set_size"
+    size = prop_def(StringAttr)
+    count = operand_def(TensorType)
+    bound = prop_def(StringAttr)
+    assembly_format = "$size `=` $count `,` `bound` $bound attr-dict `:` type($count)"
+
+    def __init__(self, size: str, count: SSAValue | Operation, bound: Dim):
+        super().__init__(
+            operands=[count],
+            properties={"size": StringAttr(size), "bound": StringAttr(str(bound))},
+        )
+
+    def verify_(self) -> None:
+        verify_set_size(self.name, self.size.data, self.bound.data)
+
+
 TE = Dialect(
     "te",
-    [FuncOp, PlaceholderOp, OutputOp, ComputeOp, ReadOp, YieldOp, CallOp],
+    [FuncOp, PlaceholderOp, OutputOp, ComputeOp, ReadOp, YieldOp, CallOp, SetSizeOp],
     [ReduceKindAttr],
 )
 
@@ -499,5 +521,6 @@ __all__ = [
     "PlaceholderOp",
     "ReadOp",
     "ReduceKind",
+    "SetSizeOp",
     "YieldOp",
 ]

@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
     FlatSymbolRefAttr,
     FunctionType,
     IndexType,
+    IntegerType,
     MemRefType,
     StringAttr,
     SymbolNameConstraint,
@@ -94,7 +95,7 @@ from lamina.dialects.tir_vector import (
     _access_type,
     _check_indices,
 )
-from lamina.symbolic import SymbolicError
+from lamina.symbolic import Dim, Sym, SymbolicError
 from lamina.symbolic import names_of as dim_names
 
 
@@ -158,6 +159,46 @@ class SizeOp(IRDLOperation):
     def verify_(self) -> None:
         if not self.size.data.isidentifier():
             raise VerifyException(f"tir.size: '{self.size.data}' is not a size name")
+
+
+def verify_set_size(op_name: str, size: str, bound: str) -> None:
+    """A set-size op names a size and bounds it by a dim over other sizes."""
+    if not size.isidentifier():
+        raise VerifyException(f"{op_name}: '{size}' is not a size name")
+    try:
+        value = Sym.parse(bound)
+    except SymbolicError as e:
+        raise VerifyException(f"{op_name}: bound '{bound}' is not a size expression: {e}") from None
+    if isinstance(value, Sym) and size in value.names:
+        raise VerifyException(f"{op_name}: the bound of '{size}' cannot depend on itself")
+
+
+
+@irdl_op_definition
+class SetSizeOp(IRDLOperation):
+    """In `@main`: the size named `size` is, from here on, the value of the
+    one-element i64 buffer `count` (clamped to `0..bound`): a data-dependent
+    size, read after the kernel that computed it.
+    `tir.set_size "nz" = %count, bound "6" : memref<i64>`."""
+
+    name = "tir.set_size"
+    size = prop_def(StringAttr)
+    count = operand_def(MemRefType)
+    bound = prop_def(StringAttr)
+    assembly_format = "$size `=` $count `,` `bound` $bound attr-dict `:` type($count)"
+
+    def __init__(self, size: str, count: SSAValue | Operation, bound: Dim):
+        super().__init__(
+            operands=[count],
+            properties={"size": StringAttr(size), "bound": StringAttr(str(bound))},
+        )
+
+    def verify_(self) -> None:
+        verify_set_size(self.name, self.size.data, self.bound.data)
+        t = self.count.type
+        assert isinstance(t, MemRefType)
+        if t.get_element_type() != IntegerType(64) or t.get_num_dims() != 0:
+            raise VerifyException(f"tir.set_size: count must be a memref<i64>, got {t}")
 
 
 # --------------------------------------------------------------------------- funcs
@@ -732,6 +773,7 @@ TIR = Dialect(
         AllocOp,
         ConstantOp,
         SizeOp,
+        SetSizeOp,
     ],
     [ForKindAttr, AllocScopeAttr, SizesAttr],
 )
@@ -750,6 +792,7 @@ __all__ = [
     "MaskedStoreOp",
     "PrimFuncOp",
     "ReturnOp",
+    "SetSizeOp",
     "SizeOp",
     "SizesAttr",
     "StoreOp",
@@ -759,4 +802,5 @@ __all__ = [
     "bind_sizes",
     "memref_of",
     "size_names",
+    "verify_set_size",
 ]

@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects import relay, te, tir
@@ -146,6 +146,7 @@ class LowerRelayToTePass(ModulePass):
     ) -> None:
         """Lower each op or group of `block`; structurally identical kernels (same
         text but for their name) are emitted once and called from every site."""
+        counts: dict[str, SSAValue] = {}  # data-dependent sizes, by name
         for op in list(block.ops):
             kernel: te.FuncOp | tir.PrimFuncOp
             try:
@@ -160,6 +161,8 @@ class LowerRelayToTePass(ModulePass):
                     continue
             except VerifyException as e:
                 raise LoweringError(f"{op.name}: {e}") from None
+            if isinstance(op, relay.NarrowOp):
+                self._set_size(op, counts)
             key = structural_key(kernel)
             name = seen.get(key)
             if name is None:
@@ -167,3 +170,17 @@ class LowerRelayToTePass(ModulePass):
                 module.body.block.add_op(kernel)
             call = te.CallOp(name, op.operands, [r.type for r in op.results])
             Rewriter.replace_op(op, call)
+
+    @staticmethod
+    def _set_size(op: relay.NarrowOp, counts: dict[str, SSAValue]) -> None:
+        """The narrow's count becomes its size before the narrow runs; every
+        narrow naming one size must read the same count."""
+        name = op.size.data
+        if name not in counts:
+            counts[name] = op.count
+            Rewriter.insert_op(te.SetSizeOp(name, op.count, op.bound), InsertPoint.before(op))
+        elif counts[name] is not op.count:
+            raise LoweringError(
+                f"relay.narrow: size '{name}' is set by two different counts; "
+                "name each data-dependent size once"
+            )

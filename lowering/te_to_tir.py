@@ -661,6 +661,8 @@ class GraphLowering:
                     vals[r] = d
                     dests.append(d)
                 self.call(e, op.callee.string_value(), [vals[a] for a in op.args] + dests)
+            elif isinstance(op, te.SetSizeOp):
+                e.builder.insert(tir.SetSizeOp(op.size.data, vals[op.count], Sym.parse(op.bound.data)))
             elif isinstance(op, func.ReturnOp):
                 for value, out in zip(op.arguments, out_args, strict=True):
                     if bound.get(value) is not out:

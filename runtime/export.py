@@ -94,6 +94,7 @@ class Exportable(Protocol):
     workspace_size: int
     sizes: list[str]
     assumptions: list[Any]
+    bounds: list[Any]
     _plan: Any
     _native: Any
     _params: list[np.ndarray]
@@ -205,6 +206,7 @@ def metadata(model: Exportable, layout: list[dict[str, Any]]) -> dict[str, Any]:
         "workspace_size": int(model.workspace_size),
         "sizes": list(model.sizes),
         "assumptions": [[str(e), n, why] for e, n, why in model.assumptions],
+        "bounds": [[n, str(b)] for n, b in model.bounds],
         "dynamic_plan": None
         if model._plan is None
         else [[a, b, str(n)] for a, b, n in model._plan.ranges],

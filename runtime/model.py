@@ -73,6 +73,7 @@ class CompiledModel:
         sizes: Sequence[str] = (),
         plan: DynamicPlan | None = None,
         assumptions: Sequence[tuple[Dim, int, str]] = (),
+        bounds: Sequence[tuple[str, Dim]] = (),
     ):
         self._native = native
         #: The symbolic sizes, in the order `main` reads them after the buffers,
@@ -81,6 +82,9 @@ class CompiledModel:
         self._plan = plan
         #: What the model assumes of its sizes (`expr <= limit`, why), checked per run.
         self.assumptions = list(assumptions)
+        #: The data-dependent sizes the model sets itself, with their upper
+        #: bounds (buffers are planned at the bound), in the order it sets them.
+        self.bounds = list(bounds)
         self.inputs = inputs
         self.outputs = outputs
         self._params = params
@@ -116,7 +120,7 @@ class CompiledModel:
 
     @property
     def is_symbolic(self) -> bool:
-        return bool(self.sizes)
+        return bool(self.sizes or self.bounds or self._plan is not None)
 
     def _bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[np.ndarray]:
         n = len(self.inputs)
@@ -143,6 +147,8 @@ class CompiledModel:
             env = bind_sizes(
                 [(s.name, s.shape) for s in self.inputs], [a.shape for a in arrays], self.assumptions
             )
+            for name, bound in self.bounds:  # at their bounds until the model sets them
+                env[name] = evaluate(bound, env)
         bound = []
         staging = self._staging(env)
         for spec, arr in zip(self.inputs, arrays, strict=True):
@@ -183,6 +189,7 @@ class CompiledModel:
         outs = [aligned_empty(self._shape(s, env), s.dtype) for s in self.outputs]
         slots: list[int] = [a.ctypes.data for a in (*ins, *outs)]
         size = self.workspace_size
+        first_size = len(slots)
         if self.is_symbolic:
             slots += [env[n] for n in self.sizes]
             if self._plan is not None:
@@ -197,7 +204,25 @@ class CompiledModel:
             ctypes.addressof(self._param_table),
             ws.ctypes.data,
         )
+        if self.bounds:
+            return self._actual(outs, env, table, first_size)
         return outs
+
+    def _actual(
+        self, outs: list[np.ndarray], env: dict[str, int], table: Any, first_size: int
+    ) -> list[np.ndarray]:
+        """Outputs of data-dependent size, allocated at their bounds, as views of
+        what the model wrote: the sizes it set are read back from `args`."""
+        actual = dict(env)
+        for k, name in enumerate(self.sizes):
+            if any(name == n for n, _ in self.bounds):
+                actual[name] = int(table[first_size + k] or 0)
+        views = []
+        for spec, out in zip(self.outputs, outs, strict=True):
+            shape = self._shape(spec, actual)
+            n = int(np.prod(shape, dtype=np.int64))
+            views.append(out if shape == out.shape else out.reshape(-1)[:n].reshape(shape))
+        return views
 
     __call__ = run
 

@@ -22,7 +22,8 @@ the shared type-inference helpers, `Window`, the attribute builders), `constant`
 `elementwise`, `products` (matmul, dense, convolutions), `reductions`, `nn`
 (softmax, bias_add, pooling, normalizations), `layout` (reshape, transpose,
 slicing, gather, pad, resize, im2col, ...), `algorithm` (scatters, top-k,
-cumulative scans), `blocked` (conv2d_nchwc, layout_transform) and `sampling` (grid_sample, col2im); the region ops
+cumulative scans), `dynamic` (ops of data-dependent size: nonzero, NMS,
+unique, narrow), `blocked` (conv2d_nchwc, layout_transform) and `sampling` (grid_sample, col2im); the region ops
 `relay.fused` and `relay.yield` are in `lamina.dialects.relay_region`. This
 package re-exports every public name of those modules, and builds `RELAY_OPS`
 (and `__all__`) from the op classes they define. An installed package may add
@@ -45,6 +46,7 @@ from lamina.dialects.relay import (
     base,
     blocked,
     constant,
+    dynamic,
     elementwise,
     layout,
     nn,
@@ -60,6 +62,7 @@ from lamina.dialects.relay.base import *  # noqa: F403
 from lamina.dialects.relay.base import RelayOp
 from lamina.dialects.relay.blocked import *  # noqa: F403
 from lamina.dialects.relay.constant import *  # noqa: F403
+from lamina.dialects.relay.dynamic import *  # noqa: F403
 from lamina.dialects.relay.elementwise import *  # noqa: F403
 from lamina.dialects.relay.layout import *  # noqa: F403
 from lamina.dialects.relay.nn import *  # noqa: F403
@@ -82,6 +85,7 @@ _FAMILIES: tuple[ModuleType, ...] = (
     layout,
     blocked,
     algorithm,
+    dynamic,
     sampling,
 )
 

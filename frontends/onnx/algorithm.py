@@ -10,6 +10,7 @@ from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
 from lamina.frontends.onnx.context import NodeContext, shape
+from lamina.frontends.onnx.dynamic import topk_runtime_k
 from lamina.frontends.onnx.helpers import _axis, _ints, _rank, _unit
 from lamina.frontends.onnx.registry import converter
 
@@ -42,17 +43,18 @@ def _scatter_elements(ctx: NodeContext) -> Sequence[SSAValue]:
     return [ctx.emit(op)]
 
 
-@converter("TopK", emits=("relay.topk",), notes="k a constant; largest, sorted (always sorted)")
+@converter("TopK", emits=("relay.topk",), notes="largest, sorted (always sorted); k at run time over a static axis")
 def _topk(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
     rank = _rank(x)
     axis = _axis(ctx, int(ctx.attr("axis", -1)), rank)
+    largest = _unit(ctx.attr("largest", 1))
+    if ctx.opset >= 10 and not ctx.is_const(1):
+        return topk_runtime_k(ctx, x, axis, largest)
     k = _ints(ctx.const_value(1))[0] if ctx.opset >= 10 else int(ctx.attr("k"))
     if not 0 <= k <= shape(x)[axis]:
         raise ctx.error(f"k = {k} is outside 0..{shape(x)[axis]} (the size of axis {axis})")
-    op = relay.TopKOp(
-        x, k=relay.i64_attr(k), axis=relay.i64_attr(axis), largest=_unit(ctx.attr("largest", 1))
-    )
+    op = relay.TopKOp(x, k=relay.i64_attr(k), axis=relay.i64_attr(axis), largest=largest)
     ctx.emit(op)
     return list(op.results)
 

@@ -9,6 +9,7 @@ This module is the bottom of the frontend: it imports nothing else of it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,18 @@ class NodeContext:
     #: What converters assume of the symbolic sizes (`expr <= limit`, and why),
     #: checked when the model runs: shared by every node of the graph.
     assumptions: list[tuple[Dim, int, str]] = field(default_factory=list)
+    #: The size names in use (the inputs' and the data-dependent ones so far).
+    sizes: set[str] = field(default_factory=set)
+
+    def fresh_size(self, hint: str) -> str:
+        """A new size name for a data-dependent size, after `hint`."""
+        base = re.sub(r"\W", "_", hint).strip("_") or "size"
+        base = base if not base[0].isdigit() else f"n_{base}"
+        name, k = base, 1
+        while name in self.sizes:
+            name, k = f"{base}_{k}", k + 1
+        self.sizes.add(name)
+        return name
 
     def assume(self, expr: Dim, limit: int, why: str) -> None:
         """Assume `expr <= limit` (decided now if it can be, else at run time)."""

@@ -56,7 +56,7 @@ from lamina.frontends.onnx.registry import (
     has_converter,
     unsupported_summary,
 )
-from lamina.symbolic import Sym
+from lamina.symbolic import Sym, names_of
 
 
 def load_model(model: str | os.PathLike[str] | bytes | onnx.ModelProto) -> onnx.ModelProto:
@@ -219,6 +219,9 @@ def from_onnx(
     unsupported: list[onnx.NodeProto] = []
     skipped: set[str] = set()
     assumptions: list[Assumption] = []
+    taken: set[str] = set()  # size names: the inputs', then data-dependent ones
+    for arg in block.args:
+        taken |= names_of(relay.shape_of(arg.type))
     for node in nodes:
         if any(name in skipped for name in node.input):
             if not has_converter(node):
@@ -237,7 +240,7 @@ def from_onnx(
                     "node, input or initializer (the graph is not topologically "
                     "sorted, or an initializer is missing)"
                 )
-        ctx = NodeContext(node, ins, opset, block, consts, arg_names, assumptions)
+        ctx = NodeContext(node, ins, opset, block, consts, arg_names, assumptions, taken)
         folded = fold(node, ins, consts, opset)
         if folded is not None:
             outs = [

@@ -105,7 +105,8 @@ class Inferred:
         shape = tuple(t.get_shape())
         if dims is not None and (
             len(dims) != len(shape)
-            or any(d is not None and d != s for d, s in zip(dims, shape, strict=False))
+            # a symbolic dim of ours (-1) holds any size the model declares
+            or any(d is not None and s >= 0 and d != s for d, s in zip(dims, shape, strict=False))
         ):
             shown = ["?" if d is None else d for d in dims]
             raise ctx.error(

@@ -67,6 +67,9 @@ ACCESS_LOWERINGS: dict[type[Operation], Lowering] = {}
 DYNAMIC_PLAN_ATTR = "lamina.dynamic_plan"
 #: On the module: the sizes @main reads from `args` (after the buffers), in order.
 SIZES_ATTR = "lamina.sizes"
+#: On the module: the data-dependent sizes `@main` sets (`tir.set_size`), in
+#: order, with their upper bounds: the runtime plans buffers at the bound.
+BOUNDS_ATTR = "lamina.bounds"
 
 
 # =================================================================== buffer access
@@ -196,8 +199,14 @@ def lower_kernel_buffers(fn: tir.PrimFuncOp) -> None:
 def bind_kernel_sizes(fn: tir.PrimFuncOp) -> None:
     """Sweep 1 of a kernel: `tir.size` ops are its size arguments, which are i64."""
     sizes = fn.size_args()
+    defined: dict[str, tir.SetSizeOp] = {}
     for op in list(fn.walk()):
-        if isinstance(op, tir.SizeOp):
+        if isinstance(op, tir.SetSizeOp):
+            if op.size.data in defined:
+                raise LoweringError(f"@main: size '{op.size.data}' is set twice (tir.set_size)")
+            defined[op.size.data] = op
+    for op in list(fn.walk()):
+        if isinstance(op, tir.SizeOp) and op.size.data not in defined:
             if op.size.data not in sizes:
                 raise LoweringError(
                     f"tir.prim_func @{fn.sym_name.data}: tir.size \"{op.size.data}\" is "
@@ -247,8 +256,14 @@ def lower_main_buffers(fn: func.FuncOp, state: ModuleState) -> WorkspacePlan:
         )
     else:
         plan = plan_workspace(ranges)  # type: ignore[arg-type]
+    defined: dict[str, tir.SetSizeOp] = {}
     for op in list(fn.walk()):
-        if isinstance(op, tir.SizeOp):
+        if isinstance(op, tir.SetSizeOp):
+            if op.size.data in defined:
+                raise LoweringError(f"@main: size '{op.size.data}' is set twice (tir.set_size)")
+            defined[op.size.data] = op
+    for op in list(fn.walk()):
+        if isinstance(op, tir.SizeOp) and op.size.data not in defined:
             if op.size.data not in sizes:
                 raise LoweringError(
                     f"@main: tir.size \"{op.size.data}\" is not a size of its buffers {sizes}"
@@ -270,7 +285,53 @@ def lower_main_buffers(fn: func.FuncOp, state: ModuleState) -> WorkspacePlan:
         else:
             offset = plan.offsets[k] if not dynamic else 0
         _bind_workspace(alloc, workspace, offset, at_entry)
+    if defined:
+        _bind_defined_sizes(fn, defined, args, len(buffers), sizes, at_entry)
     return plan
+
+
+def _bind_defined_sizes(
+    fn: func.FuncOp,
+    defined: dict[str, tir.SetSizeOp],
+    args: SSAValue,
+    first_slot: int,
+    sizes: list[str],
+    at_entry: EntryBuilder,
+) -> None:
+    """Data-dependent sizes: at each `tir.set_size`, the count its kernel wrote,
+    clamped to `0..bound`, is the size from there on; a size @main's buffers
+    depend on is also stored in its `args` slot, for the caller to read."""
+    values: dict[str, SSAValue] = {}
+    uses = [op for op in fn.walk() if isinstance(op, tir.SizeOp)]
+    slots = {n: _slot_value(at_entry, args, first_slot + sizes.index(n)) for n in sizes if n not in defined}
+    for name, op in defined.items():
+        b = Builder(InsertPoint.before(op))
+
+        def put(o: Operation, b: Builder = b) -> SSAValue:
+            return b.insert(o).results[0]
+
+        def const(k: int, b: Builder = b) -> SSAValue:
+            return put(llvm.ConstantOp(IntegerAttr(k, i64), i64))
+
+        count = put(llvm.LoadOp(op.count, i64, alignment=8))
+        bound = llvm_dim(Sym.parse(op.bound.data), {**slots, **values}, put, const)
+        low = put(llvm.ICmpOp(count, const(0), _predicate("slt")))
+        count = put(llvm.SelectOp(low, const(0), count))
+        high = put(llvm.ICmpOp(count, bound, _predicate("sgt")))
+        count = put(llvm.SelectOp(high, bound, count))
+        if name in sizes:
+            slot = put(llvm.GEPOp(args, [first_slot + sizes.index(name)], i64, inbounds=True))
+            b.insert(llvm.StoreOp(count, slot, alignment=8))
+        values[name] = count
+        Rewriter.erase_op(op)
+    for use in uses:
+        if use.size.data in values:
+            use.result.replace_all_uses_with(values[use.size.data])
+            Rewriter.erase_op(use)
+
+
+def _predicate(name: str) -> IntegerAttr:
+    return IntegerAttr(llvm.ICmpPredicateFlag(name).to_int(), i64)
 
 
 def main_sizes(fn: func.FuncOp) -> list[str]:
@@ -336,6 +397,7 @@ def main_arg_attrs() -> ArrayAttr[DictionaryAttr]:
 
 __all__ = [
     "ACCESS_LOWERINGS",
+    "BOUNDS_ATTR",
     "DYNAMIC_PLAN_ATTR",
     "SIZES_ATTR",
     "bind_kernel_sizes",

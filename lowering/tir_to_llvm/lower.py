@@ -29,6 +29,7 @@ from lamina.lowering.parallel import outline_parallel_loops
 from lamina.lowering.tir_to_llvm.arith import SCALAR_LOWERINGS
 from lamina.lowering.tir_to_llvm.buffers import (
     ACCESS_LOWERINGS,
+    BOUNDS_ATTR,
     DYNAMIC_PLAN_ATTR,
     SIZES_ATTR,
     bind_kernel_sizes,
@@ -76,7 +77,9 @@ _LOWERINGS: dict[type[Operation], Lowering] = {
 
 def _lower_scalar_ops(fn: Operation, state: ModuleState, where: str) -> None:
     """Sweep 2: every op but buffers and control flow becomes llvm ops."""
-    kept = (tir.ForOp, tir.IfOp, tir.YieldOp, tir.AllocOp, tir.ConstantOp, tir.SizeOp)
+    kept = (
+        tir.ForOp, tir.IfOp, tir.YieldOp, tir.AllocOp, tir.ConstantOp, tir.SizeOp, tir.SetSizeOp
+    )
     entry = fn.regions[0].blocks[0]
     consts = Constants(EntryBuilder(entry))
     for op in list(fn.walk()):
@@ -138,10 +141,15 @@ def _lower_main(
     retype_induction_vars(fn)
     _lower_scalar_ops(fn, state, "@main")
     sizes = main_sizes(fn)
+    bounds = [(op.size.data, op.bound.data) for op in fn.walk() if isinstance(op, tir.SetSizeOp)]
     plan = lower_main_buffers(fn, state)
     flatten_control_flow(fn)
     if sizes:
         state.module.attributes[SIZES_ATTR] = ArrayAttr([StringAttr(n) for n in sizes])
+    if bounds:
+        state.module.attributes[BOUNDS_ATTR] = ArrayAttr(
+            [ArrayAttr([StringAttr(n), StringAttr(b)]) for n, b in bounds]
+        )
     new = _new_func("main", fn, main_arg_attrs())
     dynamic = fn.attributes.get(DYNAMIC_PLAN_ATTR)
     if dynamic is not None:

@@ -16,6 +16,8 @@ multi-result op such as `relay.split`). The computes live by op family:
   trilu, resize;
 - `algorithm`: extern kernels, written in TIR (`TirBuilder`) rather than as
   computes: scatters, top-k, cumulative scans (`register_extern`);
+- `dynamic`: extern kernels of the ops of data-dependent size (nonzero,
+  non-max suppression, unique), which write padded results and a count;
 - `sampling`: grid_sample, col2im;
 - `cost`: the flop count of an op (`flops`).
 
@@ -28,6 +30,7 @@ lamina's computes.
 from lamina.lowering.topi import (
     algorithm,
     blocked,
+    dynamic,
     elemwise,
     layout,
     nn,
@@ -67,6 +70,7 @@ __all__ = [
     "algorithm",
     "blocked",
     "compute_for",
+    "dynamic",
     "elementwise",
     "elemwise",
     "extern_kernel",

@@ -250,6 +250,14 @@ def arange(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     return k.compute(out, body)
 
 
+@register_compute(relay.NarrowOp)
+def narrow(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """The valid prefix: a copy over the narrowed extent (the count itself is
+    read by `@main`, `te.set_size`)."""
+    data = ins[0]
+    return k.compute(_type(op), lambda e, idx: e.read(data, idx))
+
+
 @register_compute(relay.BroadcastToOp)
 def broadcast_to(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     return elementwise(k, _type(op), ins, lambda e, x: x)

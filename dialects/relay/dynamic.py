@@ -1,0 +1,202 @@
+"""Graph ops whose output size depends on the data (TVM's `argwhere`,
+`vision.non_max_suppression` with `get_valid_counts`, `unique`; Relax's
+data-dependent shapes).
+
+Each is split in two, as TVM's padded NMS is:
+
+- a *producer* writes its result into a tensor padded to an upper bound and
+  returns the valid count as an i64 scalar (`relay.nonzero`,
+  `relay.non_max_suppression`, `relay.unique`);
+- `relay.narrow` takes the first `count` entries along an axis and names that
+  count as a new size: `tensor<2x?xi64, ["nz"]>`. Everything downstream is
+  ordinary symbolic code over `nz`.
+
+The size's upper bound is the narrowed axis' size. Buffers are planned at the
+bound; at run time `@main` reads the count after the producer ran
+(`te.set_size`/`tir.set_size`), and outputs of data-dependent size come back as
+views of their actual size. A size may be 0.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from lamina.dialects.relay.base import (
+    OpPattern,
+    RelayOp,
+    int_prop,
+    is_bool,
+    is_float,
+    is_int,
+    normalize_axis,
+    shape_of,
+    tensor,
+)
+from lamina.symbolic import Dim, Sym
+
+I64 = IntegerType(64)
+
+
+def _numel(shape: tuple[Dim, ...]) -> Dim:
+    n: Dim = 1
+    for d in shape:
+        n = n * d
+    return n
+
+
+def _scalar(op_name: str, what: str, t: TensorType, kind: str = "int") -> None:
+    ok = is_int(t.get_element_type()) if kind == "int" else is_float(t.get_element_type())
+    if not ok or _numel(shape_of(t)) != 1:
+        raise VerifyException(f"{op_name}: {what} must be one {kind} element, got {t}")
+
+
+@irdl_op_definition
+class NarrowOp(RelayOp):
+    """The first `count` entries of `data` along `axis` (`torch.narrow` with a
+    run-time length): `count` is read when the model runs and becomes the size
+    named `size`, bounded by the axis' size (a larger count is clamped)."""
+
+    name = "relay.narrow"
+    data = operand_def(TensorType)
+    count = operand_def(TensorType)
+    axis = prop_def(IntegerAttr)
+    size = prop_def(StringAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        data, count = types
+        shape = shape_of(data)
+        axis = normalize_axis(cls.name, int_prop(props, "axis", 0), len(shape))
+        _scalar(cls.name, "count", count)
+        size = props.get("size")
+        if not isinstance(size, StringAttr) or not size.data.isidentifier():
+            raise VerifyException(f"{cls.name}: size must name a size (an identifier), got {size}")
+        out = [Sym.var(size.data) if a == axis else d for a, d in enumerate(shape)]
+        return tensor(out, data.get_element_type())
+
+    @property
+    def bound(self) -> Dim:
+        """The largest value the size can take: the narrowed axis' size."""
+        shape = shape_of(self.data.type)
+        return shape[int_prop(self, "axis", 0) % len(shape)]
+
+
+@irdl_op_definition
+class NonZeroOp(RelayOp):
+    """The indices of the nonzero elements of `data` (ONNX NonZero, numpy's
+    `nonzero`), in row-major order, padded: `indices` is `[rank, numel]` and
+    its first `count` columns are valid."""
+
+    name = "relay.nonzero"
+    data = operand_def(TensorType)
+    indices = result_def(TensorType)
+    count = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> list[TensorType]:
+        (data,) = types
+        shape = shape_of(data)
+        if not shape:
+            raise VerifyException(f"{cls.name}: data must have rank >= 1 (reshape a scalar to [1])")
+        return [tensor([len(shape), _numel(shape)], I64), tensor([], I64)]
+
+
+@irdl_op_definition
+class NonMaxSuppressionOp(RelayOp):
+    """Greedy non-maximum suppression per batch and class (ONNX
+    NonMaxSuppression): boxes `[B, N, 4]`, scores `[B, C, N]`. For each (b, c),
+    boxes scoring above `score_threshold` are taken best first (equal scores:
+    lower index first) unless their IoU with one already kept exceeds
+    `iou_threshold`, up to `max_output` per class. `selected` is `[B*C*N, 3]`
+    rows of (b, c, box), its first `count` rows valid. `center_point_box`:
+    boxes are (x_center, y_center, w, h), else two corners (y1, x1, y2, x2)
+    in either order."""
+
+    name = "relay.non_max_suppression"
+    boxes = operand_def(TensorType)
+    scores = operand_def(TensorType)
+    max_output = operand_def(TensorType)
+    iou_threshold = operand_def(TensorType)
+    score_threshold = operand_def(TensorType)
+    center_point_box = opt_prop_def(UnitAttr)
+    selected = result_def(TensorType)
+    count = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> list[TensorType]:
+        boxes, scores, max_output, iou, score = types
+        b, s = shape_of(boxes), shape_of(scores)
+        if len(b) != 3 or b[2] != 4:
+            raise VerifyException(f"{cls.name}: boxes must be [batch, boxes, 4], got {boxes}")
+        if len(s) != 3 or s[0] != b[0] or s[2] != b[1]:
+            raise VerifyException(
+                f"{cls.name}: scores must be [batch, classes, boxes] = [{b[0]}, C, {b[1]}], got {scores}"
+            )
+        for t, what in ((boxes, "boxes"), (scores, "scores")):
+            if t.get_element_type() != boxes.get_element_type() or not is_float(t.get_element_type()):
+                raise VerifyException(f"{cls.name}: {what} must be float tensors of one type, got {t}")
+        _scalar(cls.name, "max_output", max_output)
+        _scalar(cls.name, "iou_threshold", iou, "float")
+        _scalar(cls.name, "score_threshold", score, "float")
+        return [tensor([b[0] * s[1] * b[1], 3], I64), tensor([], I64)]
+
+
+@irdl_op_definition
+class UniqueOp(RelayOp):
+    """The distinct rows of a 2-D `data` `[n, m]` (ONNX Unique: elements are
+    rows of one element; Unique along an axis, rows of the other axes), padded
+    to `n` rows: `values` (ascending, lexicographically, if `sorted`, else in
+    order of first occurrence), `indices` (each one's first row), `counts`,
+    and `inverse` (each row's position in `values`, not padded); the first
+    `count` entries of the padded results are valid."""
+
+    name = "relay.unique"
+    data = operand_def(TensorType)
+    sorted = opt_prop_def(UnitAttr)
+    values = result_def(TensorType)
+    indices = result_def(TensorType)
+    inverse = result_def(TensorType)
+    counts = result_def(TensorType)
+    count = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> list[TensorType]:
+        (data,) = types
+        shape = shape_of(data)
+        if len(shape) != 2:
+            raise VerifyException(f"{cls.name}: data must be 2-D (rows to compare), got {data}")
+        if is_bool(data.get_element_type()):
+            raise VerifyException(f"{cls.name}: needs a numeric tensor, got {data}")
+        n = shape[0]
+        return [data, *(tensor([n], I64) for _ in range(3)), tensor([], I64)]
+
+
+__all__ = ["NarrowOp", "NonMaxSuppressionOp", "NonZeroOp", "UniqueOp"]
