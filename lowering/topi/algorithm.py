@@ -23,6 +23,7 @@ from lamina.dialects.shapes import dims
 from lamina.errors import LoweringError
 from lamina.lowering.tir_builder import TirBuilder
 from lamina.registry import Registry
+from lamina.symbolic import Dim
 
 Extern = Callable[[TirBuilder, relay.RelayOp], None]
 
@@ -92,6 +93,74 @@ def _scatter(b: TirBuilder, reduction: str, out: SSAValue, at: Sequence[SSAValue
     b.store(update, out, at)
 
 
+I64 = IntegerType(64)
+I8 = IntegerType(8)
+#: Top-k keeps a sorted list of the best k (O(n k)) up to this k, and sorts
+#: the whole row (O(n log n)) beyond it.
+INSERTION_TOPK = 16
+
+
+def _counter(b: TirBuilder) -> SSAValue:
+    """A local i64 cell, set to 0 where this is called."""
+    cell = b.alloc([1], I64)
+    b.store(b.const(0, I64), cell, [b.index(0)])
+    return cell
+
+
+def _get(b: TirBuilder, cell: SSAValue) -> SSAValue:
+    return b.load(cell, [b.index(0)])
+
+
+def _put(b: TirBuilder, value: SSAValue, cell: SSAValue) -> None:
+    b.store(value, cell, [b.index(0)])
+
+
+def _bump(b: TirBuilder, cell: SSAValue) -> None:
+    _put(b, b.add(_get(b, cell), b.const(1, I64)), cell)
+
+
+def merge_sort(
+    b: TirBuilder, n: SSAValue, capacity: Dim, keys: SSAValue, carried: list[SSAValue], descending: bool = False
+) -> None:
+    """Sort `keys[0..n]` (1-D buffers of `capacity`), stably, carrying
+    `carried[k][0..n]` along: a bottom-up merge sort, O(n log n), through
+    scratch buffers of the same size."""
+    bufs = [keys, *carried]
+    scratch = [b.alloc([capacity], buf.type.get_element_type()) for buf in bufs]  # type: ignore[attr-defined]
+    left, right = _counter(b), _counter(b)
+    passes = (capacity - 1).bit_length() if isinstance(capacity, int) else 63
+    last = b.isub(b.imax(n, b.index(1)), b.index(1))
+    for p in range(passes):
+        width = b.index(1 << p)
+        with b.then(b.cmp("lt", width, n)):
+            span = b.index(2 << p)
+            blocks = b.idiv(b.iadd(n, b.isub(span, b.index(1))), span)
+            with b.loop(blocks) as blk:
+                lo = b.imul(blk, span)
+                mid = b.imin(b.iadd(lo, width), n)
+                hi = b.imin(b.iadd(lo, span), n)
+                _put(b, b.from_index(lo, I64), left)
+                _put(b, b.from_index(mid, I64), right)
+                with b.loop(b.isub(hi, lo)) as step:
+                    i, j = b.to_index(_get(b, left)), b.to_index(_get(b, right))
+                    ki, kj = b.load(keys, [b.imin(i, last)]), b.load(keys, [b.imin(j, last)])
+                    right_first = b.cmp("gt" if descending else "lt", kj, ki)
+                    take_right = b.or_(
+                        b.cmp("ge", i, mid), b.and_(b.cmp("lt", j, hi), right_first)
+                    )
+                    src = b.select(take_right, j, i)
+                    at = b.iadd(lo, step)
+                    for buf, tmp in zip(bufs, scratch, strict=True):
+                        b.store(b.load(buf, [src]), tmp, [at])
+                    with b.then(take_right):
+                        _bump(b, right)
+                    with b.then(b.not_(take_right)):
+                        _bump(b, left)
+            with b.loop(n) as k:
+                for buf, tmp in zip(bufs, scratch, strict=True):
+                    b.store(b.load(tmp, [k]), buf, [k])
+
+
 # ------------------------------------------------------------------ kernels
 @register_extern(relay.ScatterNDOp)
 def _scatter_nd(b: TirBuilder, op: relay.RelayOp) -> None:
@@ -126,7 +195,8 @@ def _scatter_elements(b: TirBuilder, op: relay.RelayOp) -> None:
 
 @register_extern(relay.TopKOp)
 def _topk(b: TirBuilder, op: relay.RelayOp) -> None:
-    """Per row, an insertion into the sorted best-k seen so far: O(n k). A new
+    """Per row, an insertion into the sorted best-k seen so far: O(n k) (a merge
+    sort of the row for k > `INSERTION_TOPK`). A new
     element goes after every kept one at least as good, so equal values keep
     the lower index first."""
     data, values, indices = b.args
@@ -137,6 +207,9 @@ def _topk(b: TirBuilder, op: relay.RelayOp) -> None:
     elem = data.type.get_element_type()  # type: ignore[attr-defined]
     i64 = IntegerType(64)
     if k == 0:
+        return
+    if k > INSERTION_TOPK:
+        _topk_sorted(b, op, k, axis)
         return
     kept_v, kept_i = b.alloc([k], elem), b.alloc([k], i64)
     count, pos = b.alloc([1], i64), b.alloc([1], i64)
@@ -170,6 +243,27 @@ def _topk(b: TirBuilder, op: relay.RelayOp) -> None:
         with b.loop(k) as j:
             b.store(b.load(kept_v, [j]), values, at(j))
             b.store(b.load(kept_i, [j]), indices, at(j))
+
+
+def _topk_sorted(b: TirBuilder, op: relay.RelayOp, k: int, axis: int) -> None:
+    """Top-k by a stable merge sort of each row: O(n log n), for large k."""
+    data, values, indices = b.args
+    shape = _shape(data)
+    n = shape[axis]
+    keys = b.alloc([n], data.type.get_element_type())  # type: ignore[attr-defined]
+    order = b.alloc([n], I64)
+    with b.nest([d for a, d in enumerate(shape) if a != axis]) as outer:
+
+        def at(i: SSAValue) -> list[SSAValue]:
+            return [*outer[:axis], i, *outer[axis:]]
+
+        with b.loop(n) as i:
+            b.store(b.load(data, at(i)), keys, [i])
+            b.store(b.from_index(i, I64), order, [i])
+        merge_sort(b, b.index(n), n, keys, [order], descending=relay.flag_prop(op, "largest"))
+        with b.loop(k) as j:
+            b.store(b.load(keys, [j]), values, at(j))
+            b.store(b.load(order, [j]), indices, at(j))
 
 
 @register_extern(relay.CumulativeOp)

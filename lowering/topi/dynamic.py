@@ -6,36 +6,22 @@ then copies the valid prefix out once `@main` knows the count.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Attribute, SSAValue
 
 from lamina.dialects import relay
 from lamina.dialects.shapes import dims
 from lamina.lowering.tir_builder import TirBuilder
-from lamina.lowering.topi.algorithm import register_extern
+from lamina.lowering.topi.algorithm import (
+    I8,
+    I64,
+    _bump,
+    _counter,
+    _get,
+    _put,
+    merge_sort,
+    register_extern,
+)
 from lamina.symbolic import Dim
-
-I64 = IntegerType(64)
-I8 = IntegerType(8)
-
-
-def _counter(b: TirBuilder) -> SSAValue:
-    """A local i64 cell, set to 0 where this is called."""
-    cell = b.alloc([1], I64)
-    b.store(b.const(0, I64), cell, [b.index(0)])
-    return cell
-
-
-def _get(b: TirBuilder, cell: SSAValue) -> SSAValue:
-    return b.load(cell, [b.index(0)])
-
-
-def _put(b: TirBuilder, value: SSAValue, cell: SSAValue) -> None:
-    b.store(value, cell, [b.index(0)])
-
-
-def _bump(b: TirBuilder, cell: SSAValue) -> None:
-    _put(b, b.add(_get(b, cell), b.const(1, I64)), cell)
 
 
 def _scalar(b: TirBuilder, buf: SSAValue) -> SSAValue:
@@ -86,56 +72,48 @@ def _overlaps(b: TirBuilder, p: list[SSAValue], q: list[SSAValue], threshold: SS
 
 @register_extern(relay.NonMaxSuppressionOp)
 def _non_max_suppression(b: TirBuilder, op: relay.RelayOp) -> None:
-    """Per (batch, class): repeatedly take the best box not yet taken (a scan,
-    so equal scores go lowest index first) among those above the score
-    threshold, and keep it unless it overlaps one kept before; O(m n) for m
-    candidates of n boxes."""
+    """Per (batch, class): the boxes scoring above the threshold, sorted best
+    first (a stable merge sort, so equal scores go lowest index first); each is
+    kept unless it overlaps one kept before, up to `max_output`. O(m log m + m
+    k) for m candidates and k kept."""
     boxes, scores, max_output, iou, score_threshold, selected, count = b.args
     batch, classes, n = dims(scores.type)
     elem: Attribute = scores.type.get_element_type()  # type: ignore[attr-defined]
     center = relay.flag_prop(op, "center_point_box")
     limit = b.max(b.cast(_scalar(b, max_output), I64), b.const(0, I64))
-    iou_t, score_t = _scalar(b, iou), _scalar(b, score_threshold)
-    taken = b.alloc([n], I8)
+    iou_t, score_t = b.cast(_scalar(b, iou), elem), b.cast(_scalar(b, score_threshold), elem)
+    cand_s, cand_i = b.alloc([n], elem), b.alloc([n], I64)
     kept = b.alloc([n], I64)
-    total, nkept, candidates, best = _counter(b), _counter(b), _counter(b), _counter(b)
-    best_score = b.alloc([1], elem)
+    total, nkept, found = _counter(b), _counter(b), _counter(b)
+    suppressed = b.alloc([1], I8)
     zero = b.index(0)
     with b.loop(batch) as bi, b.loop(classes) as ci:
         _put(b, b.const(0, I64), nkept)
-        _put(b, b.const(0, I64), candidates)
+        _put(b, b.const(0, I64), found)
         with b.loop(n) as k:
-            b.store(b.const(0, I8), taken, [k])
-            with b.then(b.cmp("gt", b.load(scores, [bi, ci, k]), score_t)):
-                _bump(b, candidates)
-        with b.loop(b.to_index(_get(b, candidates))):
-            _put(b, b.const(-1, I64), best)
-            with b.loop(n) as k:
-                s = b.load(scores, [bi, ci, k])
-                free = b.cmp("eq", b.load(taken, [k]), b.const(0, I8))
-                first = b.cmp("lt", _get(b, best), b.const(0, I64))
-                better = b.or_(first, b.cmp("gt", s, b.load(best_score, [zero])))
-                with b.then(b.all_of([free, b.cmp("gt", s, score_t), better])):
-                    _put(b, b.from_index(k, I64), best)
-                    b.store(s, best_score, [zero])
-            room = b.cmp("lt", _get(b, nkept), limit)
-            with b.then(b.and_(room, b.cmp("ge", _get(b, best), b.const(0, I64)))):
-                at = b.to_index(_get(b, best))
-                b.store(b.const(1, I8), taken, [at])
-                mine = _corners(b, boxes, [bi, at], center)
-                suppressed = b.alloc([1], I8)
-                b.store(b.const(0, I8), suppressed, [zero])
-                with b.loop(b.to_index(_get(b, nkept))) as j:
-                    theirs = _corners(b, boxes, [bi, b.to_index(b.load(kept, [j]))], center)
-                    with b.then(_overlaps(b, mine, theirs, iou_t)):
-                        b.store(b.const(1, I8), suppressed, [zero])
-                with b.then(b.cmp("eq", b.load(suppressed, [zero]), b.const(0, I8))):
-                    b.store(_get(b, best), kept, [b.to_index(_get(b, nkept))])
-                    row = b.to_index(_get(b, total))
-                    for col, v in enumerate((bi, ci, at)):
-                        b.store(b.from_index(v, I64), selected, [row, b.index(col)])
-                    _bump(b, nkept)
-                    _bump(b, total)
+            s = b.load(scores, [bi, ci, k])
+            with b.then(b.cmp("gt", s, score_t)):
+                m = b.to_index(_get(b, found))
+                b.store(s, cand_s, [m])
+                b.store(b.from_index(k, I64), cand_i, [m])
+                _bump(b, found)
+        m = b.to_index(_get(b, found))
+        merge_sort(b, m, n, cand_s, [cand_i], descending=True)
+        with b.loop(m) as t, b.then(b.cmp("lt", _get(b, nkept), limit)):
+            at = b.to_index(b.load(cand_i, [t]))
+            mine = _corners(b, boxes, [bi, at], center)
+            b.store(b.const(0, I8), suppressed, [zero])
+            with b.loop(b.to_index(_get(b, nkept))) as j:
+                theirs = _corners(b, boxes, [bi, b.to_index(b.load(kept, [j]))], center)
+                with b.then(_overlaps(b, mine, theirs, iou_t)):
+                    b.store(b.const(1, I8), suppressed, [zero])
+            with b.then(b.cmp("eq", b.load(suppressed, [zero]), b.const(0, I8))):
+                b.store(b.from_index(at, I64), kept, [b.to_index(_get(b, nkept))])
+                row = b.to_index(_get(b, total))
+                for col, v in enumerate((bi, ci, at)):
+                    b.store(b.from_index(v, I64), selected, [row, b.index(col)])
+                _bump(b, nkept)
+                _bump(b, total)
     b.store(_get(b, total), count, [])
 
 
