@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     FlatSymbolRefAttr,
     IndexType,
+    IntegerType,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
@@ -76,7 +77,8 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from lamina.dialects.shapes import dims_attr, dims_of, shape_dims
-from lamina.dialects.tir import memref_of, verify_set_size
+from lamina.dialects.tir import memref_of
+from lamina.dialects.tir_sizes import SetSizeLike
 from lamina.symbolic import Dim, Sym, SymbolicError
 
 
@@ -476,6 +478,8 @@ class CallOp(IRDLOperation):
         """An extern kernel takes buffers shaped like the call's operands, then
         its results."""
         want = list(callee.properties["function_type"].inputs)  # type: ignore[union-attr]
+        while want and isinstance(want[-1], IndexType):  # its sizes, passed by @main
+            want.pop()
         got = [*self.args.types, *self.res.types]
         if want != [memref_of(t) for t in got]:
             raise VerifyException(
@@ -485,26 +489,19 @@ class CallOp(IRDLOperation):
 
 
 @irdl_op_definition
-class SetSizeOp(IRDLOperation):
-    """In the graph: the size named `size` is, from here on, the value of the
-    i64 scalar `count` (clamped to `0..bound`), as `relay.narrow` says:
+class SetSizeOp(SetSizeLike):
+    """In the graph: a size set by the data, the value of the i64 scalar
+    `count`, as `relay.narrow` says:
     `te.set_size "nz" = %count, bound "6" : tensor<i64>`."""
 
     name = "te.set_size"
-    size = prop_def(StringAttr)
     count = operand_def(TensorType)
-    bound = prop_def(StringAttr)
-    assembly_format = "$size `=` $count `,` `bound` $bound attr-dict `:` type($count)"
-
-    def __init__(self, size: str, count: SSAValue | Operation, bound: Dim):
-        super().__init__(
-            operands=[count],
-            properties={"size": StringAttr(size), "bound": StringAttr(str(bound))},
-        )
 
     def verify_(self) -> None:
-        verify_set_size(self.name, self.size.data, self.bound.data)
-
+        super().verify_()
+        t = self.count.type
+        if not isinstance(t, TensorType) or t.get_element_type() != IntegerType(64) or t.get_shape():
+            raise VerifyException(f"te.set_size: count must be a tensor<i64>, got {t}")
 
 TE = Dialect(
     "te",

@@ -35,7 +35,6 @@ from xdsl.dialects.builtin import (
     FlatSymbolRefAttr,
     FunctionType,
     IndexType,
-    IntegerType,
     MemRefType,
     StringAttr,
     SymbolNameConstraint,
@@ -87,6 +86,7 @@ from xdsl.utils.str_enum import StrEnum
 
 from lamina.dialects.resources import blobs
 from lamina.dialects.shapes import SizesAttr, dims
+from lamina.dialects.tir_sizes import SetSizeOp, SizeOp, size_names, verify_set_size
 from lamina.dialects.tir_vector import (
     MaskedLoadOp,
     MaskedStoreOp,
@@ -95,8 +95,7 @@ from lamina.dialects.tir_vector import (
     _access_type,
     _check_indices,
 )
-from lamina.symbolic import Dim, Sym, SymbolicError
-from lamina.symbolic import names_of as dim_names
+from lamina.symbolic import SymbolicError
 
 
 class ForKind(StrEnum):
@@ -131,74 +130,6 @@ def memref_of(t: Attribute) -> MemRefType:
     if isinstance(t.encoding, ArrayAttr) and t.encoding.data:
         return MemRefType(t.get_element_type(), t.get_shape(), SizesAttr(t.encoding))
     return MemRefType(t.get_element_type(), t.get_shape())
-
-
-def size_names(types: Sequence[Attribute]) -> list[str]:
-    """The sizes buffers of `types` depend on, sorted: a kernel's size arguments."""
-    names: set[str] = set()
-    for t in types:
-        if isinstance(t, MemRefType):
-            names |= dim_names(dims(t))
-    return sorted(names)
-
-
-@irdl_op_definition
-class SizeOp(IRDLOperation):
-    """The value of a symbolic size: `%n = tir.size "seq" : index`. In a kernel,
-    its size argument; in `@main`, bound from the inputs at run time."""
-
-    name = "tir.size"
-    size = prop_def(StringAttr)
-    result = result_def(IndexType())
-    traits = traits_def(Pure())
-    assembly_format = "$size attr-dict `:` type($result)"
-
-    def __init__(self, size: str):
-        super().__init__(properties={"size": StringAttr(size)}, result_types=[IndexType()])
-
-    def verify_(self) -> None:
-        if not self.size.data.isidentifier():
-            raise VerifyException(f"tir.size: '{self.size.data}' is not a size name")
-
-
-def verify_set_size(op_name: str, size: str, bound: str) -> None:
-    """A set-size op names a size and bounds it by a dim over other sizes."""
-    if not size.isidentifier():
-        raise VerifyException(f"{op_name}: '{size}' is not a size name")
-    try:
-        value = Sym.parse(bound)
-    except SymbolicError as e:
-        raise VerifyException(f"{op_name}: bound '{bound}' is not a size expression: {e}") from None
-    if isinstance(value, Sym) and size in value.names:
-        raise VerifyException(f"{op_name}: the bound of '{size}' cannot depend on itself")
-
-
-
-@irdl_op_definition
-class SetSizeOp(IRDLOperation):
-    """In `@main`: the size named `size` is, from here on, the value of the
-    one-element i64 buffer `count` (clamped to `0..bound`): a data-dependent
-    size, read after the kernel that computed it.
-    `tir.set_size "nz" = %count, bound "6" : memref<i64>`."""
-
-    name = "tir.set_size"
-    size = prop_def(StringAttr)
-    count = operand_def(MemRefType)
-    bound = prop_def(StringAttr)
-    assembly_format = "$size `=` $count `,` `bound` $bound attr-dict `:` type($count)"
-
-    def __init__(self, size: str, count: SSAValue | Operation, bound: Dim):
-        super().__init__(
-            operands=[count],
-            properties={"size": StringAttr(size), "bound": StringAttr(str(bound))},
-        )
-
-    def verify_(self) -> None:
-        verify_set_size(self.name, self.size.data, self.bound.data)
-        t = self.count.type
-        assert isinstance(t, MemRefType)
-        if t.get_element_type() != IntegerType(64) or t.get_num_dims() != 0:
-            raise VerifyException(f"tir.set_size: count must be a memref<i64>, got {t}")
 
 
 # --------------------------------------------------------------------------- funcs

@@ -365,3 +365,15 @@ class Expr:
             else:
                 out.append(idx[lead + d])
         return out
+
+
+class Inserter(Expr):
+    """An `Expr` that inserts before the block's terminator."""
+
+    def __init__(self, block: Block):
+        last = block.last_op
+        assert last is not None
+        self.block = block
+        self.builder = Builder(InsertPoint.before(last))
+
+

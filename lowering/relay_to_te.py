@@ -148,6 +148,10 @@ class LowerRelayToTePass(ModulePass):
         text but for their name) are emitted once and called from every site."""
         counts: dict[str, SSAValue] = {}  # data-dependent sizes, by name
         for op in list(block.ops):
+            if isinstance(op, relay.IfOp | relay.LoopOp):  # control flow: its bodies
+                for region in op.regions:
+                    self._lower_block(module, region.block, namer, seen)
+                continue
             kernel: te.FuncOp | tir.PrimFuncOp
             try:
                 if isinstance(op, FusedOp):
@@ -176,6 +180,14 @@ class LowerRelayToTePass(ModulePass):
         """The narrow's count becomes its size before the narrow runs; every
         narrow naming one size must read the same count."""
         name = op.size.data
+        fn = op.parent_op()
+        while fn is not None and not isinstance(fn, func.FuncOp):
+            fn = fn.parent_op()
+        if fn is not None and name in tir.size_names([tir.memref_of(t) for t in fn.function_type.inputs]):
+            raise LoweringError(
+                f"relay.narrow: size '{name}' is already an input's size; a size set by "
+                "the data needs a name of its own"
+            )
         if name not in counts:
             counts[name] = op.count
             Rewriter.insert_op(te.SetSizeOp(name, op.count, op.bound), InsertPoint.before(op))

@@ -17,15 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseIntOrFPElementsAttr,
-    DenseResourceAttr,
-    DictionaryAttr,
-    FunctionType,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -35,24 +29,20 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint
-from xdsl.traits import SymbolTable
 
 from lamina.abi import BUFFER_SLACK, MAX_LOAD_STRIDE
-from lamina.dialects import relay, te, tir
+from lamina.dialects import te, tir
 from lamina.dialects.dtypes import numpy_dtype
-from lamina.dialects.resources import blobs
-from lamina.dialects.shapes import dims, symbolic_tensor
+from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.dialects.tir import ForKind, memref_of
 from lamina.errors import LoweringError
-from lamina.ir import io_names
-from lamina.lowering.expr import Expr, is_float
+from lamina.lowering.expr import Expr, Inserter, is_float
+from lamina.lowering.graph_to_tir import GraphLowering
 from lamina.lowering.index import Clamp, Div, Lin, Mod, Opaque, Var
 from lamina.lowering.relay_to_te import SymbolNamer
 from lamina.lowering.schedule import Loop, LoopNest, Schedule
 from lamina.lowering.strategy.cpu import default_for
-from lamina.lowering.topi import Kernel
 from lamina.passes.registry import register_pass
 from lamina.symbolic import Dim, Sym
 
@@ -90,7 +80,7 @@ def _combine(e: Expr, kind: ReduceKind, acc: SSAValue, v: SSAValue) -> SSAValue:
 
 
 def _accumulate(
-    x: _Inserter, kind: ReduceKind, buf: SSAValue, idx: list[SSAValue], value: SSAValue
+    x: Inserter, kind: ReduceKind, buf: SSAValue, idx: list[SSAValue], value: SSAValue
 ) -> None:
     """`buf[idx] = combine(buf[idx], value)`."""
     acc = x.emit(tir.LoadOp(buf, idx))
@@ -171,7 +161,7 @@ class KernelLowering:
             shape = dims(src.type)  # type: ignore[union-attr]
             ivs: dict[Var, SSAValue] = {}
             loops = [Loop(Var(f"c{d}", n)) for d, n in enumerate(shape)]
-            e = _Inserter(self.loops(entry, loops, ivs))
+            e = Inserter(self.loops(entry, loops, ivs))
             idx = [ivs[lp.var] for lp in loops]
             e.builder.insert(tir.StoreOp(e.emit(tir.LoadOp(src, idx)), dst, idx))
         first = entry.first_op
@@ -259,7 +249,7 @@ class KernelLowering:
         block = self.loops(outer, nest.loops[:at], ivs)
         inside = nest.loops[at:]
         tile = [lp for lp in inside if not lp.reduce]
-        acc_buf = _Inserter(block).emit(
+        acc_buf = Inserter(block).emit(
             tir.AllocOp(MemRefType(elem, [lp.var.extent for lp in tile] or [1]), tir.AllocScope.LOCAL)
         )
 
@@ -267,7 +257,7 @@ class KernelLowering:
             return [ivs[lp.var] for lp in tile] or [x.index(0)]
 
         b = self.loops(block, tile, ivs)
-        x = _Inserter(b)
+        x = Inserter(b)
         x.builder.insert(tir.StoreOp(x.const(init, elem), acc_buf, acc_index(x)))
         b = self.loops(block, inside, ivs)
         r = self.guarded(b, nest, ivs, reduce=True)
@@ -306,7 +296,7 @@ class KernelLowering:
             tir.AllocOp(MemRefType(elem, [lane.var.extent]), tir.AllocScope.LOCAL)
         )
         e = self.guarded(self.loops(self.func.body.block, spatial, ivs), nest, ivs)
-        fill = _Inserter(self.loops(e.block, [lane], ivs))
+        fill = Inserter(self.loops(e.block, [lane], ivs))
         fill.builder.insert(tir.StoreOp(fill.const(init, elem), partial, [ivs[lane.var]]))
         conds: list[SSAValue] = []
         r = self.guarded(self.loops(e.block, reduce, ivs), nest, ivs, True, conds)
@@ -316,7 +306,7 @@ class KernelLowering:
         _accumulate(r, kind, partial, [ivs[lane.var]], value)
         at = self.indices(axes, e, ivs)
         e.builder.insert(tir.StoreOp(e.const(init, elem), dest, at))
-        combine = _Inserter(self.loops(e.block, [Loop(lane.var, ForKind.UNROLLED)], ivs))
+        combine = Inserter(self.loops(e.block, [Loop(lane.var, ForKind.UNROLLED)], ivs))
         part = combine.emit(tir.LoadOp(partial, [ivs[lane.var]]))
         _accumulate(combine, kind, dest, self.indices(axes, combine, ivs), part)
         self.finish(epilogue, op, dest, at, axes, e, Scope(ivs, None))
@@ -328,7 +318,7 @@ class KernelLowering:
         dest: SSAValue,
         at: list[SSAValue],
         axes: list[Lin],
-        e: _Inserter,
+        e: Inserter,
         scope: Scope,
     ) -> None:
         """Run a reduction's `epilogue` on its finished point `dest[at]`, in place."""
@@ -345,13 +335,13 @@ class KernelLowering:
         ivs: dict[Var, SSAValue],
         reduce: bool = False,
         lane_conds: list[SSAValue] | None = None,
-    ) -> _Inserter:
+    ) -> Inserter:
         """An inserter inside the `if`s that non-dividing splits need — of the
         output axes, or with `reduce` of the reduce axes (inside their loops):
         first the lane-independent conditions, then those on the vector lane
         (which `tir-vectorize` turns into a mask; with `lane_conds`, those are
         appended there as values instead, for the caller to select with)."""
-        e = _Inserter(block)
+        e = Inserter(block)
         vec = nest.vector_var
         rvars = [lp.var for lp in nest.loops if lp.reduce]
         needed = [
@@ -369,7 +359,7 @@ class KernelLowering:
                 continue
             branch = tir.IfOp(e.all_of(conds))
             e.builder.insert(branch)
-            e = _Inserter(branch.then_region.block)
+            e = Inserter(branch.then_region.block)
         return e
 
     def indices(self, lins: Sequence[Lin], e: Expr, ivs: dict[Var, SSAValue]) -> list[SSAValue]:
@@ -598,115 +588,12 @@ def _decide(pred: int, lo: int | None, hi: int | None) -> int | None:
     return 1 if true else 0 if false else None
 
 
-class _Inserter(Expr):
-    """An `Expr` that inserts before the block's terminator."""
-
-    def __init__(self, block: Block):
-        last = block.last_op
-        assert last is not None
-        self.block = block
-        self.builder = Builder(InsertPoint.before(last))
-
-
 def schedule_of(op: te.ComputeOp) -> Schedule:
     """The `schedule` attribute of a compute, else the default for its class."""
     attr = op.attributes.get("schedule")
     if isinstance(attr, StringAttr):
         return Schedule.parse(attr.data)
     return default_for(op)
-
-
-class GraphLowering:
-    """Lower the graph function to destination-passing calls over buffers."""
-
-    def __init__(self, fn: func.FuncOp, module: ModuleOp, namer: SymbolNamer):
-        self.fn = fn
-        self.module = module
-        self.namer = namer
-        self.copies: dict[MemRefType, str] = {}
-
-    def run(self) -> func.FuncOp:
-        fn = self.fn
-        ins = [memref_of(t) for t in fn.function_type.inputs]
-        outs = [memref_of(t) for t in fn.function_type.outputs]
-        names = io_names(fn.arg_attrs, "in", len(ins)) + io_names(
-            fn.res_attrs, "out", len(outs)
-        )
-        new = func.FuncOp(
-            fn.sym_name.data,
-            FunctionType.from_lists([*ins, *outs], []),
-            arg_attrs=ArrayAttr(
-                [DictionaryAttr({"lamina.name": StringAttr(n)}) for n in names]
-            ),
-        )
-        block = new.body.block
-        e = Expr(block)
-        old_block = fn.body.block
-        vals: dict[SSAValue, SSAValue] = dict(zip(old_block.args, block.args[: len(ins)], strict=True))
-        out_args = list(block.args[len(ins) :])
-        ret = old_block.last_op
-        assert isinstance(ret, func.ReturnOp)
-        # Bind each returned call result to its output buffer (first use only).
-        bound: dict[SSAValue, SSAValue] = {}
-        for value, out in zip(ret.arguments, out_args, strict=True):
-            if isinstance(value.owner, te.CallOp) and value not in bound:
-                bound[value] = out
-        for op in old_block.ops:
-            if isinstance(op, relay.ConstantOp):
-                vals[op.output] = e.emit(_tir_constant(op))
-            elif isinstance(op, te.CallOp):
-                dests = []
-                for r in op.res:
-                    d = bound.get(r) or e.emit(tir.AllocOp(memref_of(r.type)))
-                    vals[r] = d
-                    dests.append(d)
-                self.call(e, op.callee.string_value(), [vals[a] for a in op.args] + dests)
-            elif isinstance(op, te.SetSizeOp):
-                e.builder.insert(tir.SetSizeOp(op.size.data, vals[op.count], Sym.parse(op.bound.data)))
-            elif isinstance(op, func.ReturnOp):
-                for value, out in zip(op.arguments, out_args, strict=True):
-                    if bound.get(value) is not out:
-                        self.call(e, self.copy_kernel(out.type), [vals[value], out])
-                e.builder.insert(func.ReturnOp())
-            else:
-                raise LoweringError(
-                    f"{op.name} in @{fn.sym_name.data} has not been lowered; run "
-                    "lower-relay-to-te first"
-                )
-        return new
-
-    def call(self, e: Expr, callee: str, buffers: list[SSAValue]) -> None:
-        """Call kernel `callee` on `buffers`, then the values of its sizes."""
-        kernel = SymbolTable.lookup_symbol(self.module, callee)
-        sizes = kernel.sizes if isinstance(kernel, tir.PrimFuncOp) else []
-        e.builder.insert(tir.CallOp(callee, buffers + [e.emit(tir.SizeOp(n)) for n in sizes]))
-
-    def copy_kernel(self, t: Attribute) -> str:
-        assert isinstance(t, MemRefType)
-        if t in self.copies:
-            return self.copies[t]
-        name = self.namer("copy")
-        tt = symbolic_tensor(dims(t), t.get_element_type())
-        kernel = te.FuncOp(name)
-        ph = te.PlaceholderOp("in0", tt)
-        kernel.body.block.add_op(ph)
-        out = Kernel(kernel.body.block).compute(tt, lambda x, i: x.read(ph.result, i))
-        kernel.body.block.add_op(te.OutputOp([out]))
-        self.module.body.block.add_op(KernelLowering(kernel).run())
-        self.copies[t] = name
-        return name
-
-
-def _tir_constant(op: relay.ConstantOp) -> Operation:
-    value = op.value
-    t = op.output.type
-    assert isinstance(t, TensorType)
-    if isinstance(value, DenseIntOrFPElementsAttr):
-        arr = np.asarray(value.get_values(), dtype=numpy_dtype(t.get_element_type()))
-        arr = np.broadcast_to(arr.reshape(()), dims(t)) if arr.size == 1 else arr
-        key = blobs.add("cst", np.ascontiguousarray(arr.reshape(dims(t))))
-        value = DenseResourceAttr.from_params(key, t)
-    return tir.ConstantOp(value, memref_of(t))
 
 
 @register_pass
@@ -726,7 +613,7 @@ class LowerTeToTirPass(ModulePass):
                 child.erase()
         for child in list(op.ops):
             if isinstance(child, func.FuncOp) and _is_graph(child):
-                new = GraphLowering(child, op, namer).run()
+                new = GraphLowering(child, op, namer, lambda k: KernelLowering(k).run()).run()
                 op.body.block.insert_op_before(new, child)
                 child.detach()
                 child.erase()

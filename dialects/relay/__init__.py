@@ -69,7 +69,7 @@ from lamina.dialects.relay.nn import *  # noqa: F403
 from lamina.dialects.relay.products import *  # noqa: F403
 from lamina.dialects.relay.reductions import *  # noqa: F403
 from lamina.dialects.relay.sampling import *  # noqa: F403
-from lamina.dialects.relay_region import FusedOp, YieldOp
+from lamina.dialects.relay_region import FusedOp, IfOp, LoopOp, YieldOp
 from lamina.errors import LaminaError
 from lamina.plugins import RELAY_OPS_GROUP
 from lamina.registry import Registry
@@ -90,7 +90,7 @@ _FAMILIES: tuple[ModuleType, ...] = (
 )
 
 #: The region ops, which are relay ops too but not `RelayOp`s.
-_REGION_OPS: tuple[type[IRDLOperation], ...] = (FusedOp, YieldOp)
+_REGION_OPS: tuple[type[IRDLOperation], ...] = (FusedOp, IfOp, LoopOp, YieldOp)
 
 
 def _defined_classes(module: ModuleType) -> list[type[IRDLOperation]]:

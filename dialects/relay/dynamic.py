@@ -72,8 +72,9 @@ def _scalar(op_name: str, what: str, t: TensorType, kind: str = "int") -> None:
 @irdl_op_definition
 class NarrowOp(RelayOp):
     """The first `count` entries of `data` along `axis` (`torch.narrow` with a
-    run-time length): `count` is read when the model runs and becomes the size
-    named `size`, bounded by the axis' size (a larger count is clamped)."""
+    run-time length): `count`, a `tensor<i64>`, is read when the model runs and
+    becomes the size named `size`, bounded by the axis' size (a larger count is
+    clamped)."""
 
     name = "relay.narrow"
     data = operand_def(TensorType)
@@ -89,7 +90,9 @@ class NarrowOp(RelayOp):
         data, count = types
         shape = shape_of(data)
         axis = normalize_axis(cls.name, int_prop(props, "axis", 0), len(shape))
-        _scalar(cls.name, "count", count)
+        if count.get_element_type() != I64 or shape_of(count):
+            # @main reads it as one i64 (te.set_size, tir.set_size)
+            raise VerifyException(f"{cls.name}: count must be an i64 scalar (tensor<i64>), got {count}")
         size = props.get("size")
         if not isinstance(size, StringAttr) or not size.data.isidentifier():
             raise VerifyException(f"{cls.name}: size must name a size (an identifier), got {size}")
@@ -132,7 +135,9 @@ class NonMaxSuppressionOp(RelayOp):
     boxes scoring above `score_threshold` are taken best first (equal scores:
     lower index first) unless their IoU with one already kept exceeds
     `iou_threshold`, up to `max_output` per class. `selected` is `[B*C*N, 3]`
-    rows of (b, c, box), its first `count` rows valid. `center_point_box`:
+    rows of (b, c, box), its first `count` rows valid. With `unfiltered`
+    (ONNX's score_threshold left out) every box is a candidate, whatever its
+    score, and `score_threshold` is not read. `center_point_box`:
     boxes are (x_center, y_center, w, h), else two corners (y1, x1, y2, x2)
     in either order."""
 
@@ -143,6 +148,7 @@ class NonMaxSuppressionOp(RelayOp):
     iou_threshold = operand_def(TensorType)
     score_threshold = operand_def(TensorType)
     center_point_box = opt_prop_def(UnitAttr)
+    unfiltered = opt_prop_def(UnitAttr)
     selected = result_def(TensorType)
     count = result_def(TensorType)
     traits = traits_def(Pure())

@@ -58,7 +58,7 @@ func.func @captures(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @yield_outside(%x: tensor<4xf32>) {
-  // CHECK: 'relay.yield' expects parent op 'relay.fused'
+  // CHECK: 'relay.yield' expects parent op to be one of 'relay.fused', 'relay.if', 'relay.loop'
   relay.yield %x : tensor<4xf32>
 }
 

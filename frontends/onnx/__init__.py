@@ -14,7 +14,7 @@ The package is layered, each module importing only the ones above it here:
 - `helpers`, then the converters by family: `elementwise`, `nn`,
   `normalization`, `reductions`, `constants`, `layout`, `resize`, `attention`,
   `losses`, `sampling`, `algorithm`, `dynamic` (ops of data-dependent
-  size), `einsum`;
+  size), `control` (If, Loop, Scan), `einsum`;
 - `folding` (constant nodes evaluated by `onnx.reference`) and `inference`
   (ONNX shape inference as a check);
 - `importer`: `load_model` and `from_onnx`, which walk the graph;
@@ -27,6 +27,7 @@ from lamina.frontends.onnx import (  # noqa: F401  (imported to register their c
     algorithm,
     attention,
     constants,
+    control,
     dynamic,
     einsum,
     elementwise,

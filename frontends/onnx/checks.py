@@ -131,6 +131,26 @@ def _where(node: onnx.NodeProto) -> str:
     return f"ONNX node{name} ({node.op_type})"
 
 
+def implicit_inputs(node: onnx.NodeProto) -> list[str]:
+    """The outer-scope names `node`'s subgraphs (If/Loop/Scan bodies) read, in
+    order of first use."""
+    names: list[str] = []
+    for a in node.attribute:
+        if a.type == onnx.AttributeProto.GRAPH:
+            graphs = [a.g]
+        elif a.type == onnx.AttributeProto.GRAPHS:
+            graphs = list(a.graphs)
+        else:
+            continue
+        for g in graphs:
+            inner = {i.name for i in g.input} | {t.name for t in g.initializer}
+            inner |= {o for n in g.node for o in n.output}
+            used = [x for n in g.node for x in (*n.input, *implicit_inputs(n))]
+            used += [o.name for o in g.output]
+            names += [x for x in used if x and x not in inner and x not in names]
+    return names
+
+
 def topological_order(
     nodes: Sequence[onnx.NodeProto], available: Iterable[str]
 ) -> list[onnx.NodeProto]:
@@ -144,10 +164,11 @@ def topological_order(
         for o in n.output:
             if o:
                 producer.setdefault(o, i)
+    inputs = [[*n.input, *implicit_inputs(n)] for n in nodes]
     undefined = [
         f"'{name}' (input of {_where(n)})"
-        for n in nodes
-        for name in n.input
+        for n, names in zip(nodes, inputs, strict=True)
+        for name in names
         if name not in defined and name not in producer
     ]
     if undefined:
@@ -157,8 +178,8 @@ def topological_order(
             "initializers or inputs"
         )
     deps = [
-        {producer[x] for x in n.input if x and x not in defined and x in producer}
-        for n in nodes
+        {producer[x] for x in names if x and x not in defined and x in producer}
+        for names in inputs
     ]
     if all(d < i for i, ds in enumerate(deps) for d in ds):
         return list(nodes)

@@ -42,6 +42,11 @@ class NodeContext:
     assumptions: list[tuple[Dim, int, str]] = field(default_factory=list)
     #: The size names in use (the inputs' and the data-dependent ones so far).
     sizes: set[str] = field(default_factory=set)
+    #: The values visible at this node, by ONNX name (a subgraph reads them).
+    scope: dict[str, SSAValue] = field(default_factory=dict)
+    #: The importer converting this graph (`importer.GraphImporter`), which
+    #: converts the node's subgraphs: `ctx.importer.body(...)`.
+    importer: Any = None
 
     def fresh_size(self, hint: str) -> str:
         """A new size name for a data-dependent size, after `hint`."""

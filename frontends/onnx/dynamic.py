@@ -31,9 +31,14 @@ def _narrow(ctx: NodeContext, size: str, count: SSAValue, axis: int, *values: SS
 
 def _nonzero(ctx: NodeContext, x: SSAValue, hint: str) -> SSAValue:
     """`[rank, nz]` indices of `x`'s nonzero elements."""
-    if _rank(x) == 0:
+    scalar = _rank(x) == 0
+    if scalar:
         x = _reshape(ctx, x, [1])
     indices, count = ctx.emit_all(relay.NonZeroOp(x))
+    if scalar:  # a scalar has no coordinates: [0, nz], as ONNX says
+        indices = ctx.emit(
+            relay.StridedSliceOp(indices, begin=relay.i64_array([0, 0]), end=relay.i64_array([0, 1]))
+        )
     return _narrow(ctx, ctx.fresh_size(hint), count, 1, indices)[0]
 
 
@@ -77,8 +82,8 @@ def _non_max_suppression(ctx: NodeContext) -> Sequence[SSAValue]:
     ftype = numpy_dtype(_elem(boxes))
     max_output = ctx.optional_input(2) or ctx.constant(np.array(0, np.int64))
     iou = ctx.optional_input(3) or ctx.constant(np.array(0.0, ftype))
-    # No score threshold: every box is a candidate.
-    score = ctx.optional_input(4) or ctx.constant(np.array(-np.inf, ftype))
+    score_in = ctx.optional_input(4)  # none: every box is a candidate
+    score = score_in or ctx.constant(np.array(0.0, ftype))
     op = relay.NonMaxSuppressionOp(
         boxes,
         scores,
@@ -86,6 +91,7 @@ def _non_max_suppression(ctx: NodeContext) -> Sequence[SSAValue]:
         _cast(ctx, iou, _elem(boxes)),
         _cast(ctx, score, _elem(boxes)),
         center_point_box=_unit(int(ctx.attr("center_point_box", 0))),
+        unfiltered=_unit(score_in is None),
     )
     selected, count = ctx.emit_all(op)
     return _narrow(ctx, ctx.fresh_size("selected"), count, 0, selected)

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ from lamina.errors import FrontendError, LaminaError, UnsupportedOpError
 from lamina.frontends.onnx.checks import (
     check_model,
     check_size,
+    implicit_inputs,
     np_dtype,
     topological_order,
 )
@@ -213,77 +215,12 @@ def from_onnx(
         v = constant(ctx, block, arr, t.name)
         v.name_hint = _hint(t.name)
         values[t.name] = v
-    # Nodes lamina has no converter for are refused together at the end, unless
-    # their inputs are constant and they fold; the nodes they feed are skipped
-    # (only listed if they have no converter either).
-    unsupported: list[onnx.NodeProto] = []
-    skipped: set[str] = set()
     assumptions: list[Assumption] = []
     taken: set[str] = set()  # size names: the inputs', then data-dependent ones
     for arg in block.args:
         taken |= names_of(relay.shape_of(arg.type))
-    for node in nodes:
-        if any(name in skipped for name in node.input):
-            if not has_converter(node):
-                unsupported.append(node)
-            skipped.update(node.output)
-            continue
-        ins: list[SSAValue | None] = []
-        for name in node.input:
-            if not name:
-                ins.append(None)
-            elif name in values:
-                ins.append(values[name])
-            else:
-                raise FrontendError(
-                    f"{describe_node(node, opset)}: input '{name}' is not produced by any "
-                    "node, input or initializer (the graph is not topologically "
-                    "sorted, or an initializer is missing)"
-                )
-        ctx = NodeContext(node, ins, opset, block, consts, arg_names, assumptions, taken)
-        folded = fold(node, ins, consts, opset)
-        if folded is not None:
-            outs = [
-                ctx.constant(as_inferred(a, inferred, name), name or "cst")
-                for a, name in zip(folded, node.output, strict=False)
-            ]
-        elif not has_converter(node):
-            unsupported.append(node)
-            skipped.update(node.output)
-            continue
-        else:
-            try:
-                # lamina's own converter or a plugin's (loaded on first use; a
-                # plugin that fails to load is reported at this node)
-                convert = find_converter(node)
-                if convert is None:
-                    raise ctx.unsupported("no converter is registered for it")
-                outs = list(convert(ctx))
-            except FrontendError:
-                raise
-            except (VerifyException, LaminaError) as e:  # name the node
-                raise ctx.error(str(e)) from None
-            except Exception as e:
-                # A node the converter did not expect (attributes or inputs out of
-                # their range): still one error naming the node.
-                raise ctx.error(
-                    f"cannot convert it ({type(e).__name__}: {e}); check the node's "
-                    "attributes and inputs against the ONNX spec"
-                ) from e
-        for name, v in zip(node.output, outs, strict=False):
-            if name:
-                if isinstance(v.type, TensorType):
-                    check_size(
-                        f"{describe_node(node, opset)}: output '{name}'",
-                        shape(v),
-                        max(_bits(v.type) // 8, 1),
-                    )
-                inferred.check(ctx, name, v)
-                v.name_hint = _hint(name)
-                values[name] = v
-        missing = [n for n in node.output[len(outs) :] if n]
-        if missing:
-            raise ctx.unsupported(f"output(s) {missing} are not supported")
+    importer = GraphImporter(opset, inferred, consts, arg_names, assumptions, taken)
+    unsupported = importer.convert(nodes, block, values)
     if unsupported:
         raise UnsupportedOpError(unsupported_summary(unsupported, opset))
     results = []
@@ -314,6 +251,154 @@ def from_onnx(
     except VerifyException as e:
         raise FrontendError(f"the imported graph does not verify: {e}") from None
     return module
+
+
+@dataclass
+class GraphImporter:
+    """Converts the nodes of a graph, or of a subgraph (an If/Loop/Scan body),
+    into a block; the state the graph's nodes share."""
+
+    opset: int
+    inferred: Inferred
+    consts: dict[SSAValue, np.ndarray]
+    arg_names: dict[SSAValue, str]
+    assumptions: list[Assumption]
+    taken: set[str]
+
+    def convert(
+        self, nodes: Sequence[onnx.NodeProto], block: Block, values: dict[str, SSAValue]
+    ) -> list[onnx.NodeProto]:
+        """Convert `nodes` into `block`, naming their outputs in `values`; the
+        nodes lamina has no converter for, unless their inputs are constant and
+        they fold (the nodes they feed are skipped, and only listed if they have
+        no converter either)."""
+        opset, consts, inferred = self.opset, self.consts, self.inferred
+        unsupported: list[onnx.NodeProto] = []
+        skipped: set[str] = set()
+        for node in nodes:
+            if any(name in skipped for name in node.input):
+                if not has_converter(node):
+                    unsupported.append(node)
+                skipped.update(node.output)
+                continue
+            ins: list[SSAValue | None] = []
+            for name in node.input:
+                if not name:
+                    ins.append(None)
+                elif name in values:
+                    ins.append(values[name])
+                else:
+                    raise FrontendError(
+                        f"{describe_node(node, opset)}: input '{name}' is not produced by any "
+                        "node, input or initializer (the graph is not topologically "
+                        "sorted, or an initializer is missing)"
+                    )
+            ctx = NodeContext(
+                node, ins, opset, block, consts, self.arg_names, self.assumptions, self.taken,
+                scope=values, importer=self,
+            )
+            folded = fold(node, ins, consts, opset) if not implicit_inputs(node) else None
+            if folded is not None:
+                outs = [
+                    ctx.constant(as_inferred(a, inferred, name), name or "cst")
+                    for a, name in zip(folded, node.output, strict=False)
+                ]
+            elif not has_converter(node):
+                unsupported.append(node)
+                skipped.update(node.output)
+                continue
+            else:
+                try:
+                    # lamina's own converter or a plugin's (loaded on first use; a
+                    # plugin that fails to load is reported at this node)
+                    convert = find_converter(node)
+                    if convert is None:
+                        raise ctx.unsupported("no converter is registered for it")
+                    outs = list(convert(ctx))
+                except FrontendError:
+                    raise
+                except (VerifyException, LaminaError) as e:  # name the node
+                    raise ctx.error(str(e)) from None
+                except Exception as e:
+                    # A node the converter did not expect (attributes or inputs out of
+                    # their range): still one error naming the node.
+                    raise ctx.error(
+                        f"cannot convert it ({type(e).__name__}: {e}); check the node's "
+                        "attributes and inputs against the ONNX spec"
+                    ) from e
+            for name, v in zip(node.output, outs, strict=False):
+                if name:
+                    if isinstance(v.type, TensorType):
+                        check_size(
+                            f"{describe_node(node, opset)}: output '{name}'",
+                            shape(v),
+                            max(_bits(v.type) // 8, 1),
+                        )
+                    inferred.check(ctx, name, v)
+                    v.name_hint = _hint(name)
+                    values[name] = v
+            missing = [n for n in node.output[len(outs) :] if n]
+            if missing:
+                raise ctx.unsupported(f"output(s) {missing} are not supported")
+        return unsupported
+
+    def captures(self, graphs: Sequence[onnx.GraphProto], outer: dict[str, SSAValue]) -> list[str]:
+        """The outer values some of `graphs` read, constants left out (they are
+        copied into each body)."""
+        names: list[str] = []
+        for g in graphs:
+            names += [n for n in _free_names(g) if n in outer and n not in names]
+        return [n for n in names if outer[n] not in self.consts]
+
+    def body(
+        self,
+        graph: onnx.GraphProto,
+        arg_types: Sequence[TensorType],
+        outer: dict[str, SSAValue],
+        where: str,
+        capture: Sequence[str] | None = None,
+        bind: Callable[[Block], list[SSAValue]] | None = None,
+    ) -> tuple[Region, list[SSAValue]]:
+        """A subgraph as a region isolated from above: its arguments are
+        `arg_types` (the subgraph's inputs, unless `bind` makes those from the
+        arguments), then the outer values it reads (`capture`, by default its
+        own; returned: the op's operands for them). Outer constants are copied
+        in instead, so converters inside still see them as constants."""
+        free = [n for n in _free_names(graph) if n in outer]
+        captured = list(capture) if capture is not None else self.captures([graph], outer)
+        block = Block(arg_types=[*arg_types, *(outer[n].type for n in captured)])
+        values: dict[str, SSAValue] = {}
+        inputs = bind(block) if bind is not None else list(block.args[: len(graph.input)])
+        for vi, arg in zip(graph.input, inputs, strict=True):
+            arg.name_hint = _hint(vi.name)
+            values[vi.name] = arg
+        for n, arg in zip(captured, block.args[len(arg_types) :], strict=True):
+            arg.name_hint = _hint(n)
+            values[n] = arg
+        for n in free:
+            if n not in values:
+                values[n] = constant(None, block, self.consts[outer[n]], n)
+                self.consts[values[n]] = self.consts[outer[n]]
+        for t in graph.initializer:
+            arr = tensor_to_array(t)
+            values[t.name] = constant(None, block, arr, t.name)
+            self.consts[values[t.name]] = arr
+        nodes = topological_order(graph.node, list(values))
+        unsupported = self.convert(nodes, block, values)
+        if unsupported:
+            raise UnsupportedOpError(f"{where}: " + unsupported_summary(unsupported, self.opset))
+        missing = [o.name for o in graph.output if o.name not in values]
+        if missing:
+            raise FrontendError(f"{where}: output(s) {missing} are not produced by any node")
+        block.add_op(relay.YieldOp(*(values[o.name] for o in graph.output)))
+        return Region(block), [outer[n] for n in captured]
+
+
+def _free_names(graph: onnx.GraphProto) -> list[str]:
+    """The outer-scope names a subgraph reads."""
+    holder = onnx.NodeProto()
+    holder.attribute.append(onnx.helper.make_attribute("body", graph))
+    return implicit_inputs(holder)
 
 
 def _bits(t: TensorType) -> int:

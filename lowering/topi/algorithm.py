@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import SSAValue
 
@@ -128,37 +129,49 @@ def merge_sort(
     bufs = [keys, *carried]
     scratch = [b.alloc([capacity], buf.type.get_element_type()) for buf in bufs]  # type: ignore[attr-defined]
     left, right = _counter(b), _counter(b)
-    passes = (capacity - 1).bit_length() if isinstance(capacity, int) else 63
     last = b.isub(b.imax(n, b.index(1)), b.index(1))
-    for p in range(passes):
-        width = b.index(1 << p)
-        with b.then(b.cmp("lt", width, n)):
-            span = b.index(2 << p)
-            blocks = b.idiv(b.iadd(n, b.isub(span, b.index(1))), span)
-            with b.loop(blocks) as blk:
-                lo = b.imul(blk, span)
-                mid = b.imin(b.iadd(lo, width), n)
-                hi = b.imin(b.iadd(lo, span), n)
-                _put(b, b.from_index(lo, I64), left)
-                _put(b, b.from_index(mid, I64), right)
-                with b.loop(b.isub(hi, lo)) as step:
-                    i, j = b.to_index(_get(b, left)), b.to_index(_get(b, right))
-                    ki, kj = b.load(keys, [b.imin(i, last)]), b.load(keys, [b.imin(j, last)])
-                    right_first = b.cmp("gt" if descending else "lt", kj, ki)
-                    take_right = b.or_(
-                        b.cmp("ge", i, mid), b.and_(b.cmp("lt", j, hi), right_first)
-                    )
-                    src = b.select(take_right, j, i)
-                    at = b.iadd(lo, step)
-                    for buf, tmp in zip(bufs, scratch, strict=True):
-                        b.store(b.load(buf, [src]), tmp, [at])
-                    with b.then(take_right):
-                        _bump(b, right)
-                    with b.then(b.not_(take_right)):
-                        _bump(b, left)
-            with b.loop(n) as k:
+    if isinstance(capacity, int):  # a pass per doubling, unrolled
+        steps = [(b.index(1 << p), b.index(2 << p)) for p in range((capacity - 1).bit_length())]
+        for width, span in steps:
+            _merge_pass(b, n, last, width, span, keys, bufs, scratch, left, right, descending)
+        return
+    with b.loop(63) as p:  # symbolic capacity: the passes as a loop
+        width = b.emit(arith.ShLIOp(b.index(1), p))
+        _merge_pass(b, n, last, width, b.iadd(width, width), keys, bufs, scratch, left, right, descending)
+
+
+def _merge_pass(
+    b: TirBuilder, n: SSAValue, last: SSAValue, width: SSAValue, span: SSAValue, keys: SSAValue,
+    bufs: list[SSAValue], scratch: list[SSAValue], left: SSAValue, right: SSAValue, descending: bool,
+) -> None:
+    """One pass of the merge sort: runs of `width` merged pairwise into runs of
+    `span`, through `scratch` and back."""
+    with b.then(b.cmp("lt", width, n)):
+        blocks = b.idiv(b.iadd(n, b.isub(span, b.index(1))), span)
+        with b.loop(blocks) as blk:
+            lo = b.imul(blk, span)
+            mid = b.imin(b.iadd(lo, width), n)
+            hi = b.imin(b.iadd(lo, span), n)
+            _put(b, b.from_index(lo, I64), left)
+            _put(b, b.from_index(mid, I64), right)
+            with b.loop(b.isub(hi, lo)) as step:
+                i, j = b.to_index(_get(b, left)), b.to_index(_get(b, right))
+                ki, kj = b.load(keys, [b.imin(i, last)]), b.load(keys, [b.imin(j, last)])
+                right_first = b.cmp("gt" if descending else "lt", kj, ki)
+                take_right = b.or_(
+                    b.cmp("ge", i, mid), b.and_(b.cmp("lt", j, hi), right_first)
+                )
+                src = b.select(take_right, j, i)
+                at = b.iadd(lo, step)
                 for buf, tmp in zip(bufs, scratch, strict=True):
-                    b.store(b.load(tmp, [k]), buf, [k])
+                    b.store(b.load(buf, [src]), tmp, [at])
+                with b.then(take_right):
+                    _bump(b, right)
+                with b.then(b.not_(take_right)):
+                    _bump(b, left)
+        with b.loop(n) as k:
+            for buf, tmp in zip(bufs, scratch, strict=True):
+                b.store(b.load(tmp, [k]), buf, [k])
 
 
 # ------------------------------------------------------------------ kernels

@@ -6,6 +6,7 @@ then copies the valid prefix out once `@main` knows the count.
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import i1 as I1
 from xdsl.ir import Attribute, SSAValue
 
 from lamina.dialects import relay
@@ -80,6 +81,7 @@ def _non_max_suppression(b: TirBuilder, op: relay.RelayOp) -> None:
     batch, classes, n = dims(scores.type)
     elem: Attribute = scores.type.get_element_type()  # type: ignore[attr-defined]
     center = relay.flag_prop(op, "center_point_box")
+    unfiltered = relay.flag_prop(op, "unfiltered")
     limit = b.max(b.cast(_scalar(b, max_output), I64), b.const(0, I64))
     iou_t, score_t = b.cast(_scalar(b, iou), elem), b.cast(_scalar(b, score_threshold), elem)
     cand_s, cand_i = b.alloc([n], elem), b.alloc([n], I64)
@@ -92,7 +94,8 @@ def _non_max_suppression(b: TirBuilder, op: relay.RelayOp) -> None:
         _put(b, b.const(0, I64), found)
         with b.loop(n) as k:
             s = b.load(scores, [bi, ci, k])
-            with b.then(b.cmp("gt", s, score_t)):
+            keep = b.const(1, I1) if unfiltered else b.cmp("gt", s, score_t)
+            with b.then(keep):
                 m = b.to_index(_get(b, found))
                 b.store(s, cand_s, [m])
                 b.store(b.from_index(k, I64), cand_i, [m])

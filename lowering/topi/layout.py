@@ -250,6 +250,22 @@ def arange(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     return k.compute(out, body)
 
 
+@register_compute(relay.DimsOp)
+def dims_value(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """A shape as data, at run time (a symbolic trip count, say): each entry
+    the value of its dim, computed from the kernel's sizes."""
+    values = relay.dims_prop(op, "dims", op.name)
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        out = e.from_index(e.index(values[-1]), i64)
+        for at in range(len(values) - 2, -1, -1):
+            here = e.cmp("eq", idx[0], e.index(at))
+            out = e.select(here, e.from_index(e.index(values[at]), i64), out)
+        return out
+
+    return k.compute(_type(op), body)
+
+
 @register_compute(relay.NarrowOp)
 def narrow(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     """The valid prefix: a copy over the narrowed extent (the count itself is

@@ -1,0 +1,216 @@
+"""Converters of control flow: If, Loop and Scan become `relay.if` and
+`relay.loop`, their subgraphs regions isolated from above (the outer values a
+body reads are the op's operands; outer constants are copied in).
+
+An If on a constant condition is inlined: only the branch taken is converted.
+A Loop needs a trip count `M` (a while loop, with `M` left out, is refused);
+its scan outputs are stacked over `M` rows and cut to the iterations run
+(`relay.narrow`) unless the condition is constantly true. A Scan is a loop
+over its scan axis whose body takes slices (`relay.take` at the iteration, or
+from the end for a reverse direction).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import onnx
+from xdsl.dialects.builtin import IntegerType, StringAttr, TensorType, i1
+from xdsl.ir import Block, Region, SSAValue
+
+from lamina.dialects import relay
+from lamina.dialects.shapes import dims_attr
+from lamina.frontends.onnx.context import NodeContext, constant, shape
+from lamina.frontends.onnx.helpers import _axis, _cast, _rank, _reshape
+from lamina.frontends.onnx.registry import converter
+from lamina.symbolic import Dim, Sym
+
+I64 = IntegerType(64)
+SCALAR_I64 = TensorType(I64, [])
+SCALAR_I1 = TensorType(i1, [])
+
+
+def _scalar(ctx: NodeContext, v: SSAValue, elem: IntegerType, what: str) -> SSAValue:
+    n = 1
+    for d in shape(v):
+        n = n * d
+    if n != 1:
+        raise ctx.error(f"{what} must hold one element, got shape {list(shape(v))}")
+    return _cast(ctx, _reshape(ctx, v, []), elem)
+
+
+def _where(ctx: NodeContext, name: str) -> str:
+    return f"{ctx.node.op_type} node '{ctx.node.name or ctx.node.output[0]}' {name}"
+
+
+def _inline(ctx: NodeContext, region: Region, captured: list[SSAValue]) -> list[SSAValue]:
+    """The ops of a body moved into the current block, its arguments replaced
+    by `captured`; the values it yields."""
+    block = region.block
+    for arg, value in zip(block.args, captured, strict=True):
+        arg.replace_all_uses_with(value)
+    end = block.last_op
+    assert isinstance(end, relay.YieldOp)
+    results = list(end.values)
+    for op in list(block.ops):
+        if op is end:
+            break
+        op.detach()
+        ctx.block.add_op(op)
+    return results
+
+
+@converter("If", emits=("relay.if",), notes="both branches of one type; a constant condition inlines its branch")
+def _if(ctx: NodeContext) -> Sequence[SSAValue]:
+    then_g: onnx.GraphProto = ctx.attr("then_branch")
+    else_g: onnx.GraphProto = ctx.attr("else_branch")
+    importer = ctx.importer
+    if ctx.is_const(0):
+        taken = then_g if bool(np.asarray(ctx.const_value(0)).reshape(-1)[0]) else else_g
+        region, captured = importer.body(taken, [], ctx.scope, _where(ctx, "branch"))
+        return _inline(ctx, region, captured)
+    cond = _scalar(ctx, ctx.input(0), i1, "the condition")
+    capture = importer.captures([then_g, else_g], ctx.scope)
+    then_r, ins = importer.body(then_g, [], ctx.scope, _where(ctx, "then_branch"), capture)
+    else_r, _ = importer.body(else_g, [], ctx.scope, _where(ctx, "else_branch"), capture)
+    types = [[t for t in r.block.last_op.operand_types] for r in (then_r, else_r)]  # type: ignore[union-attr]
+    if types[0] != types[1]:
+        raise ctx.error(
+            "its branches yield different types, (" + ", ".join(map(str, types[0])) + ") and ("
+            + ", ".join(map(str, types[1])) + "); lamina needs them equal"
+        )
+    op = relay.IfOp(cond, ins, then_r, else_r)
+    return ctx.emit_all(op)
+
+
+def _always_true(ctx: NodeContext, cond: SSAValue | None, region: Region) -> bool:
+    """Whether a loop's condition is true on entry and the body passes it on
+    unchanged (or yields a constant true)."""
+    if cond is not None and not (ctx.is_const(1) and bool(np.asarray(ctx.const_value(1)).all())):
+        return False
+    out = region.block.last_op.operands[0]  # type: ignore[union-attr]
+    if out is region.block.args[1]:
+        return True
+    owner = out.owner
+    return isinstance(owner, relay.ConstantOp) and ctx.constants.get(out) is not None and bool(
+        np.asarray(ctx.constants[out]).all()
+    )
+
+
+@converter("Loop", emits=("relay.loop", "relay.narrow"), notes="with a trip count M (no while loops)")
+def _loop(ctx: NodeContext) -> Sequence[SSAValue]:
+    body: onnx.GraphProto = ctx.attr("body")
+    trips_in = ctx.optional_input(0)
+    if trips_in is None:
+        raise ctx.unsupported("a Loop without a trip count M (a while loop) is not supported")
+    trips = _scalar(ctx, trips_in, I64, "M")
+    cond_in = ctx.optional_input(1)
+    cond = (
+        _scalar(ctx, cond_in, i1, "cond")
+        if cond_in is not None
+        else ctx.constant(np.array(True))
+    )
+    carried = [ctx.input(i) for i in range(2, len(ctx.node.input))]
+    types = [SCALAR_I64, SCALAR_I1, *(v.type for v in carried)]
+    region, captured = ctx.importer.body(body, types, ctx.scope, _where(ctx, "body"))
+    n_scans = len(body.output) - 1 - len(carried)
+    rows: Dim | None = None
+    if n_scans:
+        if not ctx.is_const(0):
+            raise ctx.error(
+                "its scan outputs need a constant trip count M (the stacks' rows); make M an initializer"
+            )
+        rows = int(np.asarray(ctx.const_value(0)).reshape(-1)[0])
+    op = relay.LoopOp(trips, cond, [*carried, *captured], len(carried), region, rows)
+    results = ctx.emit_all(op)
+    finals, stacks, count = results[: len(carried)], results[len(carried) : -1], results[-1]
+    if stacks and not _always_true(ctx, cond_in, region):
+        size = ctx.fresh_size("iterations")
+        stacks = [
+            ctx.emit(relay.NarrowOp(s, count, axis=relay.i64_attr(0), size=StringAttr(size)))
+            for s in stacks
+        ]
+    return [*finals, *stacks]
+
+
+@converter("Scan", emits=("relay.loop", "relay.take"), notes="opset 9+: axes and directions")
+def _scan(ctx: NodeContext) -> Sequence[SSAValue]:
+    if ctx.opset < 9:
+        raise ctx.unsupported("Scan before opset 9 (with sequence_lens) is not supported")
+    body: onnx.GraphProto = ctx.attr("body")
+    m = int(ctx.attr("num_scan_inputs"))
+    values = [ctx.input(i) for i in range(len(ctx.node.input))]
+    state, scans = values[: len(values) - m], values[len(values) - m :]
+    in_axes = [_axis(ctx, a, _rank(x)) for a, x in zip(ctx.attr("scan_input_axes", [0] * m), scans, strict=True)]
+    in_dirs = list(ctx.attr("scan_input_directions", [0] * m))
+    lengths = {shape(x)[a] for x, a in zip(scans, in_axes, strict=True)}
+    if len(lengths) != 1:
+        raise ctx.error(f"its scan inputs have different lengths along their scan axes: {sorted(map(str, lengths))}")
+    (length,) = lengths
+    trips = (
+        ctx.constant(np.array(length, np.int64))
+        if isinstance(length, int)
+        else _reshape(ctx, ctx.emit(relay.DimsOp(dims=dims_attr([length]))), [])
+    )
+
+    def bind(block: Block) -> list[SSAValue]:
+        """The body's inputs from the loop's arguments: the state, then each
+        scan input's slice at this iteration."""
+        step = block.args[0]
+        k = len(state)
+        elems = []
+        for x, axis, backwards in zip(block.args[2 + k : 2 + k + m], in_axes, in_dirs, strict=True):
+            at = step
+            if backwards:
+                last = _dim_tensor(block, length - 1)
+                at = _add(block, relay.SubtractOp(last, step))
+            elems.append(_add(block, relay.TakeOp(x, at, axis=relay.i64_attr(axis))))
+        return [*block.args[2 : 2 + k], *elems]
+
+    types = [SCALAR_I64, SCALAR_I1, *(v.type for v in state), *(v.type for v in scans)]
+    region, captured = ctx.importer.body(body, types, ctx.scope, _where(ctx, "body"), bind=bind)
+    end = region.block.last_op
+    assert isinstance(end, relay.YieldOp)
+    yielded = [region.block.args[1], *end.values]  # the condition stays true
+    end.detach()
+    end.erase()
+    region.block.add_op(relay.YieldOp(*yielded))
+    op = relay.LoopOp(
+        trips, ctx.constant(np.array(True)), [*state, *scans, *captured], len(state), region, length
+    )
+    results = ctx.emit_all(op)
+    finals, stacks = results[: len(state)], results[len(state) : -1]
+    out_axes = list(ctx.attr("scan_output_axes", [0] * len(stacks)))
+    out_dirs = list(ctx.attr("scan_output_directions", [0] * len(stacks)))
+    outs = []
+    for s, axis, backwards in zip(stacks, out_axes, out_dirs, strict=True):
+        if backwards:  # the stack read from its last row
+            rows = shape(s)
+            s = ctx.emit(
+                relay.StridedSliceOp(
+                    s,
+                    begin=dims_attr([rows[0] - 1, *([0] * (len(rows) - 1))]),
+                    end=dims_attr([-1, *rows[1:]]),
+                    strides=relay.i64_array([-1, *([1] * (len(rows) - 1))]),
+                )
+            )
+        axis = _axis(ctx, axis, _rank(s))
+        if axis:
+            perm = [*range(1, axis + 1), 0, *range(axis + 1, _rank(s))]
+            s = ctx.emit(relay.TransposeOp(s, perm=relay.i64_array(perm)))
+        outs.append(s)
+    return [*finals, *outs]
+
+
+def _add(block: Block, op: relay.RelayOp) -> SSAValue:
+    block.add_op(op)
+    return op.results[0]
+
+
+def _dim_tensor(block: Block, d: Dim) -> SSAValue:
+    """`d` as an i64 scalar tensor made in `block`."""
+    if isinstance(d, Sym):
+        dims_op = _add(block, relay.DimsOp(dims=dims_attr([d])))
+        return _add(block, relay.ReshapeOp(dims_op, shape=dims_attr([])))
+    return constant(None, block, np.array(d, np.int64), "scan_last")
