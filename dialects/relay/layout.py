@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -26,6 +27,7 @@ from xdsl.ir import Attribute
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     result_def,
@@ -465,22 +467,29 @@ class PadOp(RelayOp):
 @irdl_op_definition
 class TriluOp(RelayOp):
     """Keep the upper (`upper`) or lower triangle of the last two axes, relative to
-    diagonal `k`; zero the rest."""
+    diagonal `k`; zero the rest. A `diagonal` operand (an i64 scalar) gives the
+    diagonal at run time instead."""
 
     name = "relay.trilu"
     DEFAULTS: ClassVar[dict[str, Any]] = {"k": 0}
 
     data = operand_def(TensorType)
+    diagonal = opt_operand_def(TensorType)
     upper = opt_prop_def(UnitAttr)
     k = opt_prop_def(IntegerAttr)
     output = result_def(TensorType)
     traits = traits_def(Pure())
-    PATTERN: ClassVar[OpPattern] = OpPattern.ELEMWISE
+    PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         if len(shape_of(types[0])) < 2:
             raise VerifyException(f"{cls.name}: data must have rank >= 2, got {types[0]}")
+        if len(types) == 2:
+            if types[1] != TensorType(IntegerType(64), []):
+                raise VerifyException(f"{cls.name}: diagonal must be a tensor<i64>, got {types[1]}")
+            if "k" in props:
+                raise VerifyException(f"{cls.name}: give the diagonal as k or as an operand, not both")
         return types[0]
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import StringAttr
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import IntegerType, StringAttr
+from xdsl.ir import Block, SSAValue
 
 from lamina.dialects import relay
 from lamina.frontends.onnx.context import NodeContext, shape
+from lamina.frontends.onnx.control import switch
 from lamina.frontends.onnx.dynamic import topk_runtime_k
-from lamina.frontends.onnx.helpers import _axis, _ints, _rank, _unit
+from lamina.frontends.onnx.helpers import _axis, _cast, _ints, _rank, _reshape, _unit
 from lamina.frontends.onnx.registry import converter
 
 
@@ -61,15 +62,27 @@ def _topk(ctx: NodeContext) -> Sequence[SSAValue]:
 
 def _cumulative(ctx: NodeContext, kind: str) -> Sequence[SSAValue]:
     x = ctx.input(0)
-    axis = _axis(ctx, _ints(ctx.const_value(1))[0], _rank(x))
-    op = relay.CumulativeOp(
-        x,
-        axis=relay.i64_attr(axis),
-        kind=StringAttr(kind),
-        exclusive=_unit(ctx.attr("exclusive", 0)),
-        reverse=_unit(ctx.attr("reverse", 0)),
-    )
-    return [ctx.emit(op)]
+    rank = _rank(x)
+
+    def scan(axis: int, block: Block | None = None, args: Sequence[SSAValue] = ()) -> SSAValue:
+        op = relay.CumulativeOp(
+            args[0] if block is not None else x,
+            axis=relay.i64_attr(axis),
+            kind=StringAttr(kind),
+            exclusive=_unit(ctx.attr("exclusive", 0)),
+            reverse=_unit(ctx.attr("reverse", 0)),
+        )
+        if block is None:
+            return ctx.emit(op)
+        block.add_op(op)
+        return op.output
+
+    if ctx.is_const(1):
+        return [scan(_axis(ctx, _ints(ctx.const_value(1))[0], rank))]
+    # The axis is a run-time value: one scan per axis, chosen when it runs.
+    axis = _cast(ctx, _reshape(ctx, ctx.input(1), []), IntegerType(64))
+    cases = [((a, a - rank), a) for a in range(rank)]
+    return switch(ctx, axis, cases, [x], lambda a, block, args: [scan(a, block, args)])
 
 
 @converter("CumSum", emits=("relay.cumulative",), notes="exclusive, reverse")

@@ -12,7 +12,7 @@ from the end for a reverse direction).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import onnx
@@ -201,6 +201,51 @@ def _scan(ctx: NodeContext) -> Sequence[SSAValue]:
             s = ctx.emit(relay.TransposeOp(s, perm=relay.i64_array(perm)))
         outs.append(s)
     return [*finals, *outs]
+
+
+def switch(
+    ctx: NodeContext,
+    selector: SSAValue,
+    cases: Sequence[tuple[Sequence[int], int]],
+    inputs: Sequence[SSAValue],
+    build: Callable[[int, Block, list[SSAValue]], list[SSAValue]],
+) -> list[SSAValue]:
+    """Dispatch on a run-time i64 scalar over a small set of variants (an axis
+    given as a value): a chain of `relay.if`s, case `(values, key)` taken when
+    `selector` is one of `values`, the last case otherwise. `build(key, block,
+    args)` emits one variant into `block`, over `args` (the bodies' `inputs`);
+    the variants must have one result type."""
+    operands = [selector, *inputs]
+
+    def new_block() -> Block:
+        return Block(arg_types=[v.type for v in operands])
+
+    def body(key: int) -> Region:
+        block = new_block()
+        block.add_op(relay.YieldOp(*build(key, block, list(block.args[1:]))))
+        return Region(block)
+
+    def chain(at: int) -> Region:
+        if at == len(cases) - 1:
+            return body(cases[at][1])
+        block = new_block()
+        taken = _equals_any(block, block.args[0], cases[at][0])
+        op = relay.IfOp(taken, list(block.args), body(cases[at][1]), chain(at + 1))
+        block.add_op(op)
+        block.add_op(relay.YieldOp(*op.results))
+        return Region(block)
+
+    return _inline(ctx, chain(0), operands)
+
+
+def _equals_any(block: Block, v: SSAValue, values: Sequence[int]) -> SSAValue:
+    """`v` (an i64 scalar) equals one of `values`, as a tensor<i1>."""
+    out: SSAValue | None = None
+    for k in values:
+        same = _add(block, relay.EqualOp(v, constant(None, block, np.array(k, np.int64), "case")))
+        out = same if out is None else _add(block, relay.LogicalOrOp(out, same))
+    assert out is not None
+    return out
 
 
 def _add(block: Block, op: relay.RelayOp) -> SSAValue:

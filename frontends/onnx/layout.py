@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import IntegerType, StringAttr
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
@@ -309,8 +309,12 @@ def _pad(ctx: NodeContext) -> Sequence[SSAValue]:
     ]
 
 
-@converter("Trilu", emits=("relay.trilu",))
+@converter("Trilu", emits=("relay.trilu",), notes="k a constant or a run-time value")
 def _trilu(ctx: NodeContext) -> Sequence[SSAValue]:
+    given = ctx.optional_input(1)
+    if given is not None and not ctx.is_const(1):  # the diagonal, read at run time
+        diagonal = _cast(ctx, _reshape(ctx, given, []), IntegerType(64))
+        return [ctx.emit(relay.TriluOp(ctx.input(0), diagonal, upper=_unit(ctx.attr("upper", 1))))]
     k = ctx.optional_const(1)
     diag = 0 if k is None else int(np.asarray(k).reshape(-1)[0])
     return [

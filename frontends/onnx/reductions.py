@@ -5,15 +5,20 @@ input, keepdims, noop_with_empty_axes) and ArgMax/ArgMin (CumSum is in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Callable, Sequence
 
-from xdsl.dialects.builtin import IntegerType, Signedness, f64
-from xdsl.ir import SSAValue
+import numpy as np
+from xdsl.dialects.builtin import IntegerType, Signedness, StringAttr, f64
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from lamina.dialects import relay
-from lamina.frontends.onnx.context import NodeContext
+from lamina.frontends.onnx.context import NodeContext, constant, shape
+from lamina.frontends.onnx.control import switch
 from lamina.frontends.onnx.helpers import _axis, _cast, _elem, _ints, _rank, _unit
 from lamina.frontends.onnx.registry import converter
+
+I64 = IntegerType(64)
 
 # ------------------------------------------------------------- reductions
 _REDUCE: dict[str, type[relay.ReduceOp]] = {
@@ -44,8 +49,14 @@ def _reduce(ctx: NodeContext) -> Sequence[SSAValue]:
     rank = _rank(x)
     since = 13 if kind == "ReduceSum" else 18
     if ctx.opset >= since:
-        given = ctx.optional_const(1)
-        axes = None if given is None else _ints(given)
+        given = ctx.optional_input(1)
+        if given is not None and shape(given) == (0,):  # no axes, whatever the input
+            axes = []
+        elif given is not None and not ctx.is_const(1):
+            return [_reduce_runtime_axes(ctx, kind, x, given)]
+        else:
+            const = ctx.optional_const(1)
+            axes = None if const is None else _ints(const)
     else:
         axes = ctx.attr("axes")
     if not axes:
@@ -53,24 +64,87 @@ def _reduce(ctx: NodeContext) -> Sequence[SSAValue]:
             return [_reduce_elementwise(ctx, kind, x)]
         axes = list(range(rank))
     axes = sorted({_axis(ctx, int(a), rank) for a in axes})
-    keep = _unit(ctx.attr("keepdims", 1))
+    return [_reduce_static(ctx.emit, kind, x, axes, bool(ctx.attr("keepdims", 1)))]
+
+
+def _reduce_static(
+    emit: Callable[[Operation], SSAValue], kind: str, x: SSAValue, axes: Sequence[int], keep: bool
+) -> SSAValue:
+    """Reduce* over known axes, its ops placed by `emit`."""
+
+    def cast(v: SSAValue, to: Attribute) -> SSAValue:
+        return v if _elem(v) == to else emit(relay.CastOp(v, dtype=to))
+
+    keepdims = _unit(keep)
     if relay.is_bool(_elem(x)) and kind in ("ReduceMax", "ReduceMin"):
         # any / all: reduce the booleans as bytes.
-        wide = _cast(ctx, x, IntegerType(8, Signedness.UNSIGNED))
-        y = ctx.emit(_REDUCE[kind](wide, axes=relay.i64_array(axes), keepdims=keep))
-        return [_cast(ctx, y, _elem(x))]
+        wide = cast(x, IntegerType(8, Signedness.UNSIGNED))
+        y = emit(_REDUCE[kind](wide, axes=relay.i64_array(axes), keepdims=keepdims))
+        return cast(y, _elem(x))
     if kind == "ReduceL1":
-        x = ctx.emit(relay.AbsOp(x))
+        x = emit(relay.AbsOp(x))
     elif kind in ("ReduceL2", "ReduceSumSquare"):
-        x = ctx.emit(relay.MultiplyOp(x, x))
-    y = ctx.emit(_REDUCE[kind](x, axes=relay.i64_array(axes), keepdims=keep))
+        x = emit(relay.MultiplyOp(x, x))
+    y = emit(_REDUCE[kind](x, axes=relay.i64_array(axes), keepdims=keepdims))
     if kind == "ReduceLogSum":
-        y = ctx.emit(relay.LogOp(y))
+        y = emit(relay.LogOp(y))
     elif kind == "ReduceL2":
         elem = _elem(y)
-        root = ctx.emit(relay.SqrtOp(_cast(ctx, y, f64 if not relay.is_float(elem) else elem)))
-        y = _cast(ctx, root, elem)
-    return [y]
+        root = emit(relay.SqrtOp(cast(y, f64 if not relay.is_float(elem) else elem)))
+        y = cast(root, elem)
+    return y
+
+
+def _reduce_runtime_axes(ctx: NodeContext, kind: str, x: SSAValue, axes: SSAValue) -> SSAValue:
+    """Reduce* over axes known only when the model runs. Their count n is
+    static, so the candidates are the n-subsets of the axes: each is reduced in
+    its own branch (a `relay.if` chain on the axes' bit mask), padded to one
+    bound shape, and the output's dims, which the subset decides, become sizes
+    set at run time (`relay.narrow`)."""
+    dims = list(shape(x))
+    rank, (n,) = len(dims), shape(axes)
+    if not all(isinstance(d, int) for d in dims) or not isinstance(n, int) or n > rank:
+        raise ctx.error(
+            "its axes are a run-time input over a symbolic shape (or more axes than "
+            "the rank); make the axes an initializer"
+        )
+    keep = bool(ctx.attr("keepdims", 1))
+    subsets = list(itertools.combinations(range(rank), n))
+    out_rank = rank if keep else rank - n
+
+    def out_dims(s: Sequence[int]) -> list[int]:
+        return [1 if a in s else d for a, d in enumerate(dims)] if keep else [d for a, d in enumerate(dims) if a not in s]
+
+    bound = [max(out_dims(s)[j] for s in subsets) for j in range(out_rank)]
+    # the selector: the axes' bits, negative axes counted from the end
+    a = _cast(ctx, axes, I64)
+    a = ctx.emit(relay.WhereOp(ctx.emit(relay.LessOp(a, ctx.constant(np.array(0, np.int64)))),
+                               ctx.emit(relay.AddOp(a, ctx.constant(np.array(rank, np.int64)))), a))
+    bits = ctx.emit(relay.LeftShiftOp(ctx.constant(np.array(1, np.int64)), a))
+    mask = ctx.emit(relay.SumOp(bits, axes=relay.i64_array([0])))
+
+    def variant(index: int, block: Block, args: list[SSAValue]) -> list[SSAValue]:
+        s = subsets[index]
+
+        def emit(op: Operation) -> SSAValue:
+            block.add_op(op)
+            return op.results[0]
+
+        y = _reduce_static(emit, kind, args[0], s, keep)
+        got = out_dims(s)
+        if got != bound:
+            widths = [0] * out_rank + [b - g for b, g in zip(bound, got, strict=True)]
+            y = emit(relay.PadOp(y, pad_width=relay.i64_array(widths)))
+        counts = [constant(None, block, np.array(g, np.int64), "dim") for g in got]
+        return [y, *counts]
+
+    cases = [((sum(1 << k for k in s),), i) for i, s in enumerate(subsets)]
+    padded, *counts = switch(ctx, mask, cases, [x], variant)
+    for j, count in enumerate(counts):
+        padded = ctx.emit(
+            relay.NarrowOp(padded, count, axis=relay.i64_attr(j), size=StringAttr(ctx.fresh_size("reduced")))
+        )
+    return padded
 
 
 def _reduce_elementwise(ctx: NodeContext, kind: str, x: SSAValue) -> SSAValue:

@@ -340,13 +340,13 @@ def pad(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 @register_compute(relay.TriluOp)
 def trilu(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     """Keep `x[..., i, j]` where `j - i >= k` (upper) or `j - i <= k` (lower)."""
-    (x,) = ins
-    diag = relay.int_prop(op, "k", 0)
+    x = ins[0]
     upper = relay.flag_prop(op, "upper")
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
         off = e.isub(idx[-1], idx[-2])
-        keep = e.cmp("ge" if upper else "le", off, e.index(diag))
+        diag = e.to_index(e.read(ins[1], [])) if len(ins) == 2 else e.index(relay.int_prop(op, "k", 0))
+        keep = e.cmp("ge" if upper else "le", off, diag)
         return e.select(keep, e.read(x, idx), e.const(0, _elem(x)))
 
     return k.compute(_type(op), body)
