@@ -33,6 +33,7 @@ from lamina.dialects import resources
 from lamina.dialects.dominance import UseBeforeDefinition, verify_ssa_order
 from lamina.dialects.llvm_ext import LLVMExt
 from lamina.dialects.parser import make_parser
+from lamina.dialects.qnn import QNN
 from lamina.dialects.relay import relay_dialect
 from lamina.dialects.te import TE
 from lamina.dialects.tir import TIR
@@ -54,6 +55,7 @@ def lamina_dialects() -> tuple[Dialect, ...]:
         llvm.LLVM,
         LLVMExt,
         relay_dialect(),
+        QNN,
         TE,
         TIR,
         *plugin_dialects(),

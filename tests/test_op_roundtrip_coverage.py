@@ -19,6 +19,7 @@ from xdsl.ir import Dialect
 
 from lamina.dialects import relay
 from lamina.dialects.llvm_ext import LLVMExt
+from lamina.dialects.qnn import QNN
 from lamina.dialects.relay import Relay
 from lamina.dialects.te import TE
 from lamina.dialects.tir import TIR
@@ -52,7 +53,7 @@ def _occurs(op_name: str, ir: str) -> bool:
 
 FILES = _round_trip_files()
 DIALECTS: list[tuple[str, Dialect]] = [
-    ("relay", Relay), ("te", TE), ("tir", TIR), ("llvm_ext", LLVMExt),
+    ("relay", Relay), ("te", TE), ("tir", TIR), ("llvm_ext", LLVMExt), ("qnn", QNN),
 ]
 
 

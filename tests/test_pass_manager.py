@@ -407,27 +407,28 @@ def test_standard_pipeline_contents():
     lower = ["lower-relay-to-te", "lower-te-to-tir", "tir-unroll", "tir-vectorize"]
     lower_o2 = [*lower, "cse", "lower-tir-to-llvm"]
     lower = [*lower, "lower-tir-to-llvm"]
-    o2 = ["simplify-inference", "canonicalize", "fold-constant", "cse", "dce"]
+    q = "qnn-canonicalize"  # at every level: qnn ops have no lowering of their own
+    o2 = [q, "simplify-inference", "canonicalize", "fold-constant", "cse", "dce"]
     o3 = [
-        "simplify-inference", "canonicalize", "simplify-expr", "alter-op-layout",
+        q, "simplify-inference", "canonicalize", "simplify-expr", "alter-op-layout",
         "fold-constant", "cse", "dce",
     ]
-    assert standard_pipeline(0) == lower
-    assert standard_pipeline(1) == ["simplify-inference", "fold-constant", *lower]
+    assert standard_pipeline(0) == [q, *lower]
+    assert standard_pipeline(1) == [q, "simplify-inference", "fold-constant", *lower]
     assert standard_pipeline(2) == [*o2, "fuse-ops", *lower_o2]
     assert standard_pipeline(3) == [*o3, "fuse-ops", *lower_o2]
     assert standard_pipeline(2, lower=False) == [*o2, "fuse-ops"]
     assert standard_pipeline(3, lower=False) == [*o3, "fuse-ops"]
-    assert standard_pipeline(1, lower=False) == ["simplify-inference", "fold-constant"]
+    assert standard_pipeline(1, lower=False) == [q, "simplify-inference", "fold-constant"]
     ctx = PassContext(
         opt_level=3,
         disabled_passes=["cse", "fuse-ops", "simplify-expr", "simplify-inference"],
     )
     assert standard_pipeline(ctx, lower=False) == [
-        "canonicalize", "alter-op-layout", "fold-constant", "dce"
+        q, "canonicalize", "alter-op-layout", "fold-constant", "dce"
     ]
     with PassContext(opt_level=0, required_passes=["dce"]):
-        assert standard_pipeline(lower=False) == ["dce"]
+        assert standard_pipeline(lower=False) == [q, "dce"]
 
 
 def test_graph_pipeline_order_follows_tvm():
@@ -440,8 +441,8 @@ def test_graph_pipeline_order_follows_tvm():
 def test_named_pipelines_expand():
     # expansion lists every registered pass; the context filters when running
     o2 = [
-        "simplify-inference", "canonicalize", "simplify-expr", "alter-op-layout",
-        "fold-constant", "cse", "dce",
+        "qnn-canonicalize", "simplify-inference", "canonicalize", "simplify-expr",
+        "alter-op-layout", "fold-constant", "cse", "dce",
     ]
     names = [p.name for p in manager.resolve_pipeline("default")]
     assert names == [*o2, "fuse-ops", *driver.LOWERING_PIPELINE]
@@ -485,6 +486,7 @@ def test_default_pipeline_lowers_to_llvm_and_instruments_see_each_pass():
     assert any(op.name == "llvm.func" for op in module.walk())
     ran = [e.removeprefix("after ") for e in rec.events if e.startswith("after ")]
     assert ran == [
+        "qnn-canonicalize",
         "simplify-inference",
         "canonicalize",
         "fold-constant",

@@ -14,7 +14,8 @@ The package is layered, each module importing only the ones above it here:
 - `helpers`, then the converters by family: `elementwise`, `nn`,
   `normalization`, `reductions`, `constants`, `layout`, `resize`, `attention`,
   `losses`, `sampling`, `algorithm`, `dynamic` (ops of data-dependent
-  size), `control` (If, Loop, Scan), `einsum`;
+  size), `control` (If, Loop, Scan), `quantize` (QuantizeLinear, QLinearConv,
+  ... to the qnn dialect), `einsum`;
 - `folding` (constant nodes evaluated by `onnx.reference`) and `inference`
   (ONNX shape inference as a check);
 - `importer`: `load_model` and `from_onnx`, which walk the graph;
@@ -35,6 +36,7 @@ from lamina.frontends.onnx import (  # noqa: F401  (imported to register their c
     losses,
     nn,
     normalization,
+    quantize,
     recurrent,
     reductions,
     resize,

@@ -5,6 +5,7 @@ from lamina.passes.graph import (  # noqa: F401
     canonicalize,
     fold_constant,
     fuse_ops,
+    qnn_canonicalize,
     simplify_expr,
     simplify_inference,
 )

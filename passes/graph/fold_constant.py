@@ -144,6 +144,37 @@ def _transpose(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     return np.transpose(args[0], relay.ints_prop(op, "perm"))
 
 
+@register_evaluator("relay.cast")
+def _cast(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    to = numpy_dtype(op.results[0].type.get_element_type())  # type: ignore[attr-defined]
+    x = args[0]
+    if x.dtype.kind == "f" and to.kind in "iu" and not np.all(np.isfinite(x)):
+        raise NotFoldable("a non-finite float cast to an integer")
+    return x.astype(to)
+
+
+@register_evaluator("relay.round")
+def _round(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return np.round(args[0])  # half to even, as relay.round
+
+
+@register_evaluator("relay.clip")
+def _clip(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    x = args[0]
+    lo = relay.float_prop(op, "a_min", -np.inf) if "a_min" in op.properties else None
+    hi = relay.float_prop(op, "a_max", np.inf) if "a_max" in op.properties else None
+    if lo is not None:
+        x = np.where(x < lo, np.asarray(lo).astype(x.dtype), x)
+    if hi is not None:
+        x = np.where(x > hi, np.asarray(hi).astype(x.dtype), x)
+    return x
+
+
+@register_evaluator("relay.broadcast_to")
+def _broadcast_to(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return np.broadcast_to(args[0], relay.ints_prop(op, "shape")).copy()
+
+
 @register_evaluator("relay.rsqrt")
 def _rsqrt(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     return 1.0 / np.sqrt(args[0])

@@ -1,0 +1,119 @@
+"""int8 models quantized by onnxruntime (QDQ, per-channel weights), compiled by
+lamina and checked and timed against onnxruntime's int8 run, in the same run.
+
+    pip install -e '.[bench]'                       # torch/torchvision for the zoo export
+    .venv/bin/python bench/int8.py                   # ResNet-18 and ResNet-50
+    .venv/bin/python bench/int8.py --models resnet18 --inputs 100
+
+Each model of `bench/zoo_models.py` is quantized with
+`onnxruntime.quantization.quantize_static` (QDQ format, u8 activations, s8
+per-channel weights, calibrated on `--calibration` random inputs) and cached
+next to the zoo's exports. lamina compiles the QDQ model (its `qnn` ops,
+canonicalized) and runs `--inputs` other random inputs: the table gives how
+often its top-1 equals onnxruntime's int8 top-1, the largest logit difference
+in quantization steps of the output, and the 1-thread latencies of lamina's
+int8 build, onnxruntime's int8 and lamina's fp32 build. The header names the
+host's CPU and its measured peak.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+from zoo import best_median, ort_session
+from zoo_models import export, zoo_dir
+
+import lamina
+from lamina.runtime.peak import describe_host
+
+
+def quantized(name: str, calibration: int) -> Path:
+    """The zoo model `name` quantized to QDQ by onnxruntime (cached)."""
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    src = zoo_dir() / f"{name}.onnx"
+    if not src.exists():
+        export(name, src)
+    out = zoo_dir() / f"{name}_qdq.onnx"
+    if out.exists():
+        return out
+    model = onnx.load(str(src), load_external_data=False)
+    vi = model.graph.input[0]
+    shape = [d.dim_value or 1 for d in vi.type.tensor_type.shape.dim]
+
+    class Reader(CalibrationDataReader):
+        def __init__(self) -> None:
+            rng = np.random.default_rng(12345)
+            self.it = iter([{vi.name: rng.standard_normal(shape).astype(np.float32)} for _ in range(calibration)])
+
+        def get_next(self):  # type: ignore[no-untyped-def]
+            return next(self.it, None)
+
+    pre = out.with_suffix(".pre.onnx")
+    quant_pre_process(str(src), str(pre))
+    quantize_static(
+        str(pre), str(out), Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+    )
+    pre.unlink()
+    return out
+
+
+def run(name: str, inputs: int, calibration: int, rounds: int) -> str:
+    path = quantized(name, calibration)
+    model = onnx.load(str(path))
+    vi = model.graph.input[0]
+    shape = [d.dim_value or 1 for d in vi.type.tensor_type.shape.dim]
+    t0 = time.perf_counter()
+    exe = lamina.compile(model, num_threads=1)
+    compile_s = time.perf_counter() - t0
+    fp32 = lamina.compile(str(zoo_dir() / f"{name}.onnx"), num_threads=1)
+    sess = ort_session(model, 1)
+    same, worst = 0, 0.0
+    for i in range(inputs):
+        x = np.random.default_rng(i).standard_normal(shape).astype(np.float32)
+        ours, theirs = exe.run(x)[0], sess.run(None, {vi.name: x})[0]
+        same += int(ours.argmax() == theirs.argmax())
+        step = np.abs(np.diff(np.unique(theirs))).min() if np.unique(theirs).size > 1 else 1.0
+        worst = max(worst, float(np.abs(ours - theirs).max() / step))
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    q, o, f = best_median(
+        [lambda: exe.run(x), lambda: sess.run(None, {vi.name: x}), lambda: fp32.run(x)], rounds
+    )
+    print(f"  {name}: top-1 {same}/{inputs}, {q:.2f} ms (ORT int8 {o:.2f}, lamina fp32 {f:.2f})", flush=True)
+    return (
+        f"| {name} | {compile_s:.1f} s | {same}/{inputs} | {worst:.1f} | {q:.2f} | {o:.2f} | {f:.2f} | "
+        f"{q / o:.2f}x | {f / q:.2f}x |"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--models", default="resnet18,resnet50")
+    p.add_argument("--inputs", type=int, default=100, help="random inputs compared with onnxruntime")
+    p.add_argument("--calibration", type=int, default=32, help="calibration inputs for quantize_static")
+    p.add_argument("--rounds", type=int, default=2)
+    args = p.parse_args(argv)
+    print(f"host: {describe_host()}")
+    rows = [run(n, args.inputs, args.calibration, args.rounds) for n in args.models.split(",")]
+    print(
+        "\n| model (QDQ) | compile | top-1 = ORT int8 | max logit diff (steps) | lamina int8 ms | ORT int8 ms "
+        "| lamina fp32 ms | int8 vs ORT int8 | fp32 / int8 |\n|---|---|---|---|---|---|---|---|---|"
+    )
+    print("\n".join(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

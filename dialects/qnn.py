@@ -1,0 +1,296 @@
+"""The `qnn` dialect: quantized graph ops (TVM's QNN), beside relay's.
+
+A quantized tensor is an integer tensor (u8 or s8; s16 too) with a scale and a zero
+point: `real = (q - zero_point) * scale`. Scales and zero points are operands
+that broadcast to the tensor they describe (numpy rules): a scalar per tensor,
+or a vector shaped along one axis per channel (`[O, 1, 1, 1]` for a conv
+weight). Integer products accumulate in i32.
+
+- `qnn.quantize x, scale, zp`: `clamp(round(x / scale) + zp)` in the zero
+  point's type; round half to even, saturating.
+- `qnn.dequantize q, scale, zp`: `(q - zp) * scale` in the scale's float type.
+- `qnn.requantize acc, multiplier, zp`: an i32 accumulator to u8/s8:
+  `clamp(round(f64(acc) * f64(multiplier)) + zp)`, the multiplier being
+  `in_scale / out_scale` (a float scale, not a fixed-point one). The product
+  is rounded half to even before the zero point is added, as onnxruntime and
+  QuantizeLinear do (ONNX's reference QLinearMatMul rounds after adding it:
+  the two differ by a step at an exact half with an odd zero point); the f64
+  product can differ from onnxruntime's f32 one by a step where f32 rounds
+  onto a half.
+- `qnn.matmul a, b, a_zp, b_zp` and `qnn.conv2d x, w, x_zp, w_zp`: the
+  products of the zero-point-corrected operands, in i32 (ONNX MatMulInteger,
+  ConvInteger; `relay.matmul` and `relay.conv2d`'s shapes and attributes).
+- `qnn.add`/`qnn.mul a, b, a_scale, a_zp, b_scale, b_zp, y_scale, y_zp`:
+  elementwise on the real values, requantized to the output's scale.
+
+`qnn-canonicalize` lowers them to relay integer and float ops (TVM's
+`qnn.transform.CanonicalizeOps`), so every later pass and lowering applies.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    IntegerType,
+    Signedness,
+    TensorType,
+    f32,
+)
+from xdsl.ir import Attribute, Dialect
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from lamina.dialects import relay
+from lamina.dialects.relay.base import (
+    OpPattern,
+    RelayOp,
+    broadcast_shapes,
+    is_float,
+    shape_of,
+    tensor,
+)
+
+I32 = IntegerType(32)
+#: The quantized element types: u8 and s8 (and s16, for ONNX's int16
+#: QuantizeLinear/DequantizeLinear).
+QUANTIZED = (IntegerType(8, Signedness.UNSIGNED), IntegerType(8), IntegerType(16))
+
+
+def quantized_range(t: Attribute) -> tuple[int, int]:
+    """The values of a quantized element type."""
+    if t == QUANTIZED[0]:
+        return 0, 255
+    if t == QUANTIZED[1]:
+        return -128, 127
+    if t == QUANTIZED[2]:
+        return -32768, 32767
+    raise VerifyException(f"{t} is not a quantized type (ui8, i8 or i16)")
+
+
+def _quantized(op: str, what: str, t: TensorType, also_i32: bool = False) -> None:
+    elem = t.get_element_type()
+    if elem not in QUANTIZED and not (also_i32 and elem == I32):
+        allowed = "ui8, i8, i16 or i32" if also_i32 else "ui8, i8 or i16"
+        raise VerifyException(f"{op}: {what} must be {allowed}, got {t}")
+
+
+def _describes(op: str, what: str, param: TensorType, of: TensorType) -> None:
+    """A scale or zero point broadcasts to the tensor it describes."""
+    try:
+        out = broadcast_shapes(op, shape_of(of), shape_of(param))
+    except VerifyException:
+        out = None
+    if out != shape_of(of):
+        raise VerifyException(f"{op}: {what} {param} does not broadcast to {of}")
+
+
+def _scale(op: str, what: str, t: TensorType, of: TensorType) -> None:
+    if not is_float(t.get_element_type()):
+        raise VerifyException(f"{op}: {what} must be a float tensor, got {t}")
+    _describes(op, what, t, of)
+
+
+def _zero_point(op: str, what: str, t: TensorType, of: TensorType) -> None:
+    if t.get_element_type() != of.get_element_type():
+        raise VerifyException(f"{op}: {what} {t} must have the element type of {of}")
+    _describes(op, what, t, of)
+
+
+class QnnOp(RelayOp):
+    """Base of the qnn ops: graph ops (type inference, patterns) of their own dialect."""
+
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+
+@irdl_op_definition
+class QuantizeOp(QnnOp):
+    """Float to u8/s8: `clamp(round(x / scale) + zp)` (ONNX QuantizeLinear)."""
+
+    name = "qnn.quantize"
+    data = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    zero_point = operand_def(TensorType)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.ELEMWISE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        x, scale, zp = types
+        if not is_float(x.get_element_type()):
+            raise VerifyException(f"{cls.name}: data must be a float tensor, got {x}")
+        _scale(cls.name, "scale", scale, x)
+        _quantized(cls.name, "zero_point", zp)
+        _describes(cls.name, "zero_point", zp, x)
+        return tensor(shape_of(x), zp.get_element_type())
+
+
+@irdl_op_definition
+class DequantizeOp(QnnOp):
+    """u8/s8 (or i32) to float: `(q - zp) * scale` (ONNX DequantizeLinear)."""
+
+    name = "qnn.dequantize"
+    data = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    zero_point = operand_def(TensorType)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.ELEMWISE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        q, scale, zp = types
+        _quantized(cls.name, "data", q, also_i32=True)
+        _scale(cls.name, "scale", scale, q)
+        _zero_point(cls.name, "zero_point", zp, q)
+        return tensor(shape_of(q), scale.get_element_type())
+
+
+@irdl_op_definition
+class RequantizeOp(QnnOp):
+    """An i32 accumulator to u8/s8: `clamp(round(acc * multiplier) + zp)`, the
+    product in f64, the multiplier `in_scale / out_scale`."""
+
+    name = "qnn.requantize"
+    data = operand_def(TensorType)
+    multiplier = operand_def(TensorType)
+    zero_point = operand_def(TensorType)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.ELEMWISE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        acc, multiplier, zp = types
+        if acc.get_element_type() != I32:
+            raise VerifyException(f"{cls.name}: data must be an i32 accumulator, got {acc}")
+        _scale(cls.name, "multiplier", multiplier, acc)
+        _quantized(cls.name, "zero_point", zp)
+        _describes(cls.name, "zero_point", zp, acc)
+        return tensor(shape_of(acc), zp.get_element_type())
+
+
+def _zero_points(op: str, pairs: list[tuple[str, TensorType, TensorType]]) -> None:
+    for what, zp, of in pairs:
+        _quantized(op, what.split("_zp")[0], of)
+        _zero_point(op, what, zp, of)
+
+
+@irdl_op_definition
+class MatMulOp(QnnOp):
+    """`matmul(a - a_zp, b - b_zp)` in i32, numpy's batched matmul (ONNX
+    MatMulInteger): a's zero point per tensor or per row (`[M, 1]`), b's per
+    tensor or per column (`[N]`)."""
+
+    name = "qnn.matmul"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    lhs_zero_point = operand_def(TensorType)
+    rhs_zero_point = operand_def(TensorType)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        a, b, a_zp, b_zp = types
+        _zero_points(cls.name, [("lhs_zp", a_zp, a), ("rhs_zp", b_zp, b)])
+        out = relay.MatmulOp.infer([tensor(shape_of(t), f32) for t in (a, b)], props)
+        return tensor(shape_of(out), I32)
+
+
+@irdl_op_definition
+class Conv2DOp(QnnOp):
+    """2-D convolution of `x - x_zp` by `w - w_zp` in i32 (ONNX ConvInteger;
+    `relay.conv2d`'s attributes): x's zero point per tensor, w's per tensor or
+    per output channel (`[O, 1, 1, 1]`)."""
+
+    name = "qnn.conv2d"
+    DEFAULTS: ClassVar[dict[str, Any]] = relay.Conv2DOp.DEFAULTS
+    data = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    data_zero_point = operand_def(TensorType)
+    weight_zero_point = operand_def(TensorType)
+    strides = opt_prop_def(DenseArrayBase)
+    padding = opt_prop_def(DenseArrayBase)
+    dilation = opt_prop_def(DenseArrayBase)
+    groups = opt_prop_def(IntegerAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        x, w, x_zp, w_zp = types
+        _zero_points(cls.name, [("data_zp", x_zp, x), ("weight_zp", w_zp, w)])
+        out = relay.Conv2DOp.infer([tensor(shape_of(t), f32) for t in (x, w)], props)
+        return tensor(shape_of(out), I32)
+
+
+class _BinaryOp(QnnOp):
+    """Elementwise on the real values of two quantized tensors, quantized to
+    the output's scale and zero point (its element type)."""
+
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    lhs_scale = operand_def(TensorType)
+    lhs_zero_point = operand_def(TensorType)
+    rhs_scale = operand_def(TensorType)
+    rhs_zero_point = operand_def(TensorType)
+    output_scale = operand_def(TensorType)
+    output_zero_point = operand_def(TensorType)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        a, b, a_s, a_zp, b_s, b_zp, y_s, y_zp = types
+        _zero_points(cls.name, [("lhs_zp", a_zp, a), ("rhs_zp", b_zp, b)])
+        _scale(cls.name, "lhs_scale", a_s, a)
+        _scale(cls.name, "rhs_scale", b_s, b)
+        out = broadcast_shapes(cls.name, shape_of(a), shape_of(b))
+        _quantized(cls.name, "output_zero_point", y_zp)
+        result = tensor(out, y_zp.get_element_type())
+        _scale(cls.name, "output_scale", y_s, result)
+        _describes(cls.name, "output_zero_point", y_zp, result)
+        return result
+
+
+@irdl_op_definition
+class AddOp(_BinaryOp):
+    name = "qnn.add"
+
+
+@irdl_op_definition
+class MulOp(_BinaryOp):
+    name = "qnn.mul"
+
+
+QNN_OPS: tuple[type[QnnOp], ...] = (QuantizeOp, DequantizeOp, RequantizeOp, MatMulOp, Conv2DOp, AddOp, MulOp)
+QNN = Dialect("qnn", list(QNN_OPS), [])
+
+__all__ = [
+    "QNN",
+    "QNN_OPS",
+    "QUANTIZED",
+    "AddOp",
+    "Conv2DOp",
+    "DequantizeOp",
+    "MatMulOp",
+    "MulOp",
+    "QnnOp",
+    "QuantizeOp",
+    "RequantizeOp",
+    "quantized_range",
+]

@@ -1,0 +1,228 @@
+// qnn-canonicalize: every qnn op becomes relay integer and float ops.
+// quantize: divide, round (half to even), add the zero point, clip to the
+// type's range, cast; dequantize: cast both to the scale's type, subtract,
+// multiply; requantize: the same as quantize in f64; matmul: i32 operands less
+// their zero points, relay.matmul; conv2d: the same, then per group im2col +
+// reshape + matmul (groups sliced with strided_slice, joined by concatenate);
+// add/mul: dequantize both, the float op, quantize.
+// RUN: lamina-opt %s --split-input-file -p qnn-canonicalize | filecheck %s
+// RUN: lamina-opt %s --split-input-file -p qnn-canonicalize --opt-level 0 | filecheck %s
+// RUN: lamina-opt %s --split-input-file -p qnn-canonicalize --pass-statistics 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
+// RUN: lamina-opt %s --split-input-file -p qnn-canonicalize,fold-constant | filecheck %s --check-prefix=FOLD
+
+// One counter per op kind rewritten (add/mul count their inner quantize and
+// dequantize too).
+// STATS: qnn-canonicalize
+// STATS-DAG: qnn-canonicalize.quantize - reported by the pass
+// STATS-DAG: qnn-canonicalize.dequantize - reported by the pass
+// STATS-DAG: qnn-canonicalize.requantize - reported by the pass
+// STATS-DAG: qnn-canonicalize.matmul - reported by the pass
+// STATS-DAG: qnn-canonicalize.conv2d - reported by the pass
+// STATS-DAG: qnn-canonicalize.add - reported by the pass
+// STATS-DAG: qnn-canonicalize.mul - reported by the pass
+
+// CHECK-LABEL: func.func @quantize(
+// CHECK-NEXT:    %0 = relay.divide %x, %s : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %1 = relay.round %0 : tensor<2x4xf32>
+// CHECK-NEXT:    %2 = relay.cast %z {dtype = f32} : (tensor<ui8>) -> tensor<f32>
+// CHECK-NEXT:    %3 = relay.add %1, %2 : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %4 = relay.clip %3 {a_min = 0.000000e+00 : f64, a_max = 2.550000e+02 : f64} : tensor<2x4xf32>
+// CHECK-NEXT:    %5 = relay.cast %4 {dtype = ui8} : (tensor<2x4xf32>) -> tensor<2x4xui8>
+// CHECK-NEXT:    func.return %5 : tensor<2x4xui8>
+// CHECK-NOT:     qnn.
+// FOLD-LABEL:  func.func @quantize(
+// FOLD:          relay.divide %x, %s
+func.func @quantize(%x: tensor<2x4xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<2x4xui8> {
+  %0 = qnn.quantize %x, %s, %z : (tensor<2x4xf32>, tensor<f32>, tensor<ui8>)
+  func.return %0 : tensor<2x4xui8>
+}
+
+// -----
+
+// Per channel, to s8: the scale and zero point broadcast along axis 0; the
+// clip is s8's range.
+// CHECK-LABEL: func.func @quantize_per_channel(
+// CHECK-NEXT:    %0 = relay.divide %x, %s : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %1 = relay.round %0 : tensor<2x4xf32>
+// CHECK-NEXT:    %2 = relay.cast %z {dtype = f32} : (tensor<2x1xi8>) -> tensor<2x1xf32>
+// CHECK-NEXT:    %3 = relay.add %1, %2 : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %4 = relay.clip %3 {a_min = -1.280000e+02 : f64, a_max = 1.270000e+02 : f64} : tensor<2x4xf32>
+// CHECK-NEXT:    %5 = relay.cast %4 {dtype = i8} : (tensor<2x4xf32>) -> tensor<2x4xi8>
+// CHECK-NEXT:    func.return %5 : tensor<2x4xi8>
+func.func @quantize_per_channel(%x: tensor<2x4xf32>, %s: tensor<2x1xf32>, %z: tensor<2x1xi8>) -> tensor<2x4xi8> {
+  %0 = qnn.quantize %x, %s, %z : (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xi8>)
+  func.return %0 : tensor<2x4xi8>
+}
+
+// -----
+
+// An f16 scale of f32 data is cast to the data's type; i16's range.
+// CHECK-LABEL: func.func @quantize_i16(
+// CHECK-NEXT:    %0 = relay.cast %s {dtype = f32} : (tensor<f16>) -> tensor<f32>
+// CHECK-NEXT:    %1 = relay.divide %x, %0 : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+// CHECK-NEXT:    %2 = relay.round %1 : tensor<3xf32>
+// CHECK-NEXT:    %3 = relay.cast %z {dtype = f32} : (tensor<i16>) -> tensor<f32>
+// CHECK-NEXT:    %4 = relay.add %2, %3 : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+// CHECK-NEXT:    %5 = relay.clip %4 {a_min = -3.276800e+04 : f64, a_max = 3.276700e+04 : f64} : tensor<3xf32>
+// CHECK-NEXT:    %6 = relay.cast %5 {dtype = i16} : (tensor<3xf32>) -> tensor<3xi16>
+// CHECK-NEXT:    func.return %6 : tensor<3xi16>
+func.func @quantize_i16(%x: tensor<3xf32>, %s: tensor<f16>, %z: tensor<i16>) -> tensor<3xi16> {
+  %0 = qnn.quantize %x, %s, %z : (tensor<3xf32>, tensor<f16>, tensor<i16>)
+  func.return %0 : tensor<3xi16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dequantize(
+// CHECK-NEXT:    %0 = relay.cast %q {dtype = f32} : (tensor<2x4xi8>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %1 = relay.cast %z {dtype = f32} : (tensor<i8>) -> tensor<f32>
+// CHECK-NEXT:    %2 = relay.subtract %0, %1 : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %3 = relay.multiply %2, %s : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    func.return %3 : tensor<2x4xf32>
+func.func @dequantize(%q: tensor<2x4xi8>, %s: tensor<f32>, %z: tensor<i8>) -> tensor<2x4xf32> {
+  %0 = qnn.dequantize %q, %s, %z : (tensor<2x4xi8>, tensor<f32>, tensor<i8>)
+  func.return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// The product is computed in f64: both operands cast, round, the zero point
+// added, clipped to u8's range.
+// CHECK-LABEL: func.func @requantize(
+// CHECK-NEXT:    %0 = relay.cast %acc {dtype = f64} : (tensor<3x5xi32>) -> tensor<3x5xf64>
+// CHECK-NEXT:    %1 = relay.cast %m {dtype = f64} : (tensor<5xf32>) -> tensor<5xf64>
+// CHECK-NEXT:    %2 = relay.multiply %0, %1 : (tensor<3x5xf64>, tensor<5xf64>) -> tensor<3x5xf64>
+// CHECK-NEXT:    %3 = relay.round %2 : tensor<3x5xf64>
+// CHECK-NEXT:    %4 = relay.cast %z {dtype = f64} : (tensor<ui8>) -> tensor<f64>
+// CHECK-NEXT:    %5 = relay.add %3, %4 : (tensor<3x5xf64>, tensor<f64>) -> tensor<3x5xf64>
+// CHECK-NEXT:    %6 = relay.clip %5 {a_min = 0.000000e+00 : f64, a_max = 2.550000e+02 : f64} : tensor<3x5xf64>
+// CHECK-NEXT:    %7 = relay.cast %6 {dtype = ui8} : (tensor<3x5xf64>) -> tensor<3x5xui8>
+// CHECK-NEXT:    func.return %7 : tensor<3x5xui8>
+func.func @requantize(%acc: tensor<3x5xi32>, %m: tensor<5xf32>, %z: tensor<ui8>) -> tensor<3x5xui8> {
+  %0 = qnn.requantize %acc, %m, %z : (tensor<3x5xi32>, tensor<5xf32>, tensor<ui8>)
+  func.return %0 : tensor<3x5xui8>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul(
+// CHECK-NEXT:    %0 = relay.cast %a {dtype = i32} : (tensor<2x3x4xui8>) -> tensor<2x3x4xi32>
+// CHECK-NEXT:    %1 = relay.cast %za {dtype = i32} : (tensor<3x1xui8>) -> tensor<3x1xi32>
+// CHECK-NEXT:    %2 = relay.subtract %0, %1 : (tensor<2x3x4xi32>, tensor<3x1xi32>) -> tensor<2x3x4xi32>
+// CHECK-NEXT:    %3 = relay.cast %b {dtype = i32} : (tensor<4x5xi8>) -> tensor<4x5xi32>
+// CHECK-NEXT:    %4 = relay.cast %zb {dtype = i32} : (tensor<5xi8>) -> tensor<5xi32>
+// CHECK-NEXT:    %5 = relay.subtract %3, %4 : (tensor<4x5xi32>, tensor<5xi32>) -> tensor<4x5xi32>
+// CHECK-NEXT:    %6 = relay.matmul %2, %5 : (tensor<2x3x4xi32>, tensor<4x5xi32>) -> tensor<2x3x5xi32>
+// CHECK-NEXT:    func.return %6 : tensor<2x3x5xi32>
+func.func @matmul(%a: tensor<2x3x4xui8>, %b: tensor<4x5xi8>, %za: tensor<3x1xui8>, %zb: tensor<5xi8>) -> tensor<2x3x5xi32> {
+  %0 = qnn.matmul %a, %b, %za, %zb : (tensor<2x3x4xui8>, tensor<4x5xi8>, tensor<3x1xui8>, tensor<5xi8>)
+  func.return %0 : tensor<2x3x5xi32>
+}
+
+// -----
+
+// One group: im2col of the corrected data (the window attributes carried
+// over), the flattened weight times the columns, reshaped to NCHW.
+// CHECK-LABEL: func.func @conv2d(
+// CHECK-NEXT:    %0 = relay.cast %x {dtype = i32} : (tensor<2x4x6x6xui8>) -> tensor<2x4x6x6xi32>
+// CHECK-NEXT:    %1 = relay.cast %zx {dtype = i32} : (tensor<ui8>) -> tensor<i32>
+// CHECK-NEXT:    %2 = relay.subtract %0, %1 : (tensor<2x4x6x6xi32>, tensor<i32>) -> tensor<2x4x6x6xi32>
+// CHECK-NEXT:    %3 = relay.cast %w {dtype = i32} : (tensor<6x4x3x3xi8>) -> tensor<6x4x3x3xi32>
+// CHECK-NEXT:    %4 = relay.cast %zw {dtype = i32} : (tensor<6x1x1x1xi8>) -> tensor<6x1x1x1xi32>
+// CHECK-NEXT:    %5 = relay.subtract %3, %4 : (tensor<6x4x3x3xi32>, tensor<6x1x1x1xi32>) -> tensor<6x4x3x3xi32>
+// CHECK-NEXT:    %6 = relay.im2col %2 {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<2x4x6x6xi32>) -> tensor<2x36x3x3xi32>
+// CHECK-NEXT:    %7 = relay.reshape %6 {shape = array<i64: 2, 36, 9>} : (tensor<2x36x3x3xi32>) -> tensor<2x36x9xi32>
+// CHECK-NEXT:    %8 = relay.reshape %5 {shape = array<i64: 6, 36>} : (tensor<6x4x3x3xi32>) -> tensor<6x36xi32>
+// CHECK-NEXT:    %9 = relay.matmul %8, %7 : (tensor<6x36xi32>, tensor<2x36x9xi32>) -> tensor<2x6x9xi32>
+// CHECK-NEXT:    %10 = relay.reshape %9 {shape = array<i64: 2, 6, 3, 3>} : (tensor<2x6x9xi32>) -> tensor<2x6x3x3xi32>
+// CHECK-NEXT:    func.return %10 : tensor<2x6x3x3xi32>
+func.func @conv2d(%x: tensor<2x4x6x6xui8>, %w: tensor<6x4x3x3xi8>, %zx: tensor<ui8>, %zw: tensor<6x1x1x1xi8>) -> tensor<2x6x3x3xi32> {
+  %0 = qnn.conv2d %x, %w, %zx, %zw {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<2x4x6x6xui8>, tensor<6x4x3x3xi8>, tensor<ui8>, tensor<6x1x1x1xi8>)
+  func.return %0 : tensor<2x6x3x3xi32>
+}
+
+// -----
+
+// Two groups: each group's channels of the data and output channels of the
+// weight sliced, one im2col + matmul per group, the results concatenated along
+// the channels.
+// CHECK-LABEL: func.func @conv2d_groups(
+// CHECK:         %[[X:.*]] = relay.subtract %{{.*}} -> tensor<1x4x5x5xi32>
+// CHECK:         %[[W:.*]] = relay.subtract %{{.*}} -> tensor<6x2x3x3xi32>
+// CHECK-NEXT:    %[[X0:.*]] = relay.strided_slice %[[X]] {begin = array<i64: 0, 0, 0, 0>, end = array<i64: 1, 2, 5, 5>} : (tensor<1x4x5x5xi32>) -> tensor<1x2x5x5xi32>
+// CHECK-NEXT:    %[[W0:.*]] = relay.strided_slice %[[W]] {begin = array<i64: 0, 0, 0, 0>, end = array<i64: 3, 2, 3, 3>} : (tensor<6x2x3x3xi32>) -> tensor<3x2x3x3xi32>
+// CHECK-NEXT:    %[[C0:.*]] = relay.im2col %[[X0]] {kernel_size = array<i64: 3, 3>} : (tensor<1x2x5x5xi32>) -> tensor<1x18x3x3xi32>
+// CHECK-NEXT:    %[[R0:.*]] = relay.reshape %[[C0]] {shape = array<i64: 1, 18, 9>}
+// CHECK-NEXT:    %[[F0:.*]] = relay.reshape %[[W0]] {shape = array<i64: 3, 18>}
+// CHECK-NEXT:    %[[M0:.*]] = relay.matmul %[[F0]], %[[R0]] : (tensor<3x18xi32>, tensor<1x18x9xi32>) -> tensor<1x3x9xi32>
+// CHECK-NEXT:    %[[X1:.*]] = relay.strided_slice %[[X]] {begin = array<i64: 0, 2, 0, 0>, end = array<i64: 1, 4, 5, 5>} : (tensor<1x4x5x5xi32>) -> tensor<1x2x5x5xi32>
+// CHECK-NEXT:    %[[W1:.*]] = relay.strided_slice %[[W]] {begin = array<i64: 3, 0, 0, 0>, end = array<i64: 6, 2, 3, 3>} : (tensor<6x2x3x3xi32>) -> tensor<3x2x3x3xi32>
+// CHECK-NEXT:    %[[C1:.*]] = relay.im2col %[[X1]] {kernel_size = array<i64: 3, 3>}
+// CHECK-NEXT:    %[[R1:.*]] = relay.reshape %[[C1]] {shape = array<i64: 1, 18, 9>}
+// CHECK-NEXT:    %[[F1:.*]] = relay.reshape %[[W1]] {shape = array<i64: 3, 18>}
+// CHECK-NEXT:    %[[M1:.*]] = relay.matmul %[[F1]], %[[R1]]
+// CHECK-NEXT:    %[[J:.*]] = relay.concatenate %[[M0]], %[[M1]] {axis = 1 : i64} : (tensor<1x3x9xi32>, tensor<1x3x9xi32>) -> tensor<1x6x9xi32>
+// CHECK-NEXT:    %[[Y:.*]] = relay.reshape %[[J]] {shape = array<i64: 1, 6, 3, 3>} : (tensor<1x6x9xi32>) -> tensor<1x6x3x3xi32>
+// CHECK-NEXT:    func.return %[[Y]] : tensor<1x6x3x3xi32>
+func.func @conv2d_groups(%x: tensor<1x4x5x5xi8>, %w: tensor<6x2x3x3xi8>, %zx: tensor<i8>, %zw: tensor<i8>) -> tensor<1x6x3x3xi32> {
+  %0 = qnn.conv2d %x, %w, %zx, %zw {groups = 2 : i64} : (tensor<1x4x5x5xi8>, tensor<6x2x3x3xi8>, tensor<i8>, tensor<i8>)
+  func.return %0 : tensor<1x6x3x3xi32>
+}
+
+// -----
+
+// A constant weight: fold-constant folds its zero-point correction (and its
+// reshape) into one i32 constant, computed at compile time.
+// FOLD-LABEL:  func.func @conv2d_constant_weight(
+// FOLD-NOT:      relay.cast %w
+// FOLD:          %[[W:.*]] = relay.constant dense<{{\[\[}}0, 1, 2, 3], [-2, -3, -4, -5]]> : tensor<2x4xi32>
+// FOLD-NEXT:     relay.matmul %[[W]], %{{.*}} : (tensor<2x4xi32>, tensor<1x4x4xi32>) -> tensor<1x2x4xi32>
+// FOLD-NOT:      qnn.
+// FOLD:          func.return
+func.func @conv2d_constant_weight(%x: tensor<1x1x3x3xui8>, %zx: tensor<ui8>) -> tensor<1x2x2x2xi32> {
+  %w = relay.constant dense<[[[[1, 2], [3, 4]]], [[[-1, -2], [-3, -4]]]]> : tensor<2x1x2x2xi8>
+  %zw = relay.constant dense<1> : tensor<i8>
+  %0 = qnn.conv2d %x, %w, %zx, %zw : (tensor<1x1x3x3xui8>, tensor<2x1x2x2xi8>, tensor<ui8>, tensor<i8>)
+  func.return %0 : tensor<1x2x2x2xi32>
+}
+
+// -----
+
+// add: both operands dequantized, added in float, quantized to the output's
+// scale and zero point (an i8 output of u8 operands).
+// CHECK-LABEL: func.func @add(
+// CHECK-NEXT:    %0 = relay.cast %a {dtype = f32} : (tensor<2x3xui8>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %1 = relay.cast %za {dtype = f32} : (tensor<ui8>) -> tensor<f32>
+// CHECK-NEXT:    %2 = relay.subtract %0, %1
+// CHECK-NEXT:    %3 = relay.multiply %2, %sa
+// CHECK-NEXT:    %4 = relay.cast %b {dtype = f32} : (tensor<3xui8>) -> tensor<3xf32>
+// CHECK-NEXT:    %5 = relay.cast %zb {dtype = f32} : (tensor<ui8>) -> tensor<f32>
+// CHECK-NEXT:    %6 = relay.subtract %4, %5
+// CHECK-NEXT:    %7 = relay.multiply %6, %sb
+// CHECK-NEXT:    %8 = relay.add %3, %7 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %9 = relay.divide %8, %sy
+// CHECK-NEXT:    %10 = relay.round %9
+// CHECK-NEXT:    %11 = relay.cast %zy {dtype = f32} : (tensor<i8>) -> tensor<f32>
+// CHECK-NEXT:    %12 = relay.add %10, %11
+// CHECK-NEXT:    %13 = relay.clip %12 {a_min = -1.280000e+02 : f64, a_max = 1.270000e+02 : f64} : tensor<2x3xf32>
+// CHECK-NEXT:    %14 = relay.cast %13 {dtype = i8} : (tensor<2x3xf32>) -> tensor<2x3xi8>
+// CHECK-NEXT:    func.return %14 : tensor<2x3xi8>
+func.func @add(%a: tensor<2x3xui8>, %b: tensor<3xui8>, %sa: tensor<f32>, %za: tensor<ui8>, %sb: tensor<f32>, %zb: tensor<ui8>, %sy: tensor<f32>, %zy: tensor<i8>) -> tensor<2x3xi8> {
+  %0 = qnn.add %a, %b, %sa, %za, %sb, %zb, %sy, %zy : (tensor<2x3xui8>, tensor<3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<i8>)
+  func.return %0 : tensor<2x3xi8>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @mul(
+// CHECK-COUNT-2: relay.subtract
+// CHECK:         %[[P:.*]] = relay.multiply %{{.*}}, %{{.*}} : tensor<4xf32>
+// CHECK-NEXT:    relay.divide %[[P]], %sy
+// CHECK-NEXT:    relay.round
+// CHECK:         relay.clip %{{.*}} {a_min = 0.000000e+00 : f64, a_max = 2.550000e+02 : f64}
+// CHECK-NEXT:    relay.cast %{{.*}} {dtype = ui8} : (tensor<4xf32>) -> tensor<4xui8>
+// CHECK-NOT:     qnn.
+func.func @mul(%a: tensor<4xui8>, %b: tensor<4xui8>, %sa: tensor<f32>, %za: tensor<ui8>, %sb: tensor<f32>, %zb: tensor<ui8>, %sy: tensor<f32>, %zy: tensor<ui8>) -> tensor<4xui8> {
+  %0 = qnn.mul %a, %b, %sa, %za, %sb, %zb, %sy, %zy : (tensor<4xui8>, tensor<4xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>)
+  func.return %0 : tensor<4xui8>
+}
