@@ -2,7 +2,8 @@
 element is written by whichever update names it), top-k selection and
 cumulative scans (TVM's `relay.op.algorithm` and `scatter_nd`/`cumsum`). Their
 kernels are written imperatively in TIR (`lamina.lowering.topi.algorithm`), and
-they are never fused (pattern opaque).
+they are never fused (pattern opaque). Also determinants (an LU factorization
+per matrix) and n-gram counts (a binary search of each n-gram in a sorted pool).
 
 Indices may be negative (counting from the end of their axis); an update whose
 index is still out of range is skipped, so a bad index never writes outside
@@ -39,6 +40,7 @@ from lamina.dialects.relay.base import (
     choice_prop,
     int_prop,
     is_bool,
+    is_float,
     is_int,
     normalize_axis,
     shape_of,
@@ -201,10 +203,76 @@ class CumulativeOp(RelayOp):
         return data
 
 
+@irdl_op_definition
+class DetOp(RelayOp):
+    """The determinant of each square matrix of `data` `[..., M, M]` (ONNX Det,
+    numpy's `linalg.det`): the result is `[...]`. Its kernel factors each matrix
+    (LU with partial pivoting) in f64; the determinant of a 0x0 matrix is 1."""
+
+    name = "relay.det"
+    data = operand_def(TensorType)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        (data,) = types
+        shape = shape_of(data)
+        if len(shape) < 2 or shape[-1] != shape[-2]:
+            raise VerifyException(
+                f"{cls.name}: data must be square matrices [..., M, M], got {data}"
+            )
+        if not is_float(data.get_element_type()):
+            raise VerifyException(f"{cls.name}: needs a floating-point tensor, got {data}")
+        return tensor(shape[:-2], data.get_element_type())
+
+
+@irdl_op_definition
+class NgramCountOp(RelayOp):
+    """How often each n-gram of `grams` occurs in each row of `data` (ONNX
+    TfIdfVectorizer's counting): `data` is `[L]` or `[B, L]` integers, `grams`
+    `[P, n]` the n-grams sorted ascending (lexicographically) and distinct,
+    `slots` `[P]` the output column of each. An n-gram starts at any position
+    and takes every `d`-th element for each distance `d` in `1..max_skip + 1`
+    (unigrams are counted once). The result is `[width]` or `[B, width]` i64
+    counts; a slot outside `0..width` counts nothing."""
+
+    name = "relay.ngram_count"
+    data = operand_def(TensorType)
+    grams = operand_def(TensorType)
+    slots = operand_def(TensorType)
+    width = prop_def(IntegerAttr)
+    max_skip = opt_prop_def(IntegerAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    DEFAULTS: ClassVar[dict[str, Any]] = {"max_skip": 0}
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        data, grams, slots = types
+        shape, pool, where = shape_of(data), shape_of(grams), shape_of(slots)
+        if len(shape) not in (1, 2) or not is_int(data.get_element_type()):
+            raise VerifyException(f"{cls.name}: data must be [L] or [B, L] integers, got {data}")
+        if len(pool) != 2 or pool[1] == 0 or grams.get_element_type() != IntegerType(64):
+            raise VerifyException(f"{cls.name}: grams must be [P, n] i64 with n >= 1, got {grams}")
+        if where != pool[:1] or slots.get_element_type() != IntegerType(64):
+            raise VerifyException(f"{cls.name}: slots must be [{pool[0]}] i64 (one per gram), got {slots}")
+        width = int_prop(props, "width", -1)
+        if width < 0:
+            raise VerifyException(f"{cls.name}: width must be >= 0, got {width}")
+        if int_prop(props, "max_skip", 0) < 0:
+            raise VerifyException(f"{cls.name}: max_skip must be >= 0, got {int_prop(props, 'max_skip', 0)}")
+        return tensor([*shape[:-1], width], IntegerType(64))
+
+
 __all__ = [
     "CUMULATIVE_KINDS",
     "SCATTER_REDUCTIONS",
     "CumulativeOp",
+    "DetOp",
+    "NgramCountOp",
     "ScatterElementsOp",
     "ScatterNDOp",
     "TopKOp",

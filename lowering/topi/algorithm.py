@@ -2,7 +2,8 @@
 `tir.ir_builder`, Relax's `call_tir` to a PrimFunc), for what a compute over an
 index space cannot say: scatters, where an element is written by whichever
 update names it (in order, the last one winning); top-k selection; cumulative
-scans, which carry a running value along an axis.
+scans, which carry a running value along an axis; determinants (an LU
+factorization per matrix); n-gram counts (a binary search in a sorted pool).
 
 `@register_extern(OpClass)` registers a kernel writer `(b, op) -> None` that
 fills a `TirBuilder` whose buffers `b.args` are the op's operands then its
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerType
+from xdsl.dialects.builtin import IntegerType, f64
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay, tir
@@ -300,6 +301,108 @@ def _cumulative(b: TirBuilder, op: relay.RelayOp) -> None:
             after = b.mul(before, x) if product else b.add(before, x)
             b.store(after, acc, zero)
             b.store(before if exclusive else after, out, at)
+
+
+@register_extern(relay.DetOp)
+def _det(b: TirBuilder, op: relay.RelayOp) -> None:
+    """Per matrix, Gaussian elimination with partial pivoting (LU) in an f64
+    copy: the determinant is the product of the pivots, negated per row swap.
+    A zero pivot makes it 0 and skips the elimination (no division by 0)."""
+    data, out = b.args
+    shape = _shape(data)
+    m = shape[-1]
+    elem = data.type.get_element_type()  # type: ignore[attr-defined]
+    a = b.alloc([m, m], f64)
+    det, pivot_row = b.alloc([1], f64), b.alloc([1], I64)
+    with b.nest(shape[:-2]) as batch:
+        with b.nest([m, m]) as (i, j):
+            b.store(b.cast(b.load(data, [*batch, i, j]), f64), a, [i, j])
+        _put(b, b.const(1.0, f64), det)
+        with b.loop(m) as k:
+            # the pivot: the first row at or below k of the largest |a[., k]|
+            _put(b, b.from_index(k, I64), pivot_row)
+            with b.loop(b.isub(b.index(m), k)) as t:
+                i = b.iadd(k, t)
+                best = b.to_index(_get(b, pivot_row))
+                larger = b.cmp("gt", b.abs(b.load(a, [i, k])), b.abs(b.load(a, [best, k])))
+                with b.then(larger):
+                    _put(b, b.from_index(i, I64), pivot_row)
+            p = b.to_index(_get(b, pivot_row))
+            with b.then(b.cmp("ne", p, k)):
+                with b.loop(m) as j:
+                    top, low = b.load(a, [k, j]), b.load(a, [p, j])
+                    b.store(low, a, [k, j])
+                    b.store(top, a, [p, j])
+                _put(b, b.neg(_get(b, det)), det)
+            pivot = b.load(a, [k, k])
+            _put(b, b.mul(_get(b, det), pivot), det)
+            rest = b.isub(b.isub(b.index(m), k), b.index(1))
+            with b.then(b.cmp("ne", pivot, b.const(0.0, f64))), b.loop(rest) as t:
+                i = b.iadd(b.iadd(k, b.index(1)), t)
+                factor = b.div(b.load(a, [i, k]), pivot)
+                with b.loop(rest) as u:
+                    j = b.iadd(b.iadd(k, b.index(1)), u)
+                    b.store(b.sub(b.load(a, [i, j]), b.mul(factor, b.load(a, [k, j]))), a, [i, j])
+        b.store(b.cast(_get(b, det), elem), out, batch)
+
+
+def _static(op: relay.RelayOp, what: str, value: Dim) -> int:
+    if not isinstance(value, int):
+        raise LoweringError(f"{op.name}: {what} must be static, got {value}")
+    return value
+
+
+@register_extern(relay.NgramCountOp)
+def _ngram_count(b: TirBuilder, op: relay.RelayOp) -> None:
+    """Per row, distance and start, the n-gram read there is looked up in the
+    sorted pool by a binary search and counted in its slot: O(L S n log P)
+    per row."""
+    data, grams, slots, out = b.args
+    shape = _shape(data)
+    length = shape[-1]
+    pool, n = (_static(op, "the pool's shape", d) for d in _shape(grams))
+    width = relay.int_prop(op, "width", 0)
+    distances = 1 if n == 1 else relay.int_prop(op, "max_skip", 0) + 1
+    lo, hi = b.alloc([1], I64), b.alloc([1], I64)
+    with b.nest(shape[:-1]) as row:
+        with b.loop(width) as j:
+            b.store(b.const(0, I64), out, [*row, j])
+        with b.loop(distances if pool else 0) as d0:
+            d = b.iadd(d0, b.index(1))
+            starts = b.imax(b.isub(b.index(length), b.iscale(d, n - 1)), b.index(0))
+            with b.loop(starts) as s:
+                key = [
+                    b.cast(b.load(data, [*row, b.iadd(s, b.iscale(d, k))]), I64) for k in range(n)
+                ]
+                at = _search(b, grams, pool, key, lo, hi)
+                with b.then(b.cmp("lt", at, b.index(pool))):
+                    same = [b.cmp("eq", b.load(grams, [at, b.index(k)]), v) for k, v in enumerate(key)]
+                    slot = b.to_index(b.load(slots, [at]))
+                    with b.then(b.all_of([*same, b.in_range(slot, 0, width)])):
+                        count = b.load(out, [*row, slot])
+                        b.store(b.add(count, b.const(1, I64)), out, [*row, slot])
+
+
+def _search(
+    b: TirBuilder, grams: SSAValue, pool: int, key: list[SSAValue], lo: SSAValue, hi: SSAValue
+) -> SSAValue:
+    """The index of the first row of `grams` (`[pool, n]`, sorted) not below
+    `key`, by bisection over the i64 cells `lo` and `hi` (`pool` if none);
+    rows compare lexicographically, unrolled over the n elements."""
+    _put(b, b.const(0, I64), lo)
+    _put(b, b.const(pool, I64), hi)
+    with b.loop(pool.bit_length()):
+        low, high = _get(b, lo), _get(b, hi)
+        mid = b.emit(arith.ShRSIOp(b.add(low, high), b.const(1, I64)))
+        at = b.to_index(b.min(mid, b.const(pool - 1, I64)))
+        below = b.const(0, IntegerType(1))
+        for k in reversed(range(len(key))):  # the first difference decides
+            g = b.load(grams, [at, b.index(k)])
+            below = b.select(b.cmp("ne", g, key[k]), b.cmp("lt", g, key[k]), below)
+        active = b.cmp("lt", low, high)
+        _put(b, b.select(b.and_(active, below), b.add(mid, b.const(1, I64)), low), lo)
+        _put(b, b.select(b.and_(active, b.not_(below)), mid, high), hi)
+    return b.to_index(_get(b, lo))
 
 
 __all__ = ["EXTERNS", "Extern", "extern_kernel", "is_extern", "register_extern"]
