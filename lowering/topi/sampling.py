@@ -1,7 +1,9 @@
 """Sampling computes: grid_sample (every output point reads its grid
-coordinates, then the nearest pixel or a weighted sum of its neighbours) and
+coordinates, then the nearest pixel or a weighted sum of its neighbours),
 col2im (every image pixel sums the block values that cover it: a gather over the
-kernel taps, never a scatter).
+kernel taps, never a scatter) and deform_im2col (every column entry reads its
+tap's offset and interpolates bilinearly); and roi_align's extern kernel, whose
+sampling grid is sized at run time by each region.
 
 grid_sample follows ONNX's reference step by step, so that results agree with
 it closely: the coordinates are denormalized in the grid's type and kept in f32,
@@ -21,9 +23,13 @@ from xdsl.dialects.builtin import f32, f64, i32, i64
 from xdsl.ir import Attribute, SSAValue
 
 from lamina.dialects import relay
+from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.lowering.expr import Expr
-from lamina.lowering.topi.base import Kernel, _shape, _type, register_compute
+from lamina.lowering.tir_builder import TirBuilder
+from lamina.lowering.topi.algorithm import register_extern
+from lamina.lowering.topi.base import Kernel, _shape, _type, lowest, register_compute
+from lamina.symbolic import Dim
 
 #: Keys' cubic convolution coefficient of GridSample (PyTorch's).
 CUBIC_ALPHA = -0.75
@@ -231,3 +237,178 @@ def col2im(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
         return e.read_or(x, [n, row, col], zero, [False] * 3, valid)
 
     return k.compute(out, body, ReduceKind.SUM, kernel)
+
+
+@register_compute(relay.DeformIm2ColOp)
+def deform_im2col(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """`out[n, c * K + t, o...]`: the tap's window position plus its offset,
+    read bilinearly over the 2^r neighbours (zero outside), times its mask."""
+    x, offset = ins[0], ins[1]
+    mask = ins[2] if len(ins) == 3 else None
+    shape = _shape(x)
+    r = len(shape) - 2
+    kernel = relay.ints_prop(op, "kernel_size")
+    taps = math.prod(kernel)
+    win = relay.Window(op.name, op, r)
+    per_group = shape[1] // relay.int_prop(op, "offset_groups", 1)
+    out = _type(op)
+    elem = out.get_element_type()
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        n, col, pos = idx[0], idx[1], idx[2:]
+        c, tap = e.idiv(col, e.index(taps)), e.irem(col, e.index(taps))
+        channel = e.iadd(e.iscale(e.idiv(c, e.index(per_group)), taps), tap)  # g * K + t
+        corners: list[tuple[SSAValue | None, list[SSAValue]]] = [(None, [])]
+        for a, t in enumerate(e.delinearize(tap, kernel)):
+            start = e.iadd(e.iscale(pos[a], win.strides[a]), e.iscale(t, win.dilation[a]))
+            base = e.cast(e.from_index(e.ishift(start, -win.pad_begin[a]), i64), elem)
+            shift = e.read(offset, [n, e.ishift(e.iscale(channel, r), a), *pos])
+            # far outside (or NaN), every neighbour is outside: keep the index conversion safe
+            p = _bounded(e, e.add(base, shift), -2.0, e.add(_size(e, shape[2 + a], elem), e.const(1.0, elem)))
+            low = e.floor(p)
+            frac = e.sub(p, low)
+            i = e.to_index(e.cast(low, i64))
+            weights = [(i, e.sub(e.const(1.0, elem), frac)), (e.ishift(i, 1), frac)]
+            corners = [
+                (w if acc is None else e.mul(acc, w), [*at, j])
+                for acc, at in corners
+                for j, w in weights
+            ]
+        total: SSAValue | None = None
+        for w, at in corners:
+            assert w is not None
+            term = e.mul(w, e.read_or(x, [n, c, *at], 0.0, [False, False, *([True] * r)]))
+            total = term if total is None else e.add(total, term)
+        assert total is not None
+        return total if mask is None else e.mul(total, e.read(mask, [n, channel, *pos]))
+
+    return k.compute(out, body)
+
+
+def _bounded(e: Expr, v: SSAValue, lo: float, hi: SSAValue) -> SSAValue:
+    """`v` clamped into [lo, hi], NaN to `lo`."""
+    low = e.const(lo, v.type)
+    return e.min(e.max(e.select(e.isnan(v), low, v), low), hi)
+
+
+#: The most samples roi_align takes per bin and axis when it sizes its grid
+#: from the region (sampling_ratio 0): bounds the loop of an absurd region.
+ROI_ALIGN_MAX_GRID = 1 << 20
+
+
+@register_extern(relay.RoiAlignOp)
+def _roi_align(b: TirBuilder, op: relay.RelayOp) -> None:
+    """Per region and bin, the samples' bilinear weights and pixels are worked
+    out once (in f64) and applied to every channel, accumulating in the output;
+    onnxruntime's algorithm (and the ONNX reference's)."""
+    data, rois, indices, out = b.args
+    images, channels, height, width = dims(data.type)  # type: ignore[arg-type]
+    regions = dims(rois.type)[0]  # type: ignore[arg-type]
+    oh, ow = relay.ints_prop(op, "output_size")
+    scale = relay.float_prop(op, "spatial_scale", 1.0)
+    ratio = relay.int_prop(op, "sampling_ratio", 0)
+    average = relay.str_prop(op, "mode", "avg") == "avg"
+    aligned = relay.flag_prop(op, "aligned")
+    elem = data.type.get_element_type()  # type: ignore[attr-defined]
+
+    def c(v: float) -> SSAValue:
+        return b.const(v, f64)
+
+    with b.loop(regions) as r:
+        image = b.to_index(b.load(indices, [r]))
+        inside = b.in_range(image, 0, images)
+        image = b.clamp(image, 0, images - 1)
+        x1, y1, x2, y2 = (
+            b.sub(b.mul(b.cast(b.load(rois, [r, b.index(k)]), f64), c(scale)), c(0.5 if aligned else 0.0))
+            for k in range(4)
+        )
+        size_w, size_h = b.sub(x2, x1), b.sub(y2, y1)
+        if not aligned:  # a malformed region is 1x1
+            size_w, size_h = b.max(size_w, c(1.0)), b.max(size_h, c(1.0))
+        bin_h, bin_w = b.div(size_h, c(oh)), b.div(size_w, c(ow))
+        grid_h, grid_w = (
+            (b.index(ratio), b.index(ratio)) if ratio > 0 else (_grid(b, bin_h), _grid(b, bin_w))
+        )
+        samples = b.imul(grid_h, grid_w)
+        count = b.cast(b.from_index(b.imax(samples, b.index(1)), i64), f64)
+        with b.loop(oh) as ph, b.loop(ow) as pw:
+            with b.loop(channels) as ch:
+                b.store(b.const(0.0 if average else lowest(elem), elem), out, [r, ch, ph, pw])
+            with b.then(inside), b.loop(grid_h) as iy, b.loop(grid_w) as ix:
+                y = _sample(b, y1, ph, bin_h, iy, grid_h)
+                x = _sample(b, x1, pw, bin_w, ix, grid_w)
+                taps = _bilinear(b, y, x, height, width, elem)
+                with b.loop(channels) as ch:
+                    terms = [b.mul(w, b.load(data, [image, ch, i, j])) for i, j, w in taps]
+                    old = b.load(out, [r, ch, ph, pw])
+                    if average:
+                        new = b.add(old, b.add(b.add(terms[0], terms[1]), b.add(terms[2], terms[3])))
+                    else:
+                        new = b.max(old, b.max(b.max(terms[0], terms[1]), b.max(terms[2], terms[3])))
+                    b.store(new, out, [r, ch, ph, pw])
+            with b.loop(channels) as ch:
+                acc = b.load(out, [r, ch, ph, pw])
+                if average:
+                    done = b.cast(b.div(b.cast(acc, f64), count), elem)
+                else:  # no sample (or a bad image index): 0
+                    any_sample = b.and_(inside, b.cmp("gt", samples, b.index(0)))
+                    done = b.select(any_sample, acc, b.const(0.0, elem))
+                b.store(done, out, [r, ch, ph, pw])
+
+
+def _grid(b: TirBuilder, extent: SSAValue) -> SSAValue:
+    """ceil(extent) samples (an f64 bin size), 0 if not positive (or NaN), at
+    most `ROI_ALIGN_MAX_GRID`."""
+    n = b.emit(mathd.CeilOp(extent))
+    ok = b.cmp("ge", n, b.const(1.0, f64))
+    n = b.select(ok, b.min(n, b.const(float(ROI_ALIGN_MAX_GRID), f64)), b.const(0.0, f64))
+    return b.to_index(b.cast(n, i64))
+
+
+def _sample(
+    b: TirBuilder, start: SSAValue, cell: SSAValue, size: SSAValue, k: SSAValue, grid: SSAValue
+) -> SSAValue:
+    """The f64 coordinate of sample `k` of `grid` in bin `cell` of `size`:
+    `start + cell * size + (k + 0.5) * size / grid`."""
+
+    def f(i: SSAValue) -> SSAValue:
+        return b.cast(b.from_index(i, i64), f64)
+
+    half = b.add(f(k), b.const(0.5, f64))
+    return b.add(b.add(start, b.mul(f(cell), size)), b.div(b.mul(half, size), f(grid)))
+
+
+def _size(e: Expr, n: Dim, to: Attribute) -> SSAValue:
+    """A (possibly symbolic) size as a scalar of type `to`."""
+    return e.const(n, to) if isinstance(n, int) else e.cast(e.from_index(e.index(n), i64), to)
+
+
+def _bilinear(
+    b: TirBuilder, y: SSAValue, x: SSAValue, height: Dim, width: Dim, elem: Attribute
+) -> list[tuple[SSAValue, SSAValue, SSAValue]]:
+    """The four (row, column, weight) taps of a sample at (y, x), as
+    onnxruntime reads them: a sample beyond a pixel outside the map (or NaN)
+    has weight 0; one past the last row or column reads it."""
+    coords = ((y, height), (x, width))
+    near_inside = b.all_of([
+        b.and_(b.cmp("ge", v, b.const(-1.0, f64)), b.cmp("le", v, _size(b, n, f64)))
+        for v, n in coords
+    ])
+    axes = []
+    for v, n in coords:
+        v = b.select(near_inside, b.max(v, b.const(0.0, f64)), b.const(0.0, f64))
+        low = b.cast(v, i64)  # v >= 0: truncation is floor
+        end = b.sub(_size(b, n, i64), b.const(1, i64))
+        last = b.cmp("ge", low, end)
+        low = b.select(last, end, low)
+        high = b.select(last, low, b.add(low, b.const(1, i64)))
+        frac = b.select(last, b.const(0.0, f64), b.sub(v, b.cast(low, f64)))
+        axes.append((b.to_index(low), b.to_index(high), frac))
+    (y0, y1, ly), (x0, x1, lx) = axes
+    zero = b.const(0.0, f64)
+
+    def weight(a: SSAValue, c: SSAValue) -> SSAValue:
+        return b.cast(b.select(near_inside, b.mul(a, c), zero), elem)
+
+    hy, hx = b.sub(b.const(1.0, f64), ly), b.sub(b.const(1.0, f64), lx)
+    return [(y0, x0, weight(hy, hx)), (y0, x1, weight(hy, lx)), (y1, x0, weight(ly, hx)), (y1, x1, weight(ly, lx))]
