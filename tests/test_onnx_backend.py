@@ -80,6 +80,10 @@ XFAIL: dict[str, str] = {
         "a Loop with scan outputs whose trip count is a run-time value (the stack's rows)"
     ),
     r"^test_loop11$": "a Slice by the iteration number (a run-time start) in the loop body",
+    r"^test_dft_inverse(_opset19)?$": (
+        "the expected values hold numpy's complex64 FFT rounding (1.9e-7 where the exact "
+        "value, which lamina gives, is 0) and atol is 1e-7; onnxruntime fails them too"
+    ),
 }
 
 

@@ -15,8 +15,8 @@ The package is layered, each module importing only the ones above it here:
   `normalization`, `reductions`, `constants`, `layout`, `resize`, `attention`,
   `losses`, `sampling`, `algorithm`, `dynamic` (ops of data-dependent
   size), `control` (If, Loop, Scan), `quantize` (QuantizeLinear, QLinearConv,
-  ... to the qnn dialect), `einsum`, `vision` (RoiAlign, DeformConv,
-  MaxUnpool);
+  ... to the qnn dialect), `einsum`, `signal` (DFT), `vision` (RoiAlign,
+  DeformConv, MaxUnpool);
 - `folding` (constant nodes evaluated by `onnx.reference`) and `inference`
   (ONNX shape inference as a check);
 - `importer`: `load_model` and `from_onnx`, which walk the graph;
@@ -42,6 +42,7 @@ from lamina.frontends.onnx import (  # noqa: F401  (imported to register their c
     reductions,
     resize,
     sampling,
+    signal,
     vision,
 )
 from lamina.frontends.onnx.checks import check_model, memory_budget
