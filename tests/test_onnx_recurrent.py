@@ -98,9 +98,59 @@ def test_old_opset_and_full_sequence_lens():
           rtol=1e-4, atol=1e-5)
 
 
-def test_partial_sequence_lens_are_refused_with_the_reason():
+def _lens_case(op: str, direction: str, lens: np.ndarray, constant: bool, layout: int = 0,
+               seq: int = 5, size: int = 3, hidden: int = 4) -> Case:
+    """A cell over sequences of the given lengths, with a bias and initial
+    states (outputs Y, Y_h and, for an LSTM, Y_c)."""
+    batch = len(lens)
+    case = _case(op, seq, batch, size, hidden, direction, layout, True, True, False)
+    inputs = list(case.inputs) + [None] * (6 - len(case.inputs))
+    inputs[4] = Const(lens) if constant else lens
+    return Case(op, inputs, case.attrs, case.outputs)
+
+
+@pytest.mark.parametrize("op", ["RNN", "GRU", "LSTM"])
+def test_sequence_lens_mask_the_steps(op):
+    """Past its length an entry keeps its state and writes zeros; Y_h (Y_c)
+    is the state at its last step, zeros for a length of 0: onnxruntime's
+    answers, for random lengths in every direction, given at run time or as
+    constants."""
+    rng = np.random.default_rng(7)
+    cases = [
+        _lens_case(op, direction, rng.integers(0, 6, 4).astype(np.int32), constant)
+        for direction in ("forward", "reverse", "bidirectional")
+        for constant in (False, True)
+    ]
+    cases.append(_lens_case(op, "bidirectional", np.array([5, 0, 1, 5], np.int32), False))
+    check_ort(cases)
+
+
+def test_sequence_lens_in_the_batch_first_layout():
+    """Layout 1 (which onnxruntime lacks) against layout 0 run there."""
+    import onnxruntime as ort
+
+    lens = np.array([2, 5, 0], np.int32)
+    for op in ("GRU", "LSTM"):
+        first = _lens_case(op, "bidirectional", lens, False, layout=1)
+        model, feeds = model_of([first], 14)
+        got = lamina.compile(model).run(*feeds)
+        x, w, r, b, _, h0, *more = first.inputs
+        swap = [np.swapaxes(v, 0, 1) for v in (x, h0, *more[:1])]
+        attrs = {k: v for k, v in first.attrs.items() if k != "layout"}
+        time_first = Case(op, [swap[0], w, r, b, lens, *swap[1:], *more[1:]], attrs, first.outputs)
+        model, feeds = model_of([time_first], 14)
+        for out in model.graph.output:
+            out.type.tensor_type.elem_type = TensorProto.FLOAT
+        session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        want = session.run(None, dict(zip([i.name for i in model.graph.input], feeds, strict=True)))
+        np.testing.assert_allclose(got[0], np.transpose(want[0], (2, 0, 1, 3)), rtol=1e-4, atol=1e-5)
+        for g, wnt in zip(got[1:], want[1:], strict=True):
+            np.testing.assert_allclose(g, np.swapaxes(wnt, 0, 1), rtol=1e-4, atol=1e-5)
+
+
+def test_out_of_range_constant_sequence_lens_are_errors():
     x = rand(3, 2, 4)
     w, r = rand(1, 5, 4), rand(1, 5, 5)
-    model, _ = model_of([Case("RNN", [x, w, r, None, Const(np.array([3, 1], np.int32))], {"hidden_size": 5}, outputs=2)], 14)
-    with pytest.raises(lamina.UnsupportedOpError, match=r"sequence_lens \[3, 1\] shorter than the sequence \(3\)"):
+    model, _ = model_of([Case("RNN", [x, w, r, None, Const(np.array([3, 4], np.int32))], {"hidden_size": 5}, outputs=2)], 14)
+    with pytest.raises(lamina.FrontendError, match=r"sequence_lens \[3, 4\] must lie in 0\.\.3 \(the sequence length\)"):
         lamina.from_onnx(model)

@@ -6,8 +6,13 @@ with elementwise ops, which fusion merges per step. Directions forward, reverse
 and bidirectional; layouts 0 (sequence first) and 1 (batch first); biases,
 initial states, LSTM peepholes, `clip`, GRU's `linear_before_reset`, and the
 activations Sigmoid, Tanh, Relu, LeakyRelu, HardSigmoid, Elu, Softplus, Affine
-and ScaledTanh (with their alpha/beta). `sequence_lens` must be a constant equal
-to the sequence length for every batch entry.
+and ScaledTanh (with their alpha/beta).
+
+`sequence_lens` (a constant or a run-time value) masks the steps: a step at or
+past a batch entry's length keeps its state and writes zeros to `Y`, so `Y_h`
+(and `Y_c`) hold the state after the entry's last valid step, or zeros for an
+entry of length 0 (onnxruntime's answer). The reverse direction runs from the
+last step down, so each entry starts at its own last valid step.
 """
 
 from __future__ import annotations
@@ -15,14 +20,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import UnitAttr
+from xdsl.dialects.builtin import IntegerType, UnitAttr
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.frontends.onnx.context import NodeContext, shape
-from lamina.frontends.onnx.helpers import _elem, _ints, _reshape, _scalar
+from lamina.frontends.onnx.helpers import _cast, _elem, _ints, _reshape, _scalar
 from lamina.frontends.onnx.registry import converter
+
+I64 = IntegerType(64)
 
 #: Gates per cell, and the activations a cell applies by default.
 _GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
@@ -39,6 +46,8 @@ class _Cell:
         self.gates = _GATES[self.op]
         clip = ctx.attr("clip")
         self.clip = None if clip is None else float(clip)
+        #: sequence_lens as an i64 [batch, 1] when it masks steps (`run` sets it).
+        self.lens: SSAValue | None = None
 
     # --- small emitters ---------------------------------------------------
     def emit(self, op: relay.RelayOp) -> SSAValue:
@@ -132,11 +141,7 @@ class _Cell:
         if batch_first:
             x = self.transpose(x, [1, 0, 2])
         seq, batch, size = shape(x)
-        lens = ctx.optional_const(4) if len(ctx.node.input) > 4 and ctx.node.input[4] else None
-        if lens is not None and any(n != seq for n in _ints(lens)):
-            raise ctx.unsupported(
-                f"sequence_lens {_ints(lens)} shorter than the sequence ({seq}) are not supported"
-            )
+        self.lens = self.sequence_lens(seq, batch)
         dirs = 2 if direction == "bidirectional" else 1
         acts = self.activations(dirs)
         outs, last_h, last_c = [], [], []
@@ -144,9 +149,9 @@ class _Cell:
             reverse = direction == "reverse" or d == 1
             ys, h, c = self.direction(x, d, reverse, acts[d], (seq, batch, size))
             outs.append(ys)
-            last_h.append(_reshape(self.ctx, h, [1, batch, self.hidden]))
+            last_h.append(_reshape(self.ctx, self.final(h), [1, batch, self.hidden]))
             if c is not None:
-                last_c.append(_reshape(self.ctx, c, [1, batch, self.hidden]))
+                last_c.append(_reshape(self.ctx, self.final(c), [1, batch, self.hidden]))
         y = self.concat(outs, 1)  # [seq, dirs, batch, hidden]
         y_h = self.concat(last_h, 0)  # [dirs, batch, hidden]
         results = [y, y_h]
@@ -155,6 +160,43 @@ class _Cell:
         if batch_first:
             results = [self.transpose(results[0], [2, 0, 1, 3])] + [self.transpose(r, [1, 0, 2]) for r in results[1:]]
         return results[: ctx.num_outputs]
+
+    def sequence_lens(self, seq: int, batch: int) -> SSAValue | None:
+        """`sequence_lens` as an i64 `[batch, 1]`, or None when every entry runs
+        the whole sequence (no input, or a constant of `seq`s)."""
+        ctx = self.ctx
+        if len(ctx.node.input) <= 4 or not ctx.node.input[4]:
+            return None
+        lens = ctx.input(4)
+        if shape(lens) != (batch,):
+            raise ctx.error(f"sequence_lens has shape {list(shape(lens))}, expected [{batch}] (one length per batch entry)")
+        if not relay.is_int(_elem(lens)):
+            raise ctx.error(f"sequence_lens must be an integer tensor, got {numpy_dtype(_elem(lens))}")
+        if ctx.is_const(4):
+            values = _ints(ctx.const_value(4))
+            if any(not 0 <= n <= seq for n in values):
+                raise ctx.error(f"sequence_lens {values} must lie in 0..{seq} (the sequence length)")
+            if all(n == seq for n in values):
+                return None
+        return _reshape(ctx, _cast(ctx, lens, I64), [batch, 1])
+
+    def running(self, t: int) -> SSAValue | None:
+        """Which batch entries are still running at step `t` (`t < length`), as
+        an i1 `[batch, 1]`; None without sequence_lens."""
+        if self.lens is None:
+            return None
+        return self.emit(relay.LessOp(self.ctx.constant(np.array(t, np.int64)), self.lens))
+
+    def kept(self, running: SSAValue | None, new: SSAValue, old: SSAValue) -> SSAValue:
+        """`new` where the entry is running, `old` past its length."""
+        return new if running is None else self.emit(relay.WhereOp(running, new, old))
+
+    def final(self, state: SSAValue) -> SSAValue:
+        """A final state, zero for the entries of length 0 (as onnxruntime)."""
+        if self.lens is None:
+            return state
+        started = self.emit(relay.LessOp(self.ctx.constant(np.array(0, np.int64)), self.lens))
+        return self.emit(relay.WhereOp(started, state, _scalar(self.ctx, 0.0, state)))
 
     def state(self, index: int, d: int, batch: int, like: SSAValue) -> SSAValue:
         """Initial state input `index` of direction `d` as `[batch, hidden]`, or
@@ -194,15 +236,19 @@ class _Cell:
         ys: list[SSAValue | None] = [None] * seq
         for t in reversed(range(seq)) if reverse else range(seq):
             xt = _reshape(self.ctx, self.take(xw, 0, t, t + 1), [batch, g * hid])
+            running = self.running(t)
             if self.op == "RNN":
                 pre = self.add(xt, self.dense(h, r))
-                h = acts[0](self.clipped(pre if rb is None else self.add(pre, rb)))
+                h_new = acts[0](self.clipped(pre if rb is None else self.add(pre, rb)))
             elif self.op == "GRU":
-                h = self.gru_step(xt, h, r, rb, acts)
+                h_new = self.gru_step(xt, h, r, rb, acts)
             else:
                 assert c is not None
-                h, c = self.lstm_step(xt, h, c, r, rb, peep, acts)
-            ys[t] = _reshape(self.ctx, h, [1, 1, batch, hid])
+                h_new, c_new = self.lstm_step(xt, h, c, r, rb, peep, acts)
+                c = self.kept(running, c_new, c)
+            h = self.kept(running, h_new, h)
+            y = self.kept(running, h_new, _scalar(self.ctx, 0.0, h_new))
+            ys[t] = _reshape(self.ctx, y, [1, 1, batch, hid])
         steps = [y for y in ys if y is not None]
         return self.concat(steps, 0), h, c
 
@@ -258,8 +304,8 @@ class _Cell:
 
 @converter(
     "RNN", "GRU", "LSTM",
-    emits=("relay.dense", "relay.strided_slice", "relay.sigmoid", "relay.tanh"),
-    notes="unrolled; all directions, layouts, peepholes, clip; sequence_lens only full",
+    emits=("relay.dense", "relay.strided_slice", "relay.sigmoid", "relay.tanh", "relay.where"),
+    notes="unrolled; all directions, layouts, peepholes, clip; sequence_lens (constant or run-time) masks the steps",
 )
 def _recurrent(ctx: NodeContext) -> Sequence[SSAValue]:
     return _Cell(ctx).run()
