@@ -66,7 +66,6 @@ UNSUPPORTED: dict[str, str] = {
         "test_attention_local_window_ext_cache_rank4_batch_mask",
     )
 }
-UNSUPPORTED["test_scan_sum"] = "Scan before opset 9"
 UNSUPPORTED["test_maxunpool_export_with_output_shape"] = "output_shape ('output_shape') is a run-time value"
 
 #: Other expected failures: a regex over test names (without the `_cpu` suffix) and

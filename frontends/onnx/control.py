@@ -7,7 +7,8 @@ A Loop needs a trip count `M` (a while loop, with `M` left out, is refused);
 its scan outputs are stacked over `M` rows and cut to the iterations run
 (`relay.narrow`) unless the condition is constantly true. A Scan is a loop
 over its scan axis whose body takes slices (`relay.take` at the iteration, or
-from the end for a reverse direction).
+from the end for a reverse direction); before opset 9 its leading batch axis is
+unrolled, and its sequence_lens mask the steps past each entry's length.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from xdsl.dialects.builtin import IntegerType, StringAttr, TensorType, i1
 from xdsl.ir import Block, Region, SSAValue
 
 from lamina.dialects import relay
+from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.shapes import dims_attr
 from lamina.frontends.onnx.context import NodeContext, constant, shape
-from lamina.frontends.onnx.helpers import _axis, _cast, _rank, _reshape
+from lamina.frontends.onnx.helpers import _axis, _cast, _elem, _ints, _rank, _reshape
 from lamina.frontends.onnx.registry import converter
 from lamina.symbolic import Dim, Sym
 
@@ -134,53 +136,21 @@ def _loop(ctx: NodeContext) -> Sequence[SSAValue]:
     return [*finals, *stacks]
 
 
-@converter("Scan", emits=("relay.loop", "relay.take"), notes="opset 9+: axes and directions")
+@converter(
+    "Scan",
+    emits=("relay.loop", "relay.take"),
+    notes="axes and directions; opset 8's batch axis and sequence_lens (constant or run-time)",
+)
 def _scan(ctx: NodeContext) -> Sequence[SSAValue]:
     if ctx.opset < 9:
-        raise ctx.unsupported("Scan before opset 9 (with sequence_lens) is not supported")
+        return _scan8(ctx)
     body: onnx.GraphProto = ctx.attr("body")
     m = int(ctx.attr("num_scan_inputs"))
     values = [ctx.input(i) for i in range(len(ctx.node.input))]
     state, scans = values[: len(values) - m], values[len(values) - m :]
     in_axes = [_axis(ctx, a, _rank(x)) for a, x in zip(ctx.attr("scan_input_axes", [0] * m), scans, strict=True)]
     in_dirs = list(ctx.attr("scan_input_directions", [0] * m))
-    lengths = {shape(x)[a] for x, a in zip(scans, in_axes, strict=True)}
-    if len(lengths) != 1:
-        raise ctx.error(f"its scan inputs have different lengths along their scan axes: {sorted(map(str, lengths))}")
-    (length,) = lengths
-    trips = (
-        ctx.constant(np.array(length, np.int64))
-        if isinstance(length, int)
-        else _reshape(ctx, ctx.emit(relay.DimsOp(dims=dims_attr([length]))), [])
-    )
-
-    def bind(block: Block) -> list[SSAValue]:
-        """The body's inputs from the loop's arguments: the state, then each
-        scan input's slice at this iteration."""
-        step = block.args[0]
-        k = len(state)
-        elems = []
-        for x, axis, backwards in zip(block.args[2 + k : 2 + k + m], in_axes, in_dirs, strict=True):
-            at = step
-            if backwards:
-                last = _dim_tensor(block, length - 1)
-                at = _add(block, relay.SubtractOp(last, step))
-            elems.append(_add(block, relay.TakeOp(x, at, axis=relay.i64_attr(axis))))
-        return [*block.args[2 : 2 + k], *elems]
-
-    types = [SCALAR_I64, SCALAR_I1, *(v.type for v in state), *(v.type for v in scans)]
-    region, captured = ctx.importer.body(body, types, ctx.scope, _where(ctx, "body"), bind=bind)
-    end = region.block.last_op
-    assert isinstance(end, relay.YieldOp)
-    yielded = [region.block.args[1], *end.values]  # the condition stays true
-    end.detach()
-    end.erase()
-    region.block.add_op(relay.YieldOp(*yielded))
-    op = relay.LoopOp(
-        trips, ctx.constant(np.array(True)), [*state, *scans, *captured], len(state), region, length
-    )
-    results = ctx.emit_all(op)
-    finals, stacks = results[: len(state)], results[len(state) : -1]
+    finals, stacks = _scan_loop(ctx, body, state, scans, in_axes, in_dirs, None)
     out_axes = list(ctx.attr("scan_output_axes", [0] * len(stacks)))
     out_dirs = list(ctx.attr("scan_output_directions", [0] * len(stacks)))
     outs = []
@@ -201,6 +171,132 @@ def _scan(ctx: NodeContext) -> Sequence[SSAValue]:
             s = ctx.emit(relay.TransposeOp(s, perm=relay.i64_array(perm)))
         outs.append(s)
     return [*finals, *outs]
+
+
+def _scan8(ctx: NodeContext) -> Sequence[SSAValue]:
+    """Scan before opset 9: inputs `(sequence_lens, state..., scan...)` with a
+    leading batch axis (the scan axis is 1), the body run per batch entry.
+    The batch is unrolled: each entry is a scan of its own over its slices,
+    its results stacked back along the batch."""
+    body: onnx.GraphProto = ctx.attr("body")
+    m = int(ctx.attr("num_scan_inputs"))
+    values = [ctx.input(i) for i in range(1, len(ctx.node.input))]
+    state, scans = values[: len(values) - m], values[len(values) - m :]
+    in_dirs = list(ctx.attr("directions", [0] * m))
+    if len(in_dirs) != m:
+        raise ctx.error(f"directions {in_dirs} needs one flag per scan input ({m})")
+    batches = {shape(x)[0] for x in values if _rank(x)}
+    if len(batches) != 1 or any(_rank(x) == 0 for x in values) or any(_rank(x) < 2 for x in scans):
+        raise ctx.error(
+            "its states and scan inputs must share a leading batch axis, and the scan "
+            f"inputs have a sequence axis after it; got shapes {[list(shape(x)) for x in values]}"
+        )
+    (batch,) = batches
+    if not isinstance(batch, int):
+        raise ctx.error(f"the batch axis (size {batch}) must be static: lamina unrolls it")
+    lens = _sequence_lens(ctx, {shape(x)[1] for x in scans}, batch)
+
+    def entry(x: SSAValue, b: int) -> SSAValue:
+        return ctx.emit(relay.TakeOp(x, ctx.constant(np.array(b, np.int64)), axis=relay.i64_attr(0)))
+
+    per_entry = []
+    for b in range(batch):
+        finals, stacks = _scan_loop(
+            ctx, body, [entry(x, b) for x in state], [entry(x, b) for x in scans],
+            [0] * m, in_dirs, None if lens is None else entry(lens, b),
+        )
+        per_entry.append([_reshape(ctx, v, [1, *shape(v)]) for v in (*finals, *stacks)])
+    return [
+        vs[0] if len(vs) == 1 else ctx.emit(relay.ConcatenateOp(*vs, axis=relay.i64_attr(0)))
+        for vs in zip(*per_entry, strict=True)
+    ]
+
+
+def _sequence_lens(ctx: NodeContext, lengths: set[Dim], batch: int) -> SSAValue | None:
+    """Opset-8 Scan's sequence_lens as i64 `[batch]`, or None when every entry
+    scans the whole sequence (no input, or a constant of full lengths)."""
+    if len(lengths) != 1:
+        raise ctx.error(f"its scan inputs have different sequence lengths: {sorted(map(str, lengths))}")
+    if ctx.optional_input(0) is None:
+        return None
+    lens = ctx.input(0)
+    if shape(lens) != (batch,) or not relay.is_int(_elem(lens)):
+        raise ctx.error(f"sequence_lens must be [{batch}] integers (one per batch entry), got {lens.type}")
+    (length,) = lengths
+    if ctx.is_const(0):
+        given = _ints(ctx.const_value(0))
+        if isinstance(length, int) and any(not 0 <= n <= length for n in given):
+            raise ctx.error(f"sequence_lens {given} must lie in 0..{length} (the sequence length)")
+        if all(n == length for n in given):
+            return None
+    return _cast(ctx, lens, I64)
+
+
+def _scan_loop(
+    ctx: NodeContext,
+    body: onnx.GraphProto,
+    state: list[SSAValue],
+    scans: list[SSAValue],
+    in_axes: list[int],
+    in_dirs: list[int],
+    length_of: SSAValue | None,
+) -> tuple[list[SSAValue], list[SSAValue]]:
+    """A scan as a `relay.loop` over its scan axis: the final states and the
+    scan outputs stacked along a new leading axis. With `length_of` (an i64
+    scalar, the sequence's length when shorter than the axis), the steps past
+    it keep the state and stack zeros, and a backward input is read from the
+    length's last element."""
+    m = len(scans)
+    lengths = {shape(x)[a] for x, a in zip(scans, in_axes, strict=True)}
+    if len(lengths) != 1:
+        raise ctx.error(f"its scan inputs have different lengths along their scan axes: {sorted(map(str, lengths))}")
+    (length,) = lengths
+    trips = (
+        ctx.constant(np.array(length, np.int64))
+        if isinstance(length, int)
+        else _reshape(ctx, ctx.emit(relay.DimsOp(dims=dims_attr([length]))), [])
+    )
+    k = len(state)
+    extra = [] if length_of is None else [length_of]
+
+    def bind(block: Block) -> list[SSAValue]:
+        """The body's inputs from the loop's arguments: the state, then each
+        scan input's slice at this iteration."""
+        step = block.args[0]
+        elems = []
+        for x, axis, backwards in zip(block.args[2 + k : 2 + k + m], in_axes, in_dirs, strict=True):
+            at = step
+            if backwards:
+                last = (
+                    _dim_tensor(block, length - 1)
+                    if length_of is None
+                    else _add(block, relay.SubtractOp(block.args[2 + k + m], constant(None, block, np.array(1, np.int64), "one")))
+                )
+                at = _add(block, relay.SubtractOp(last, step))
+            elems.append(_add(block, relay.TakeOp(x, at, axis=relay.i64_attr(axis))))
+        return [*block.args[2 : 2 + k], *elems]
+
+    types = [SCALAR_I64, SCALAR_I1, *(v.type for v in state), *(v.type for v in scans), *(v.type for v in extra)]
+    region, captured = ctx.importer.body(body, types, ctx.scope, _where(ctx, "body"), bind=bind)
+    block = region.block
+    end = block.last_op
+    assert isinstance(end, relay.YieldOp)
+    results = list(end.values)
+    end.detach()
+    end.erase()
+    if length_of is not None:  # past the length: keep the state, stack zeros
+        running = _add(block, relay.LessOp(block.args[0], block.args[2 + k + m]))
+        olds = [*block.args[2 : 2 + k], *(None for _ in results[k:])]
+        for i, (new, old) in enumerate(zip(results, olds, strict=True)):
+            if old is None:
+                old = constant(None, block, np.zeros((), numpy_dtype(_elem(new))), "zero")
+            results[i] = _add(block, relay.WhereOp(running, new, old))
+    block.add_op(relay.YieldOp(block.args[1], *results))  # the condition stays true
+    op = relay.LoopOp(
+        trips, ctx.constant(np.array(True)), [*state, *scans, *extra, *captured], k, region, length
+    )
+    outs = ctx.emit_all(op)
+    return outs[:k], outs[k:-1]
 
 
 def switch(
