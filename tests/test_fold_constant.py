@@ -169,6 +169,20 @@ def test_inputs_are_not_folded():
     assert fold_constants(m) == 0
 
 
+def test_results_of_symbolic_shape_are_not_folded():
+    """A constant broadcast to a symbolic shape (zeros of a run-time batch) has no
+    value while compiling: it stays an op."""
+    m = lamina.parse("""
+    func.func @main(%x: tensor<?x3xf32, ["b"]>) -> tensor<?x3xf32, ["b"]> {
+      %z = relay.constant dense<0.0> : tensor<f32>
+      %zeros = relay.broadcast_to %z {shape = ["b", 3]} : (tensor<f32>) -> tensor<?x3xf32, ["b"]>
+      %r = relay.add %x, %zeros : tensor<?x3xf32, ["b"]>
+      func.return %r : tensor<?x3xf32, ["b"]>
+    }""")
+    assert fold_constants(m) == 0
+    assert any(isinstance(o, relay.BroadcastToOp) for o in m.walk())
+
+
 def test_make_constant_forms():
     t = TensorType(element_type(np.float32), [64])
     splat = make_constant(np.full(64, 3.0, np.float32), t)
