@@ -201,6 +201,29 @@ def _batch_norm(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     ) + _along(op, beta, r)
 
 
+@register_evaluator("relay.det")
+def _det(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    x = args[0]
+    return np.linalg.det(x.astype(np.float64)).astype(x.dtype)
+
+
+@register_evaluator("relay.ngram_count")
+def _ngram_count(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    data, grams, slots = args
+    width = relay.int_prop(op, "width", 0)
+    n = grams.shape[1]
+    where = {tuple(int(v) for v in g): int(s) for g, s in zip(grams, slots, strict=True)}
+    rows = data.reshape(-1, data.shape[-1]).astype(np.int64)
+    out = np.zeros((rows.shape[0], width), np.int64)
+    for r, row in enumerate(rows):
+        for d in range(1, (relay.int_prop(op, "max_skip", 0) if n > 1 else 0) + 2):
+            for s in range(len(row) - (n - 1) * d):
+                slot = where.get(tuple(int(v) for v in row[s : s + (n - 1) * d + 1 : d]))
+                if slot is not None and 0 <= slot < width:
+                    out[r, slot] += 1
+    return out.reshape(*data.shape[:-1], width)
+
+
 def evaluate(block: Block, args: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Run a graph block (a function body or a `relay.fused` body) on numpy arrays
     with `EVALUATORS`: a reference interpreter for testing graph passes. Returns
