@@ -1,6 +1,8 @@
-"""The Attention converter (opset 23): scaled dot-product attention as
-graph ops, with masks, causal and sliding windows, grouped-query heads, softcap
-and past key/value caches."""
+"""The converters of transformer attention blocks, as graph ops: Attention
+(scaled dot-product attention with masks, causal and sliding windows,
+grouped-query heads, softcap, past key/value caches and an external cache's
+run-time lengths), RotaryEmbedding and TensorScatter (a KV cache's update at
+run-time write positions)."""
 
 from __future__ import annotations
 
@@ -8,13 +10,15 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerType, UnitAttr
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, UnitAttr
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
+from lamina.dialects.shapes import dims_attr
 from lamina.frontends.onnx.context import NodeContext, shape
 from lamina.frontends.onnx.helpers import (
+    _axis,
     _cast,
     _dtype,
     _elem,
@@ -24,6 +28,54 @@ from lamina.frontends.onnx.helpers import (
     _zeros_like,
 )
 from lamina.frontends.onnx.registry import converter
+from lamina.symbolic import Dim
+
+I64 = IntegerType(64)
+
+
+# ------------------------------------------------------------------ helpers
+def positions(ctx: NodeContext, n: Dim) -> SSAValue:
+    """`0, 1, ..., n - 1` as an i64 vector (`n` may be a symbolic size)."""
+    if isinstance(n, int):
+        return ctx.constant(np.arange(n, dtype=np.int64), "positions")
+    return ctx.emit(
+        relay.ArangeOp(size=dims_attr([n]), start=IntegerAttr(0, I64), step=IntegerAttr(1, I64))
+    )
+
+
+def dim_scalar(ctx: NodeContext, d: Dim) -> SSAValue:
+    """The size `d` as an i64 scalar tensor (computed when the model runs if symbolic)."""
+    if isinstance(d, int):
+        return ctx.constant(np.array(d, np.int64), "size")
+    return _reshape(ctx, ctx.emit(relay.DimsOp(dims=dims_attr([d]))), [])
+
+
+def static_differ(a: Sequence[Dim], b: Sequence[Dim]) -> bool:
+    """Whether two shapes differ in rank or in a dim both know statically."""
+    return len(a) != len(b) or any(
+        x != y for x, y in zip(a, b, strict=True) if isinstance(x, int) and isinstance(y, int)
+    )
+
+
+def _along(rank: int, axis: int, n: Dim) -> list[Dim]:
+    """The shape of a vector of `n` laid along `axis` of a rank-`rank` tensor."""
+    return [n if a == axis else 1 for a in range(rank)]
+
+
+def _slice(ctx: NodeContext, x: SSAValue, begin: int, end: int, step: int = 1) -> SSAValue:
+    """`x[..., begin:end:step]` (the last axis)."""
+    dims = shape(x)
+    if (begin, end, step) == (0, dims[-1], 1):
+        return x
+    n = len(dims)
+    return ctx.emit(
+        relay.StridedSliceOp(
+            x,
+            begin=dims_attr([*([0] * (n - 1)), begin]),
+            end=dims_attr([*dims[:-1], end]),
+            strides=relay.i64_array([*([1] * (n - 1)), step]),
+        )
+    )
 
 
 # ---------------------------------------------------------------- attention
@@ -46,6 +98,47 @@ def _mask_bias(ctx: NodeContext, mask: SSAValue, like: SSAValue) -> SSAValue:
     )
 
 
+def _external_cache_bias(
+    ctx: NodeContext,
+    lengths: SSAValue,
+    q: SSAValue,
+    kv_len: Dim,
+    causal: bool,
+    left: int,
+    right: int,
+) -> SSAValue:
+    """The additive bias `[batch, 1, q, kv]` of an external (static) KV cache
+    whose batch entry `b` holds `lengths[b]` valid keys, a run-time value: the
+    keys past them are masked, and a causal mask or sliding window is aligned to
+    each entry's end (query `i` sits at position `lengths[b] - q_len + i`). A
+    row left without keys is zeroed by the caller's fully-masked-row guard."""
+    batch, q_len = shape(q)[0], shape(q)[2]
+    n = shape(lengths)
+    if len(n) != 1 or (isinstance(n[0], int) and isinstance(batch, int) and n[0] != batch):
+        raise ctx.error(
+            f"nonpad_kv_seqlen must have shape [{batch}] (one length per batch entry), got {list(n)}"
+        )
+    count = _reshape(ctx, _cast(ctx, lengths, I64), [batch, 1, 1, 1])
+    key = _reshape(ctx, positions(ctx, kv_len), [1, 1, 1, kv_len])
+    allowed = ctx.emit(relay.LessOp(key, count))
+    if causal or left >= 0 or right >= 0:
+        first = ctx.emit(relay.SubtractOp(count, dim_scalar(ctx, q_len)))
+        query = _reshape(ctx, positions(ctx, q_len), [1, 1, q_len, 1])
+        at = ctx.emit(relay.AddOp(query, first))  # each query's position in the cache
+        bounds: list[SSAValue] = []
+        if causal:
+            bounds.append(ctx.emit(relay.LessEqualOp(key, at)))
+        if left >= 0:
+            lo = ctx.emit(relay.SubtractOp(at, ctx.constant(np.array(left, np.int64), "left")))
+            bounds.append(ctx.emit(relay.GreaterEqualOp(key, lo)))
+        if right >= 0:
+            hi = ctx.emit(relay.AddOp(at, ctx.constant(np.array(right, np.int64), "right")))
+            bounds.append(ctx.emit(relay.LessEqualOp(key, hi)))
+        for b in bounds:
+            allowed = ctx.emit(relay.LogicalAndOp(allowed, b))
+    return _mask_bias(ctx, allowed, q)
+
+
 @converter(
     "Attention",
     emits=(
@@ -57,19 +150,23 @@ def _mask_bias(ctx: NodeContext, mask: SSAValue, like: SSAValue) -> SSAValue:
         "relay.concatenate",
     ),
     notes="3-D/4-D, masks, causal, sliding windows, GQA, softcap, past KV, "
-    "qk_matmul_output_mode 0-3; no nonpad_kv_seqlen",
+    "qk_matmul_output_mode 0-3, nonpad_kv_seqlen (run-time lengths of an external cache)",
 )
 def _attention(ctx: NodeContext) -> Sequence[SSAValue]:
     q, k, v = ctx.input(0), ctx.input(1), ctx.input(2)
     mask = ctx.optional_input(3)
     past_k, past_v = ctx.optional_input(4), ctx.optional_input(5)
-    if ctx.optional_input(6) is not None:
-        raise ctx.unsupported("nonpad_kv_seqlen is not supported")
+    lengths = ctx.optional_input(6)
     left, right = int(ctx.attr("left_window_size", -1)), int(ctx.attr("right_window_size", -1))
     if left < -1 or right < -1:
         raise ctx.error("left_window_size and right_window_size must be -1 or nonnegative")
     if (past_k is None) != (past_v is None):
         raise ctx.error("past_key and past_value must be given together")
+    if lengths is not None and past_k is not None:
+        raise ctx.error(
+            "nonpad_kv_seqlen describes an external cache (K and V hold it whole) and "
+            "cannot be combined with past_key and past_value"
+        )
     rank = _rank(q)
     if rank not in (3, 4) or _rank(k) != rank or _rank(v) != rank:
         raise ctx.unsupported("Q, K and V must all be 3-D or all 4-D")
@@ -111,7 +208,12 @@ def _attention(ctx: NodeContext) -> Sequence[SSAValue]:
             mask = ctx.emit(relay.ConcatenateOp(mask, ctx.constant(value, "pad"), axis=last))
         bias = _mask_bias(ctx, mask, q)
         may_mask_rows = True
-    if int(ctx.attr("is_causal", 0)):
+    causal = bool(int(ctx.attr("is_causal", 0)))
+    if lengths is not None:  # causal and window masks aligned per batch entry
+        c = _external_cache_bias(ctx, lengths, q, kv_len, causal, left, right)
+        may_mask_rows = True
+        bias = c if bias is None else ctx.emit(relay.AddOp(bias, c))
+    elif causal:
         i = np.arange(q_len).reshape(q_len, 1)
         j = np.arange(kv_len).reshape(1, kv_len)
         dtype = numpy_dtype(_elem(q))
@@ -120,7 +222,7 @@ def _attention(ctx: NodeContext) -> Sequence[SSAValue]:
         c = ctx.constant(causal, "causal")
         bias = c if bias is None else ctx.emit(relay.AddOp(bias, c))
 
-    if left >= 0 or right >= 0:  # a sliding window around each query's position
+    if lengths is None and (left >= 0 or right >= 0):  # a window around each query
         diff = np.arange(q_len).reshape(q_len, 1) + past_len - np.arange(kv_len).reshape(1, kv_len)
         allowed = np.ones_like(diff, dtype=np.bool_)
         if left >= 0:
@@ -166,3 +268,128 @@ def _attention(ctx: NodeContext) -> Sequence[SSAValue]:
         b, s, h, d = shape(y)
         y = _reshape(ctx, y, [b, s, h * d])
     return [y, present_k, present_v, qk_out][: max(1, len(ctx.node.output))]
+
+
+# ------------------------------------------------------- rotary embedding
+@converter(
+    "RotaryEmbedding",
+    emits=("relay.take", "relay.strided_slice", "relay.multiply", "relay.concatenate"),
+    notes="3-D and 4-D input, interleaved, partial rotation (rotary_embedding_dim), "
+    "with or without position_ids",
+)
+def _rotary_embedding(ctx: NodeContext) -> Sequence[SSAValue]:
+    """RoPE: each pair `(x1, x2)` of a head's first `rotary_embedding_dim`
+    features (its halves, or neighbours when interleaved) turns by its position's
+    angle, `(x1 cos - x2 sin, x1 sin + x2 cos)`; the rest passes through.
+    Slices, products and concatenations, which fusion makes one kernel. The caches
+    are read at `position_ids` (`relay.take`, run-time data) or given per token."""
+    x, cos, sin = ctx.input(0), ctx.input(1), ctx.input(2)
+    ids = ctx.optional_input(3)
+    rank = _rank(x)
+    if rank == 4:  # [batch, heads, seq, head]
+        batch, _, seq, head = shape(x)
+        xs = x
+    elif rank == 3:  # [batch, seq, heads * head]
+        heads = int(ctx.attr("num_heads", 0))
+        batch, seq, hidden = shape(x)
+        if heads <= 0 or not isinstance(hidden, int) or hidden % heads:
+            raise ctx.error(
+                f"a 3-D input needs num_heads > 0 dividing its hidden size {hidden}, got {heads}"
+            )
+        head = hidden // heads
+        xs = _reshape(ctx, x, [batch, seq, heads, head])
+    else:
+        raise ctx.error(f"the input must be 3-D or 4-D, got {list(shape(x))}")
+    if not isinstance(head, int):
+        raise ctx.unsupported(f"a symbolic head size ({head}) is not supported")
+    dim = int(ctx.attr("rotary_embedding_dim", 0)) or head
+    if dim % 2 or not 0 < dim <= head:
+        raise ctx.error(f"rotary_embedding_dim {dim} must be even and at most the head size {head}")
+    half = dim // 2
+    if ids is not None:  # caches [max_position + 1, half] read per token
+        if _rank(cos) != 2 or _rank(sin) != 2 or _rank(ids) != 2:
+            raise ctx.error(
+                "with position_ids ([batch, seq]) the caches must be 2-D [positions, dim / 2]"
+            )
+        cos = ctx.emit(relay.TakeOp(cos, ids, axis=relay.i64_attr(0)))
+        sin = ctx.emit(relay.TakeOp(sin, ids, axis=relay.i64_attr(0)))
+    for name, c in (("cos_cache", cos), ("sin_cache", sin)):
+        if _rank(c) != 3 or shape(c)[-1] != half:
+            raise ctx.error(
+                f"{name} must end in rotary_embedding_dim / 2 = {half} and be [batch, seq, "
+                f"{half}] (or 2-D, read at position_ids), got {list(shape(c))}"
+            )
+    # The caches broadcast over the heads: [batch, 1, seq, half] or [batch, seq, 1, half].
+    per_token = [batch, 1, seq, half] if rank == 4 else [batch, seq, 1, half]
+    cos, sin = _reshape(ctx, cos, per_token), _reshape(ctx, sin, per_token)
+    if int(ctx.attr("interleaved", 0)):
+        x1, x2 = _slice(ctx, xs, 0, dim, 2), _slice(ctx, xs, 1, dim, 2)
+    else:
+        x1, x2 = _slice(ctx, xs, 0, half), _slice(ctx, xs, half, dim)
+
+    def mul(a: SSAValue, b: SSAValue) -> SSAValue:
+        return ctx.emit(relay.MultiplyOp(a, b))
+
+    real = ctx.emit(relay.SubtractOp(mul(cos, x1), mul(sin, x2)))
+    imag = ctx.emit(relay.AddOp(mul(sin, x1), mul(cos, x2)))
+    last = relay.i64_attr(3)
+    if int(ctx.attr("interleaved", 0)):  # (real, imag) pairs side by side
+        pair = [*shape(real), 1]
+        real, imag = _reshape(ctx, real, pair), _reshape(ctx, imag, pair)
+        both = ctx.emit(relay.ConcatenateOp(real, imag, axis=relay.i64_attr(4)))
+        rotated = _reshape(ctx, both, [*shape(xs)[:3], dim])
+    else:
+        rotated = ctx.emit(relay.ConcatenateOp(real, imag, axis=last))
+    if dim < head:
+        rotated = ctx.emit(relay.ConcatenateOp(rotated, _slice(ctx, xs, dim, head), axis=last))
+    return [_reshape(ctx, rotated, shape(x))]
+
+
+# ------------------------------------------------------------ KV cache update
+@converter(
+    "TensorScatter",
+    emits=("relay.scatter_elements", "relay.floor_mod", "relay.strided_slice", "relay.concatenate"),
+    notes="linear and circular; write_indices at run time",
+)
+def _tensor_scatter(ctx: NodeContext) -> Sequence[SSAValue]:
+    """A KV cache's functional update: batch entry `b`'s update rows land at
+    `write_indices[b] + i` along `axis` (modulo the cache's length when
+    circular). That is a ScatterElements along `axis` whose indices are those
+    positions, computed from the run-time write indices; a write past the
+    cache's end (out of contract in linear mode) is skipped. Without write
+    indices it is the update followed by the rest of the cache."""
+    past, update = ctx.input(0), ctx.input(1)
+    starts = ctx.optional_input(2)
+    mode = str(ctx.attr("mode", "linear"))
+    if mode not in ("linear", "circular"):
+        raise ctx.error(f'mode must be "linear" or "circular", got "{mode}"')
+    rank = _rank(past)
+    axis = _axis(ctx, int(ctx.attr("axis", -2)), rank)
+    if axis == 0:
+        raise ctx.error("axis must not be 0 (the batch axis)")
+    cache, rows = shape(past), shape(update)
+    if _elem(update) != _elem(past) or static_differ(
+        [d for a, d in enumerate(cache) if a != axis], [d for a, d in enumerate(rows) if a != axis]
+    ):
+        raise ctx.error(
+            f"the update {update.type} must be the cache {past.type} but for axis {axis}"
+        )
+    length, count = cache[axis], rows[axis]
+    if isinstance(count, int) and isinstance(length, int) and count > length:
+        raise ctx.error(f"the update's {count} rows along axis {axis} overflow the cache's {length}")
+    ctx.assume(count - length, 0, f"needs the update's rows along axis {axis} to fit the cache")
+    if starts is None:  # every entry writes at 0
+        begin = [count if a == axis else 0 for a in range(rank)]
+        rest = ctx.emit(relay.StridedSliceOp(past, begin=dims_attr(begin), end=dims_attr(cache)))
+        return [ctx.emit(relay.ConcatenateOp(update, rest, axis=relay.i64_attr(axis)))]
+    if static_differ(shape(starts), cache[:1]):
+        raise ctx.error(
+            f"write_indices must be [{cache[0]}] (one per batch entry), got {list(shape(starts))}"
+        )
+    first = _reshape(ctx, _cast(ctx, starts, I64), [cache[0], *([1] * (rank - 1))])
+    step = _reshape(ctx, positions(ctx, count), _along(rank, axis, count))
+    at = ctx.emit(relay.AddOp(first, step))
+    if mode == "circular":
+        at = ctx.emit(relay.FloorModOp(at, dim_scalar(ctx, length)))
+    at = ctx.emit(relay.BroadcastToOp(at, shape=dims_attr(rows)))
+    return [ctx.emit(relay.ScatterElementsOp(past, at, update, axis=relay.i64_attr(axis)))]

@@ -334,12 +334,34 @@ def _mish(ctx: NodeContext) -> Sequence[SSAValue]:
     return [ctx.emit(relay.MultiplyOp(x, t))]
 
 
+def _swish_of(ctx: NodeContext, x: SSAValue, alpha: float) -> SSAValue:
+    """`x * sigmoid(alpha * x)`."""
+    ax = x if alpha == 1.0 else ctx.emit(relay.MultiplyOp(_scalar(ctx, alpha, x), x))
+    return ctx.emit(relay.MultiplyOp(x, ctx.emit(relay.SigmoidOp(ax))))
+
+
 @converter("Swish", emits=("relay.sigmoid", "relay.multiply"))
 def _swish(ctx: NodeContext) -> Sequence[SSAValue]:
-    x = ctx.input(0)
-    alpha = float(ctx.attr("alpha", 1.0))
-    ax = x if alpha == 1.0 else ctx.emit(relay.MultiplyOp(_scalar(ctx, alpha, x), x))
-    return [ctx.emit(relay.MultiplyOp(x, ctx.emit(relay.SigmoidOp(ax))))]
+    return [_swish_of(ctx, ctx.input(0), float(ctx.attr("alpha", 1.0)))]
+
+
+@converter(
+    "SwiGLU", emits=("relay.sigmoid", "relay.multiply"), notes="Swish(A) * B, A and B of one type"
+)
+def _swiglu(ctx: NodeContext) -> Sequence[SSAValue]:
+    """The gated linear unit of Llama-style MLPs: the gate's Swish times the value,
+    elementwise ops that fusion makes one kernel."""
+    a, b = ctx.input(0), ctx.input(1)
+    sa, sb = shape(a), shape(b)
+    static_differ = any(
+        x != y for x, y in zip(sa, sb, strict=False) if isinstance(x, int) and isinstance(y, int)
+    )
+    if _elem(a) != _elem(b) or len(sa) != len(sb) or static_differ:
+        raise ctx.error(
+            f"A ({a.type}) and B ({b.type}) must have one shape and element type: "
+            "SwiGLU does not broadcast (split or reshape them upstream)"
+        )
+    return [ctx.emit(relay.MultiplyOp(_swish_of(ctx, a, float(ctx.attr("alpha", 1.0))), b))]
 
 
 @converter("ThresholdedRelu", emits=("relay.greater", "relay.where"))
