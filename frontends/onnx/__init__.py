@@ -43,6 +43,7 @@ from lamina.frontends.onnx import (  # noqa: F401  (imported to register their c
     resize,
     sampling,
     signal,
+    state_space,
     vision,
 )
 from lamina.frontends.onnx.checks import check_model, memory_budget
