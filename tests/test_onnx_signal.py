@@ -104,3 +104,19 @@ def test_refusals_name_the_node_and_the_fix():
     model, _ = model_of([_dft(rand(2, 1, 2), 1, 20, inverse=1, onesided=1)], 20)
     with pytest.raises(lamina.FrontendError, match=r"one point needs dft_length"):
         lamina.from_onnx(model)
+
+
+def test_a_run_time_axis_without_a_transform_and_over_symbolic_sizes():
+    """An IRFFT over a one-point axis (no default length: ONNX leaves it
+    undefined) gives an empty result; a symbolic axis size is refused, since
+    the value may pick it."""
+    x = rand(1, 6, 4, 2)
+    model, _ = model_of([Case("DFT", [x, None, np.array(0, np.int64)], {"inverse": 1, "onesided": 1})], 20)
+    exe = lamina.compile(model)
+    assert exe.run(x, np.array(0, np.int64))[0].shape == (0, 6, 4, 1)
+    assert exe.run(x, np.array(-3, np.int64))[0].shape == (1, 10, 4, 1)
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    dims[2].Clear()
+    dims[2].dim_param = "frames"
+    with pytest.raises(lamina.FrontendError, match=r"DFT.*axes \[2\] .* have symbolic sizes.*make the axis a constant"):
+        lamina.from_onnx(model)

@@ -66,8 +66,8 @@ class _Transform:
         return length if length >= 1 else None
 
     def out_dims(self, axis: int) -> list[Dim]:
-        length = self.signal(axis)
-        assert length is not None
+        """The output's shape; an axis without a transform has 0 points."""
+        length = self.signal(axis) or 0
         real_out = self.inverse and self.onesided
         n_out = length // 2 + 1 if self.onesided and not self.inverse else length
         return [n_out if a == axis else d for a, d in enumerate(self.dims[:-1])] + [1 if real_out else 2]
@@ -164,15 +164,18 @@ def _dft(ctx: NodeContext) -> Sequence[SSAValue]:
 
 def _runtime_axis(ctx: NodeContext, t: _Transform, x: SSAValue) -> SSAValue:
     """The DFT along an axis known when the model runs: one branch per axis
-    that has a transform (an axis without one, or out of range, takes the
-    last)."""
+    (a value out of range takes the last). An axis without a transform (an
+    IRFFT of one point, which ONNX leaves undefined) gives an empty output."""
     rank = len(t.dims)
-    axes = [a for a in range(rank - 1) if t.signal(a) is not None]
-    if not axes:
-        raise ctx.error(f"no axis of the input (shape {t.dims}) has a static DFT length")
+    axes = list(range(rank - 1))
+    symbolic = [a for a in axes if not isinstance(t.dims[a], int)]
+    if symbolic:
+        raise ctx.error(
+            f"its axis is a run-time input, and axes {symbolic} (of shape {t.dims}) have "
+            "symbolic sizes, which a DFT matrix cannot have; make the axis a constant or "
+            "those sizes static"
+        )
     outs = {a: t.out_dims(a) for a in axes}
-    if any(not isinstance(d, int) for o in outs.values() for d in o) and len({tuple(o) for o in outs.values()}) > 1:
-        raise ctx.error("a run-time axis over a symbolic shape whose output shape depends on the axis; make the axis a constant")
     bound = [max(o[j] for o in outs.values()) for j in range(rank)]  # type: ignore[type-var]
     varying = [j for j in range(rank) if len({o[j] for o in outs.values()}) > 1]
 
@@ -184,11 +187,15 @@ def _runtime_axis(ctx: NodeContext, t: _Transform, x: SSAValue) -> SSAValue:
         def const(value: np.ndarray, name: str) -> SSAValue:
             return constant(None, block, value, name)
 
-        y = t.apply(emit, const, args[0], axis)
         got = outs[axis]
-        if got != bound:
-            grow = [b - g for b, g in zip(bound, got, strict=True)]  # type: ignore[operator]
-            y = emit(relay.PadOp(y, pad_width=relay.i64_array([0] * rank + grow)))
+        if t.signal(axis) is None:  # nothing to transform: zeros, narrowed to nothing
+            zero = const(np.zeros((), numpy_dtype(_elem(x))), "zero")
+            y = emit(relay.BroadcastToOp(zero, shape=dims_attr(bound)))
+        else:
+            y = t.apply(emit, const, args[0], axis)
+            if got != bound:
+                grow = [b - g for b, g in zip(bound, got, strict=True)]  # type: ignore[operator]
+                y = emit(relay.PadOp(y, pad_width=relay.i64_array([0] * rank + grow)))
         return [y, *(const(np.array(got[j], np.int64), "dft_dim") for j in varying)]
 
     selector = _cast(ctx, _reshape(ctx, ctx.input(2), []), IntegerType(64))
