@@ -46,6 +46,7 @@ from lamina.limits import check_size
 from lamina.lowering.tir_to_llvm.buffers import (
     BOUNDS_ATTR,
     DYNAMIC_PLAN_ATTR,
+    EXITS_ATTR,
     SIZES_ATTR,
 )
 from lamina.passes import PassContext, PipelinePass, register_pass, run_pipeline
@@ -192,8 +193,13 @@ def require_bindable_sizes(graph: func.FuncOp) -> None:
     must be the whole of some input dim (`seq`, not only `seq + 1`), so that the
     compiled model can bind it from the arrays it is run on."""
     names = io_names(graph.arg_attrs, "input", len(graph.function_type.inputs.data))
-    # Data-dependent sizes are set by the model itself (relay.narrow).
-    given: set[str] = {op.size.data for op in graph.walk() if isinstance(op, relay.NarrowOp)}
+    # Data-dependent sizes are set by the model itself (relay.narrow, relay.dyn_*).
+    given: set[str] = set()
+    for op in graph.walk():
+        if isinstance(op, relay.NarrowOp):
+            given.add(op.size.data)
+        elif isinstance(op, relay.DynShapeOp | relay.DynArangeOp):
+            given.update(name for _, name in op.defined())
     needed: set[str] = set()
     for t in graph.function_type.inputs.data:
         for d in relay.shape_of(t) if isinstance(t, TensorType) else ():
@@ -231,23 +237,32 @@ def require_bindable_sizes(graph: func.FuncOp) -> None:
     )
 
 
-def _dynamic(module: ModuleOp) -> tuple[list[str], DynamicPlan | None, list[tuple[str, Dim]]]:
-    """A lowered module's symbolic sizes, per-shape workspace plan (if any) and
-    data-dependent sizes with their bounds."""
+def _dynamic(
+    module: ModuleOp,
+) -> tuple[list[str], DynamicPlan | None, list[tuple[str, Dim | None]], list[str]]:
+    """A lowered module's symbolic sizes, per-shape workspace plan (if any),
+    data-dependent sizes with their bounds (None: unbounded) and the messages
+    `@main` may stop with."""
     names = module.attributes.get(SIZES_ATTR)
     sizes = [n.data for n in names.data] if isinstance(names, ArrayAttr) else []
     found = module.attributes.get(BOUNDS_ATTR)
-    bounds = (
-        [(b.data[0].data, Sym.parse(b.data[1].data)) for b in found.data]
+    bounds: list[tuple[str, Dim | None]] = (
+        [
+            (b.data[0].data, Sym.parse(b.data[1].data) if b.data[1].data else None)
+            for b in found.data
+        ]
         if isinstance(found, ArrayAttr)
         else []
     )
+    messages = module.attributes.get(EXITS_ATTR)
+    exits = [m.data for m in messages.data] if isinstance(messages, ArrayAttr) else []
     ranges = module.attributes.get(DYNAMIC_PLAN_ATTR)
     if not isinstance(ranges, ArrayAttr):
-        return sizes, None, bounds
-    return sizes, DynamicPlan(
+        return sizes, None, bounds, exits
+    plan = DynamicPlan(
         [(r.data[0].value.data, r.data[1].value.data, Sym.parse(r.data[2].data)) for r in ranges.data]
-    ), bounds
+    )
+    return sizes, plan, bounds, exits
 
 
 def _specs(fn: func.FuncOp, outputs: bool) -> list[TensorSpec]:
@@ -363,9 +378,10 @@ def _compile(
     if target_names:  # BYOC: load the external code, configure the targets
         load_external(module, target_names, num_threads)
     native = jit_compile(module, opt_level=opt_level)
-    sizes, plan, bounds = _dynamic(module)
+    sizes, plan, bounds, exits = _dynamic(module)
     exe = CompiledModel(
-        native, inputs, outputs, params, workspace, num_threads, sizes, plan, assumptions, bounds
+        native, inputs, outputs, params, workspace, num_threads, sizes, plan, assumptions, bounds,
+        exits,
     )
     exe._lowered, exe._opt_level = module, opt_level  # for export()
     return exe

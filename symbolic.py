@@ -317,6 +317,21 @@ def evaluate(d: Dim, env: Mapping[str, int]) -> int:
     return d.evaluate(env) if isinstance(d, Sym) else int(d)
 
 
+def monotone_in(d: Dim, name: str) -> bool:
+    """Whether `d` never decreases as size `name` grows (the other sizes
+    fixed): every term it appears in, directly or in a division's numerator,
+    has a positive coefficient, and that numerator is monotone too."""
+    if not isinstance(d, Sym):
+        return True
+    for mono, c in d.terms.items():
+        uses = [n for n in mono if n == name or (n in d.divs and name in d.divs[n][0].names)]
+        if not uses:
+            continue
+        if c < 0 or not all(n == name or monotone_in(d.divs[n][0], name) for n in uses):
+            return False
+    return True
+
+
 def names_of(shape: Sequence[Dim]) -> frozenset[str]:
     out: frozenset[str] = frozenset()
     for d in shape:

@@ -34,11 +34,11 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     FlatSymbolRefAttr,
     IndexType,
-    IntegerType,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
     TensorType,
+    i1,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
@@ -490,28 +490,44 @@ class CallOp(IRDLOperation):
 
 @irdl_op_definition
 class SetSizeOp(SetSizeLike):
-    """In the graph: a size set by the data, the value of the i64 scalar
-    `count`, as `relay.narrow` says:
-    `te.set_size "nz" = %count, bound "6" : tensor<i64>`."""
+    """In the graph: a size set by the data, the value of the i64 `count`, as
+    `relay.narrow` and the `relay.dyn_*` ops say:
+    `te.set_size "nz" = %count, bound "6" : tensor<i64>`,
+    `te.set_size "r0" = %shape[0] : tensor<2xi64>` (unbounded)."""
 
     name = "te.set_size"
     count = operand_def(TensorType)
 
+
+@irdl_op_definition
+class CheckOp(IRDLOperation):
+    """In the graph: stop the run with `message` unless the boolean scalar
+    `cond` is true, as `relay.check` says: `te.check %ok, "..." : tensor<i1>`."""
+
+    name = "te.check"
+    cond = operand_def(TensorType)
+    message = prop_def(StringAttr)
+    assembly_format = "$cond `,` $message attr-dict `:` type($cond)"
+
+    def __init__(self, cond: SSAValue | Operation, message: str):
+        super().__init__(operands=[cond], properties={"message": StringAttr(message)})
+
     def verify_(self) -> None:
-        super().verify_()
-        t = self.count.type
-        if not isinstance(t, TensorType) or t.get_element_type() != IntegerType(64) or t.get_shape():
-            raise VerifyException(f"te.set_size: count must be a tensor<i64>, got {t}")
+        t = self.cond.type
+        if not isinstance(t, TensorType) or t.get_element_type() != i1 or t.get_shape():
+            raise VerifyException(f"te.check: cond must be a tensor<i1>, got {t}")
+
 
 TE = Dialect(
     "te",
-    [FuncOp, PlaceholderOp, OutputOp, ComputeOp, ReadOp, YieldOp, CallOp, SetSizeOp],
+    [FuncOp, PlaceholderOp, OutputOp, ComputeOp, ReadOp, YieldOp, CallOp, SetSizeOp, CheckOp],
     [ReduceKindAttr],
 )
 
 __all__ = [
     "TE",
     "CallOp",
+    "CheckOp",
     "ComputeOp",
     "FuncOp",
     "OutputOp",

@@ -86,7 +86,13 @@ from xdsl.utils.str_enum import StrEnum
 
 from lamina.dialects.resources import blobs
 from lamina.dialects.shapes import SizesAttr, dims
-from lamina.dialects.tir_sizes import SetSizeOp, SizeOp, size_names, verify_set_size
+from lamina.dialects.tir_sizes import (
+    CheckOp,
+    SetSizeOp,
+    SizeOp,
+    size_names,
+    verify_set_size,
+)
 from lamina.dialects.tir_vector import (
     MaskedLoadOp,
     MaskedStoreOp,
@@ -705,6 +711,7 @@ TIR = Dialect(
         ConstantOp,
         SizeOp,
         SetSizeOp,
+        CheckOp,
     ],
     [ForKindAttr, AllocScopeAttr, SizesAttr],
 )
@@ -714,6 +721,7 @@ __all__ = [
     "AllocOp",
     "AllocScope",
     "CallOp",
+    "CheckOp",
     "ConstantOp",
     "ForKind",
     "ForOp",

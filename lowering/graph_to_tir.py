@@ -2,7 +2,8 @@
 (`lower-te-to-tir`'s half for `@main`): each `te.call` a `tir.call` on buffers
 allocated at the top of `@main`, results returned or yielded computed in place
 where they can be, `relay.if`/`relay.loop` as `tir.if`/`tir.for` around their
-bodies' calls, `te.set_size` as `tir.set_size`.
+bodies' calls, `te.set_size` as `tir.set_size`, `te.check` as `tir.check` on
+the loaded condition.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from lamina.lowering.expr import Expr, Inserter
 from lamina.lowering.relay_to_te import SymbolNamer
 from lamina.lowering.tir_builder import TirBuilder
 from lamina.lowering.topi import Kernel
-from lamina.symbolic import Sym
 
 
 class GraphLowering:
@@ -124,7 +124,9 @@ class GraphLowering:
                         f"a data-dependent size ('{op.size.data}') inside relay.if or "
                         "relay.loop is not supported; compute it outside"
                     )
-                e.builder.insert(tir.SetSizeOp(op.size.data, vals[op.count], Sym.parse(op.bound.data)))
+                e.builder.insert(tir.SetSizeOp(op.size.data, vals[op.count], op.bound_dim, op.element))
+            elif isinstance(op, te.CheckOp):
+                e.builder.insert(tir.CheckOp(e.emit(tir.LoadOp(vals[op.cond], [])), op.message.data))
             elif isinstance(op, relay.IfOp):
                 self.if_(e, op, vals)
             elif isinstance(op, relay.LoopOp):

@@ -126,6 +126,20 @@ def structural_key(kernel: te.FuncOp | tir.PrimFuncOp) -> str:
     return out.getvalue()
 
 
+def _check_new_size(op: Operation, name: str, counts: dict[str, SSAValue]) -> None:
+    """A size set by the data has a name of its own: no input's, set once."""
+    fn = op.parent_op()
+    while fn is not None and not isinstance(fn, func.FuncOp):
+        fn = fn.parent_op()
+    if fn is not None and name in tir.size_names([tir.memref_of(t) for t in fn.function_type.inputs]):
+        raise LoweringError(
+            f"{op.name}: size '{name}' is already an input's size; a size set by "
+            "the data needs a name of its own"
+        )
+    if name in counts:
+        raise LoweringError(f"{op.name}: size '{name}' is set twice; name each size set by the data once")
+
+
 @register_pass
 @dataclass(frozen=True)
 class LowerRelayToTePass(ModulePass):
@@ -152,6 +166,13 @@ class LowerRelayToTePass(ModulePass):
                 for region in op.regions:
                     self._lower_block(module, region.block, namer, seen)
                 continue
+            if isinstance(op, relay.CheckOp):  # a check in the graph, no kernel
+                Rewriter.insert_op(te.CheckOp(op.cond, op.message.data), InsertPoint.before(op))
+                op.output.replace_all_uses_with(op.data)
+                Rewriter.erase_op(op)
+                continue
+            if isinstance(op, relay.DynShapeOp | relay.DynArangeOp):
+                self._set_sizes(op, counts)
             kernel: te.FuncOp | tir.PrimFuncOp
             try:
                 if isinstance(op, FusedOp):
@@ -176,19 +197,22 @@ class LowerRelayToTePass(ModulePass):
             Rewriter.replace_op(op, call)
 
     @staticmethod
+    def _set_sizes(op: relay.DynShapeOp | relay.DynArangeOp, counts: dict[str, SSAValue]) -> None:
+        """The sizes a shape given as data sets, before the op runs: unbounded
+        (the runtime plans them at a capacity and grows it)."""
+        count = op.shape if isinstance(op, relay.DynShapeOp) else op.count
+        for index, name in op.defined():
+            _check_new_size(op, name, counts)
+            counts[name] = count
+            Rewriter.insert_op(te.SetSizeOp(name, count, None, index), InsertPoint.before(op))
+
+    @staticmethod
     def _set_size(op: relay.NarrowOp, counts: dict[str, SSAValue]) -> None:
         """The narrow's count becomes its size before the narrow runs; every
         narrow naming one size must read the same count."""
         name = op.size.data
-        fn = op.parent_op()
-        while fn is not None and not isinstance(fn, func.FuncOp):
-            fn = fn.parent_op()
-        if fn is not None and name in tir.size_names([tir.memref_of(t) for t in fn.function_type.inputs]):
-            raise LoweringError(
-                f"relay.narrow: size '{name}' is already an input's size; a size set by "
-                "the data needs a name of its own"
-            )
         if name not in counts:
+            _check_new_size(op, name, counts)
             counts[name] = op.count
             Rewriter.insert_op(te.SetSizeOp(name, op.count, op.bound), InsertPoint.before(op))
         elif counts[name] is not op.count:

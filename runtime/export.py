@@ -95,6 +95,7 @@ class Exportable(Protocol):
     sizes: list[str]
     assumptions: list[Any]
     bounds: list[Any]
+    exits: list[str]
     _plan: Any
     _native: Any
     _params: list[np.ndarray]
@@ -206,7 +207,8 @@ def metadata(model: Exportable, layout: list[dict[str, Any]]) -> dict[str, Any]:
         "workspace_size": int(model.workspace_size),
         "sizes": list(model.sizes),
         "assumptions": [[str(e), n, why] for e, n, why in model.assumptions],
-        "bounds": [[n, str(b)] for n, b in model.bounds],
+        "bounds": [[n, None if b is None else str(b)] for n, b in model.bounds],
+        "exits": list(model.exits),
         "dynamic_plan": None
         if model._plan is None
         else [[a, b, str(n)] for a, b, n in model._plan.ranges],

@@ -204,7 +204,8 @@ def load(path: str | os.PathLike[str], verify: bool | None = None) -> CompiledMo
         sizes=meta.get("sizes", []),
         plan=None if not ranges else DynamicPlan([(a, b, Sym.parse(n)) for a, b, n in ranges]),
         assumptions=[(Sym.parse(e), n, why) for e, n, why in meta.get("assumptions", [])],
-        bounds=[(n, Sym.parse(b)) for n, b in meta.get("bounds", [])],
+        bounds=[(n, None if b is None else Sym.parse(b)) for n, b in meta.get("bounds", [])],
+        exits=meta.get("exits", []),
     )
     model._library_path = file
     return model

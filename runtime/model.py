@@ -73,7 +73,8 @@ class CompiledModel:
         sizes: Sequence[str] = (),
         plan: DynamicPlan | None = None,
         assumptions: Sequence[tuple[Dim, int, str]] = (),
-        bounds: Sequence[tuple[str, Dim]] = (),
+        bounds: Sequence[tuple[str, Dim | None]] = (),
+        exits: Sequence[str] = (),
     ):
         self._native = native
         #: The symbolic sizes, in the order `main` reads them after the buffers,
@@ -83,8 +84,13 @@ class CompiledModel:
         #: What the model assumes of its sizes (`expr <= limit`, why), checked per run.
         self.assumptions = list(assumptions)
         #: The data-dependent sizes the model sets itself, with their upper
-        #: bounds (buffers are planned at the bound), in the order it sets them.
+        #: bounds (buffers are planned at the bound; None: unbounded, planned at
+        #: a capacity grown to the largest value seen), in the order it sets them.
         self.bounds = list(bounds)
+        self._capacity: dict[str, int] = {n: 1 for n, b in self.bounds if b is None}
+        #: The messages `main` may stop with (it writes the number of the one
+        #: that failed, from 1, into the last `args` slot).
+        self.exits = list(exits)
         self.inputs = inputs
         self.outputs = outputs
         self._params = params
@@ -147,8 +153,6 @@ class CompiledModel:
             env = bind_sizes(
                 [(s.name, s.shape) for s in self.inputs], [a.shape for a in arrays], self.assumptions
             )
-            for name, bound in self.bounds:  # at their bounds until the model sets them
-                env[name] = evaluate(bound, env)
         bound = []
         staging = self._staging(env)
         for spec, arr in zip(self.inputs, arrays, strict=True):
@@ -164,6 +168,8 @@ class CompiledModel:
             buf = staging[spec.name]
             np.copyto(buf, arr, casting="no")
             bound.append(buf)
+        for name, limit in self.bounds:  # at their bounds until the model sets them
+            env[name] = self._capacity[name] if limit is None else evaluate(limit, env)
         self._local.env = env
         return bound
 
@@ -186,6 +192,20 @@ class CompiledModel:
         ins = self._bind(args, kwargs)
         env: dict[str, int] = self._local.env
         set_num_threads(self.num_threads)
+        while True:
+            outs, table, first_size = self._call(ins, env)
+            status = int(table[len(table) - 1] or 0) if self.exits else 0
+            if not status:
+                break
+            if not self._grow(env, table, first_size):
+                raise InputError(f"the model stopped: {self.exits[status - 1]}")
+        if self.bounds:
+            return self._actual(outs, env, table, first_size)
+        return outs
+
+    def _call(self, ins: list[np.ndarray], env: dict[str, int]) -> tuple[list[np.ndarray], Any, int]:
+        """One native call for sizes `env`: the outputs, the `args` table (the
+        sizes the model set are read back from it) and its first size slot."""
         outs = [aligned_empty(self._shape(s, env), s.dtype) for s in self.outputs]
         slots: list[int] = [a.ctypes.data for a in (*ins, *outs)]
         size = self.workspace_size
@@ -196,6 +216,8 @@ class CompiledModel:
                 plan = self._plan.plan(env)
                 slots += list(plan.offsets)
                 size = plan.size
+        if self.exits:
+            slots.append(0)  # the exit status
         table = (ctypes.c_void_p * max(len(slots), 1))(*slots)
         ws = self._workspace(size)
         # ctypes releases the GIL for the duration of the native call.
@@ -204,9 +226,21 @@ class CompiledModel:
             ctypes.addressof(self._param_table),
             ws.ctypes.data,
         )
-        if self.bounds:
-            return self._actual(outs, env, table, first_size)
-        return outs
+        return outs, table, first_size
+
+    def _grow(self, env: dict[str, int], table: Any, first_size: int) -> bool:
+        """After a stop: raise the capacity of every unbounded size the model
+        set past it to that value (the run is then repeated); False when none
+        did, i.e. the stop was a failed check."""
+        grown = False
+        for name, limit in self.bounds:
+            if limit is None:
+                value = int(table[first_size + self.sizes.index(name)] or 0)
+                if value > env[name]:
+                    self._capacity[name] = max(self._capacity[name], value)
+                    env[name] = value
+                    grown = True
+        return grown
 
     def _actual(
         self, outs: list[np.ndarray], env: dict[str, int], table: Any, first_size: int

@@ -18,10 +18,11 @@ cover yet:
 - an input with a symbolic (or unknown) dimension, or no shape at all, takes its shape
   from the array given to `run`; the model is compiled at the first `run` and again
   for each new combination of shapes (each compiled model is cached);
-- an input that the importer needs as a constant (a Reshape's `shape`, a Slice's
-  `starts`, a Range's `limit`, or a graph input such a value is computed from) is
-  bound to the value given to `run` as an initializer, and the compiled model is
-  cached per such value. Only small shape-like values are bound: rank 0 or 1, at
+- an input that the importer reads as structure (a Reshape's `shape`, a Slice's
+  `starts`, a Range's `limit`, or a graph input such a value is computed from),
+  which it would otherwise compute with when the model runs, is bound to the
+  value given to `run` as an initializer, and the compiled model is cached per
+  such value. Only small shape-like values are bound: rank 0 or 1, at
   most `MAX_SPECIALIZED` elements, not bool; a data tensor (NonZero's input, say) is
   never turned into a constant (`specialize_constants=False` refuses always).
 
@@ -45,7 +46,7 @@ from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupl
 
 from lamina.driver import compile as lamina_compile
 from lamina.errors import FrontendError, InputError, LaminaError, UnsupportedOpError
-from lamina.frontends.onnx import load_model
+from lamina.frontends.onnx import from_onnx, load_model
 from lamina.frontends.onnx.registry import has_converter, unsupported_summary
 
 #: The importer's message for an input it needs as a constant (frontends/onnx.py,
@@ -187,7 +188,10 @@ class LaminaRep(BackendRep):
                     raise self._why[name]
             model, shapes = self._specialized(given)
             try:
-                exe = lamina_compile(model, input_shapes=shapes, **self._compile_kwargs)
+                # Specializing on values: structure inputs must be constants, so
+                # that the import names each one to bind (see _constant_needed).
+                module = from_onnx(model, shapes, run_time_values=not self.specialize_constants)
+                exe = lamina_compile(module, **self._compile_kwargs)
             except UnsupportedOpError:
                 raise
             except FrontendError as e:

@@ -15,6 +15,14 @@ The size's upper bound is the narrowed axis' size. Buffers are planned at the
 bound; at run time `@main` reads the count after the producer ran
 (`te.set_size`/`tir.set_size`), and outputs of data-dependent size come back as
 views of their actual size. A size may be 0.
+
+Shapes given as data (TVM's `dyn.reshape`, `dyn.broadcast_to`, `dyn.arange`;
+Relax's `tensor_to_shape`) have no bound: `relay.dyn_reshape`,
+`relay.dyn_broadcast_to` and `relay.dyn_arange` name each size they read from
+their i64 shape operand (`sizes`), and the runtime plans those sizes' buffers
+at a capacity it grows when the data asks for more (`tir.set_size` without a
+bound). `relay.check` stops the run with a message when a condition on the data
+does not hold (an invalid shape, say).
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     IntegerAttr,
     IntegerType,
     StringAttr,
@@ -43,6 +52,7 @@ from xdsl.utils.exceptions import VerifyException
 from lamina.dialects.relay.base import (
     OpPattern,
     RelayOp,
+    dims_prop,
     int_prop,
     is_bool,
     is_float,
@@ -205,4 +215,159 @@ class UniqueOp(RelayOp):
         return [data, *(tensor([n], I64) for _ in range(3)), tensor([], I64)]
 
 
-__all__ = ["NarrowOp", "NonMaxSuppressionOp", "NonZeroOp", "UniqueOp"]
+def _size_names(op_name: str, props: dict[str, Attribute], count: int) -> list[str]:
+    """The `sizes` property: one name per element of the shape operand, ""
+    for an element the op does not read; the names are distinct identifiers."""
+    attr = props.get("sizes")
+    if not isinstance(attr, ArrayAttr) or not all(isinstance(a, StringAttr) for a in attr.data):
+        raise VerifyException(f"{op_name}: sizes must be an array of size names, got {attr}")
+    names = [a.data for a in attr.data]  # type: ignore[attr-defined]
+    if len(names) != count:
+        raise VerifyException(f"{op_name}: sizes names {len(names)} size(s), but the shape has {count} element(s)")
+    given = [n for n in names if n]
+    for n in given:
+        if not n.isidentifier():
+            raise VerifyException(f"{op_name}: '{n}' is not a size name")
+    if len(set(given)) != len(given):
+        raise VerifyException(f"{op_name}: a size is named twice in {names}")
+    return names
+
+
+class DynShapeOp(RelayOp):
+    """A result shaped by data: `shape` (i64 `[k]`) gives the result's `k`
+    dims. `sizes[i]` names the size element `i` sets when the model runs (its
+    value from then on; "" when the element is not read), and the property
+    `dims` is the result's shape: a dim named by `sizes[i]` at position `i`,
+    any other dim known already (the element must then equal it or, for a
+    broadcast, be 1)."""
+
+    data = operand_def(TensorType)
+    shape = operand_def(TensorType)
+    sizes = prop_def(ArrayAttr)
+    dims = prop_def(Attribute)
+    output = result_def(TensorType)
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        data, shape = types
+        k = shape_of(shape)
+        if shape.get_element_type() != I64 or len(k) != 1 or not isinstance(k[0], int):
+            raise VerifyException(f"{cls.name}: shape must be a static 1-D i64 tensor, got {shape}")
+        names = _size_names(cls.name, props, k[0])
+        out = dims_prop(props, "dims", cls.name)
+        if len(out) != k[0]:
+            raise VerifyException(f"{cls.name}: dims has {len(out)} entries, the shape {k[0]}")
+        for i, (n, d) in enumerate(zip(names, out, strict=True)):
+            if n and not (isinstance(d, Sym) and d.name == n):
+                raise VerifyException(f"{cls.name}: dim {i} must be the size '{n}' it sets, got {d}")
+            if not n and isinstance(d, Sym) and d.names & {m for m in names if m}:
+                raise VerifyException(f"{cls.name}: dim {i} ({d}) uses a size this op sets")
+        cls.check_data(shape_of(data), out)
+        return tensor(out, data.get_element_type())
+
+    @classmethod
+    def check_data(cls, data: tuple[Dim, ...], out: tuple[Dim, ...]) -> None:
+        """Refuse data that cannot take the shape (each op says how)."""
+
+    def defined(self) -> list[tuple[int, str]]:
+        """(element, size name) of each size the op sets."""
+        return [(i, a.data) for i, a in enumerate(self.sizes.data) if isinstance(a, StringAttr) and a.data]
+
+
+@irdl_op_definition
+class DynReshapeOp(DynShapeOp):
+    """`data` reshaped to a shape given as data (ONNX Reshape with a run-time
+    shape, after its 0 and -1 are resolved): the product of the dims must be
+    `data`'s element count, which the importer checks with `relay.check`
+    before (a reshape that does not fit reads out of its input).
+    `%y = relay.dyn_reshape %x, %s {sizes = ["r0", "r1"], dims = ["r0", "r1"]}`."""
+
+    name = "relay.dyn_reshape"
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class DynBroadcastToOp(DynShapeOp):
+    """`data` broadcast to a shape given as data (ONNX Expand, ConstantOfShape):
+    `data`'s dims align with the last dims of the result, each 1 or equal to
+    the result's."""
+
+    name = "relay.dyn_broadcast_to"
+    traits = traits_def(Pure())
+
+    @classmethod
+    def check_data(cls, data: tuple[Dim, ...], out: tuple[Dim, ...]) -> None:
+        if len(data) > len(out):
+            raise VerifyException(f"{cls.name}: data of rank {len(data)} cannot broadcast to rank {len(out)}")
+        for d, o in zip(reversed(data), reversed(out), strict=False):
+            if d == 1 or d == o:
+                continue
+            if isinstance(o, Sym) and not isinstance(d, Sym):
+                continue  # a size set by the data: 1 or d, checked at run time
+            raise VerifyException(f"{cls.name}: a dim of {d} cannot broadcast to {o}")
+
+
+@irdl_op_definition
+class DynArangeOp(RelayOp):
+    """`[0, 1, ..., n - 1]` (i64) for a count `n` given as data (an i64
+    scalar), which becomes the size named `size`: the index space that Range,
+    a run-time Slice or Pad, OneHot and Resize build their results over.
+    `%i = relay.dyn_arange %n {size = "n"} : (tensor<i64>) -> tensor<?xi64, ["n"]>`."""
+
+    name = "relay.dyn_arange"
+    count = operand_def(TensorType)
+    size = prop_def(StringAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        (count,) = types
+        if count.get_element_type() != I64 or shape_of(count):
+            raise VerifyException(f"{cls.name}: count must be an i64 scalar (tensor<i64>), got {count}")
+        size = props.get("size")
+        if not isinstance(size, StringAttr) or not size.data.isidentifier():
+            raise VerifyException(f"{cls.name}: size must name a size (an identifier), got {size}")
+        return tensor([Sym.var(size.data)], I64)
+
+    def defined(self) -> list[tuple[int | None, str]]:
+        return [(None, self.size.data)]
+
+
+@irdl_op_definition
+class CheckOp(RelayOp):
+    """`data`, once the boolean scalar `cond` holds; when it does not, the run
+    stops and the runtime raises `message` (TVM's `assert`): what the model's
+    data must satisfy, checked before the ops that rely on it (a reshape's
+    element count). `%y = relay.check %x, %ok {message = "..."}`."""
+
+    name = "relay.check"
+    data = operand_def(TensorType)
+    cond = operand_def(TensorType)
+    message = prop_def(StringAttr)
+    output = result_def(TensorType)
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        data, cond = types
+        if not is_bool(cond.get_element_type()) or shape_of(cond):
+            raise VerifyException(f"{cls.name}: cond must be a boolean scalar (tensor<i1>), got {cond}")
+        if not isinstance(props.get("message"), StringAttr):
+            raise VerifyException(f"{cls.name}: message must be a string")
+        return data
+
+
+__all__ = [
+    "CheckOp",
+    "DynArangeOp",
+    "DynBroadcastToOp",
+    "DynReshapeOp",
+    "DynShapeOp",
+    "NarrowOp",
+    "NonMaxSuppressionOp",
+    "NonZeroOp",
+    "UniqueOp",
+]

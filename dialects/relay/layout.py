@@ -262,7 +262,8 @@ class TakeOp(RelayOp):
         if not shape:
             raise VerifyException(f"{cls.name}: data must have rank >= 1")
         axis = normalize_axis(cls.name, int_prop(props, "axis", 0), len(shape))
-        if shape[axis] == 0 and math.prod(shape_of(types[1])):
+        taken = math.prod(shape_of(types[1]))
+        if shape[axis] == 0 and isinstance(taken, int) and taken:  # (a size may be 0)
             raise VerifyException(f"{cls.name}: cannot take from the empty axis {axis}")
         out = [*shape[:axis], *shape_of(types[1]), *shape[axis + 1 :]]
         return tensor(out, types[0].get_element_type())

@@ -11,12 +11,14 @@ The package is layered, each module importing only the ones above it here:
 - `registry`: `CONVERTERS`, the converter registry (`@converter(...)`, plugins
   through the entry-point group `lamina.onnx_converters`), and the op table's
   `CONVERTER_INFO`;
-- `helpers`, then the converters by family: `elementwise`, `nn`,
+- `helpers`; `runtime_shapes`, the ONNX shape rules computed when the model
+  runs (shapes, axes, pads and counts given as data);
+- then the converters by family: `elementwise`, `nn`,
   `normalization`, `reductions`, `constants`, `layout`, `resize`, `attention`,
   `losses`, `sampling`, `algorithm`, `dynamic` (ops of data-dependent
   size), `control` (If, Loop, Scan), `quantize` (QuantizeLinear, QLinearConv,
   ... to the qnn dialect), `einsum`, `signal` (DFT), `vision` (RoiAlign,
-  DeformConv, MaxUnpool);
+  DeformConv, MaxUnpool), `windows` (Blackman, Hann, Hamming);
 - `folding` (constant nodes evaluated by `onnx.reference`) and `inference`
   (ONNX shape inference as a check);
 - `importer`: `load_model` and `from_onnx`, which walk the graph;
@@ -45,6 +47,7 @@ from lamina.frontends.onnx import (  # noqa: F401  (imported to register their c
     signal,
     state_space,
     vision,
+    windows,
 )
 from lamina.frontends.onnx.checks import check_model, memory_budget
 from lamina.frontends.onnx.context import NodeContext, constant, shape

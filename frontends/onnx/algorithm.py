@@ -62,7 +62,7 @@ def _topk(ctx: NodeContext) -> Sequence[SSAValue]:
     rank = _rank(x)
     axis = _axis(ctx, int(ctx.attr("axis", -1)), rank)
     largest = _unit(ctx.attr("largest", 1))
-    if ctx.opset >= 10 and not ctx.is_const(1):
+    if ctx.opset >= 10 and ctx.at_run_time(1):
         return topk_runtime_k(ctx, x, axis, largest)
     k = _ints(ctx.const_value(1))[0] if ctx.opset >= 10 else int(ctx.attr("k"))
     if not 0 <= k <= shape(x)[axis]:
@@ -89,7 +89,7 @@ def _cumulative(ctx: NodeContext, kind: str) -> Sequence[SSAValue]:
         block.add_op(op)
         return op.output
 
-    if ctx.is_const(1):
+    if not ctx.at_run_time(1):
         return [scan(_axis(ctx, _ints(ctx.const_value(1))[0], rank))]
     # The axis is a run-time value: one scan per axis, chosen when it runs.
     axis = _cast(ctx, _reshape(ctx, ctx.input(1), []), IntegerType(64))

@@ -1,5 +1,7 @@
 """Converters whose result is a constant, known from static shapes or
-attributes alone: Shape, Size, Constant, ConstantOfShape, Range and EyeLike.
+attributes alone: Shape, Size, Constant, ConstantOfShape, Range and EyeLike
+(ConstantOfShape and Range over values given when the model runs are computed
+then: `runtime_shapes`).
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from xdsl.ir import SSAValue
 from lamina.dialects import relay
 from lamina.dialects.dtypes import element_type, numpy_dtype
 from lamina.dialects.shapes import dims_attr
+from lamina.frontends.onnx import runtime_shapes as rs
 from lamina.frontends.onnx.context import NodeContext, shape
-from lamina.frontends.onnx.helpers import _dtype, _elem, _ints, _rank
+from lamina.frontends.onnx.helpers import _dtype, _elem, _ints, _rank, _reshape
 from lamina.frontends.onnx.registry import converter
 
 
@@ -52,16 +55,24 @@ def _constant(ctx: NodeContext) -> Sequence[SSAValue]:
     raise ctx.error("Constant without a value")
 
 
-@converter("ConstantOfShape", emits=(), notes="a constant")
+@converter("ConstantOfShape", emits=("relay.dyn_broadcast_to",), notes="a constant; a run-time shape")
 def _constant_of_shape(ctx: NodeContext) -> Sequence[SSAValue]:
-    dims = _ints(ctx.const_value(0))
     value = ctx.attr("value")
     arr = onnx.numpy_helper.to_array(value) if value is not None else np.zeros(1, np.float32)
+    if ctx.at_run_time(0):
+        fill = ctx.constant(np.array(arr.reshape(-1)[0], dtype=arr.dtype))
+        return [rs.broadcast(ctx, fill, rs.values(ctx, 0))]
+    dims = _ints(ctx.const_value(0))
     return [ctx.constant(np.full(dims, arr.reshape(-1)[0], dtype=arr.dtype))]
 
 
-@converter("Range", emits=("relay.arange",), notes="constant start and delta; a symbolic limit")
+@converter(
+    "Range", emits=("relay.arange", "relay.dyn_arange"), notes="constant start and delta; a symbolic limit; run-time values"
+)
 def _range(ctx: NodeContext) -> Sequence[SSAValue]:
+    if any([ctx.at_run_time(i) for i in range(3)]):
+        scalars = [_reshape(ctx, ctx.input(i), []) for i in range(3)]
+        return [rs.arange_between(ctx, *scalars)]
     start, limit, delta = (ctx.const_value(i) for i in range(3))
     if limit.dtype != object:
         return [ctx.constant(np.arange(start, limit, delta, dtype=np.asarray(start).dtype))]

@@ -137,6 +137,19 @@ class NodeContext:
                 stack.extend(u.owner.operands)
         return [name for a, name in self.graph_inputs.items() if a in found]
 
+    def at_run_time(self, i: int) -> bool:
+        """Whether input `i`, read as structure (a shape, axes, a count), is
+        given only when the model runs, so that the converter computes its
+        ONNX rules then (`runtime_shapes`). When the import allows no such
+        inputs (`from_onnx(..., run_time_values=False)`), it raises the
+        "must be a constant" error naming the input instead."""
+        v = self.optional_input(i)
+        if v is None or v in self.constants:
+            return False
+        if self.importer is not None and not self.importer.run_time_values:
+            self.const_value(i)  # raises
+        return True
+
     def optional_const(self, i: int) -> np.ndarray | None:
         """The constant value of optional input `i`, None when it is absent."""
         return None if self.optional_input(i) is None else self.const_value(i)

@@ -180,8 +180,15 @@ def tensor_to_array(t: onnx.TensorProto) -> np.ndarray:
 def from_onnx(
     model: str | os.PathLike[str] | onnx.ModelProto,
     input_shapes: dict[str, Sequence[int]] | None = None,
+    *,
+    run_time_values: bool = True,
 ) -> ModuleOp:
-    """Import an ONNX model (a path or a ModelProto) as a graph-level module."""
+    """Import an ONNX model (a path or a ModelProto) as a graph-level module.
+
+    An input a node reads as structure (a Reshape's shape, a Slice's starts, a
+    Range's limit) that is not a constant is computed with when the model runs
+    (`runtime_shapes`); with `run_time_values=False` the import refuses it
+    instead, naming the input (what specializing on values needs)."""
     proto = load_model(model)
     opset = _opset(proto)
     graph = proto.graph
@@ -219,7 +226,7 @@ def from_onnx(
     taken: set[str] = set()  # size names: the inputs', then data-dependent ones
     for arg in block.args:
         taken |= names_of(relay.shape_of(arg.type))
-    importer = GraphImporter(opset, inferred, consts, arg_names, assumptions, taken)
+    importer = GraphImporter(opset, inferred, consts, arg_names, assumptions, taken, run_time_values)
     unsupported = importer.convert(nodes, block, values)
     if unsupported:
         raise UnsupportedOpError(unsupported_summary(unsupported, opset))
@@ -264,6 +271,8 @@ class GraphImporter:
     arg_names: dict[SSAValue, str]
     assumptions: list[Assumption]
     taken: set[str]
+    #: Whether structure inputs may be given when the model runs (`from_onnx`).
+    run_time_values: bool = True
 
     def convert(
         self, nodes: Sequence[onnx.NodeProto], block: Block, values: dict[str, SSAValue]

@@ -3,9 +3,10 @@ Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Slice, Gather,
 GatherElements, GatherND, Expand, Tile, Pad, CenterCropPad, Trilu, DepthToSpace,
 SpaceToDepth, ReverseSequence, OneHot).
 
-Inputs that describe shapes (a Reshape's `shape`, a Slice's `starts`, ...) must
-be constants; `NodeContext.const_value` says so, naming the input, when they are
-not.
+Inputs that describe shapes (a Reshape's `shape`, a Slice's `starts`, ...) are
+read while compiling when they are constants (or fold to symbolic dims); given
+only when the model runs, their ONNX rules are computed then
+(`runtime_shapes`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from xdsl.ir import SSAValue
 from lamina.dialects import relay
 from lamina.dialects.dtypes import element_type, numpy_dtype
 from lamina.dialects.shapes import dims_attr
+from lamina.frontends.onnx import runtime_shapes as rs
 from lamina.frontends.onnx.context import NodeContext, shape
 from lamina.frontends.onnx.helpers import (
     _axis,
@@ -36,12 +38,16 @@ from lamina.symbolic import Dim, Sym, SymbolicError
 
 
 # ------------------------------------------------------------------ layout
-@converter("Reshape", emits=("relay.reshape",), notes="0, -1 and allowzero")
+@converter(
+    "Reshape", emits=("relay.reshape", "relay.dyn_reshape"), notes="0, -1 and allowzero; a run-time shape"
+)
 def _reshape_op(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
     src = shape(x)
-    target = _dims(ctx.const_value(1)) if ctx.opset >= 5 else list(ctx.attr("shape"))
     allowzero = int(ctx.attr("allowzero", 0))
+    if ctx.opset >= 5 and ctx.at_run_time(1):
+        return [rs.reshape(ctx, x, rs.values(ctx, 1), bool(allowzero))]
+    target = _dims(ctx.const_value(1)) if ctx.opset >= 5 else list(ctx.attr("shape"))
     out = [src[i] if (d == 0 and not allowzero) else d for i, d in enumerate(target)]
     if out.count(-1) > 1:
         raise ctx.error(f"shape {[str(d) for d in target]} has more than one -1")
@@ -79,10 +85,17 @@ def _axes_arg(ctx: NodeContext, since: int, index: int = 1) -> list[int] | None:
     return None if axes is None else [int(a) for a in axes]
 
 
-@converter("Squeeze", emits=("relay.reshape",), notes="axes as attribute or input")
+def _runtime_axes(ctx: NodeContext, since: int) -> bool:
+    """Whether the axes are an input given only when the model runs."""
+    return ctx.opset >= since and ctx.at_run_time(1)
+
+
+@converter("Squeeze", emits=("relay.reshape", "relay.dyn_reshape"), notes="axes as attribute or input (run-time too)")
 def _squeeze(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
     s = shape(x)
+    if _runtime_axes(ctx, 13):
+        return [rs.squeeze(ctx, x, rs.values(ctx, 1))]
     axes = _axes_arg(ctx, 13)
     if axes is None:
         drop = {i for i, d in enumerate(s) if d == 1}
@@ -95,9 +108,11 @@ def _squeeze(ctx: NodeContext) -> Sequence[SSAValue]:
     return [ctx.emit(relay.ReshapeOp(x, shape=dims_attr(out)))]
 
 
-@converter("Unsqueeze", emits=("relay.reshape",), notes="axes as attribute or input")
+@converter("Unsqueeze", emits=("relay.reshape", "relay.dyn_reshape"), notes="axes as attribute or input (run-time too)")
 def _unsqueeze(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
+    if _runtime_axes(ctx, 13):
+        return [rs.unsqueeze(ctx, x, rs.values(ctx, 1))]
     s = list(shape(x))
     axes = _axes_arg(ctx, 13)
     if not axes:
@@ -127,7 +142,9 @@ def _concat(ctx: NodeContext) -> Sequence[SSAValue]:
     return [ctx.emit(relay.ConcatenateOp(*ins, axis=relay.i64_attr(axis)))]
 
 
-@converter("Split", emits=("relay.split",), notes="split as attribute or input, num_outputs")
+@converter(
+    "Split", emits=("relay.split", "relay.take"), notes="split as attribute or input (run-time too), num_outputs"
+)
 def _split(ctx: NodeContext) -> Sequence[SSAValue]:
     """Sizes come from the `split` attribute (before opset 13) or input (since);
     without them the axis splits evenly into the outputs (opset 18: into
@@ -135,6 +152,8 @@ def _split(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
     axis = _axis(ctx, int(ctx.attr("axis", 0)), _rank(x))
     dim = shape(x)[axis]
+    if ctx.opset >= 13 and ctx.at_run_time(1):
+        return rs.split(ctx, x, axis, rs.values(ctx, 1))
     if ctx.opset >= 13 or ctx.optional_input(1) is not None:  # (Split-1 had both)
         v = ctx.optional_const(1)
         sizes = None if v is None else _ints(v)
@@ -174,10 +193,29 @@ def _slice_bounds(dim: int, start: int, end: int, step: int) -> tuple[int, int]:
     return min(max(start, 0), dim - 1), min(max(end, -1), dim - 1)
 
 
-@converter("Slice", emits=("relay.strided_slice",), notes="negative steps; attributes before opset 10")
+@converter(
+    "Slice",
+    emits=("relay.strided_slice", "relay.take"),
+    notes="negative steps; attributes before opset 10; run-time starts, ends, axes, steps",
+)
 def _slice(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
     s = shape(x)
+    given = [i for i in range(1, 5) if ctx.optional_input(i) is not None]
+    if ctx.opset >= 10 and any([ctx.at_run_time(i) for i in given]):
+        axes, steps = ctx.optional_input(3), ctx.optional_input(4)
+        touched: list[int] | None = None  # the axes sliced, if known now
+        if axes is None:
+            (count,) = shape(ctx.input(1))
+            touched = list(range(int(count)))
+        elif ctx.is_const(3):
+            touched = [_axis(ctx, a, len(s)) for a in _ints(ctx.const_value(3))]
+        return [
+            rs.slice_(
+                ctx, x, rs.values(ctx, 1), rs.values(ctx, 2),
+                None if axes is None else rs.values(ctx, 3), None if steps is None else rs.values(ctx, 4), touched,
+            )
+        ]
     if ctx.opset < 10:
         starts, ends = list(ctx.attr("starts")), list(ctx.attr("ends"))
         axes = ctx.attr("axes")
@@ -252,18 +290,22 @@ def _gather_elements(ctx: NodeContext) -> Sequence[SSAValue]:
     return [ctx.emit(relay.GatherOp(x, ctx.input(1), axis=relay.i64_attr(axis)))]
 
 
-@converter("Expand", emits=("relay.broadcast_to",))
+@converter("Expand", emits=("relay.broadcast_to", "relay.dyn_broadcast_to"), notes="a run-time shape")
 def _expand(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
+    if ctx.at_run_time(1):
+        return [rs.broadcast(ctx, x, rs.values(ctx, 1))]
     target = relay.broadcast_shapes("Expand", shape(x), _dims(ctx.const_value(1)))
     if target == shape(x):
         return [x]
     return [ctx.emit(relay.BroadcastToOp(x, shape=dims_attr(target)))]
 
 
-@converter("Tile", emits=("relay.tile",))
+@converter("Tile", emits=("relay.tile", "relay.dyn_broadcast_to"), notes="run-time repeats")
 def _tile(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
+    if ctx.opset >= 6 and ctx.at_run_time(1):
+        return [rs.tile(ctx, x, rs.values(ctx, 1))]
     if ctx.opset < 6:  # Tile-1: `tiles` repeats along the single `axis`
         reps = [1] * _rank(x)
         axis = _axis(ctx, int(np.asarray(ctx.const_value(2)).reshape(-1)[0]), _rank(x))
@@ -273,7 +315,19 @@ def _tile(ctx: NodeContext) -> Sequence[SSAValue]:
     return [ctx.emit(relay.TileOp(x, reps=relay.i64_array(reps)))]
 
 
-@converter("Pad", emits=("relay.pad",), notes="constant, reflect, edge, wrap; axes")
+def _runtime_pad(ctx: NodeContext, x: SSAValue, mode: str) -> SSAValue:
+    """A Pad whose pads, value or axes are given when the model runs."""
+    rank = _rank(x)
+    v = ctx.optional_input(2)
+    value = ctx.constant(np.zeros((), numpy_dtype(_elem(x)))) if v is None or shape(v) in ((0,),) else _reshape(ctx, _cast(ctx, v, _elem(x)), [])
+    axes = ctx.optional_input(3)
+    touched = list(range(rank)) if axes is None else (
+        [_axis(ctx, a, rank) for a in _ints(ctx.const_value(3))] if ctx.is_const(3) else None
+    )
+    return rs.pad(ctx, x, rs.values(ctx, 1), None if axes is None else rs.values(ctx, 3), touched, mode, value)
+
+
+@converter("Pad", emits=("relay.pad", "relay.take"), notes="constant, reflect, edge, wrap; axes; run-time pads")
 def _pad(ctx: NodeContext) -> Sequence[SSAValue]:
     """Pads (and the constant value) are attributes before opset 11, inputs
     since; opset 18 adds `axes`."""
@@ -286,6 +340,8 @@ def _pad(ctx: NodeContext) -> Sequence[SSAValue]:
         pads = list(ctx.attr("pads" if ctx.opset >= 2 else "paddings"))
         value = float(ctx.attr("value", 0.0))
         axes = list(range(rank))
+    elif any([ctx.at_run_time(i) for i in (1, 2, 3)]):
+        return [_runtime_pad(ctx, x, mode)]
     else:
         pads = _ints(ctx.const_value(1))
         v = ctx.optional_const(2)
@@ -312,7 +368,7 @@ def _pad(ctx: NodeContext) -> Sequence[SSAValue]:
 @converter("Trilu", emits=("relay.trilu",), notes="k a constant or a run-time value")
 def _trilu(ctx: NodeContext) -> Sequence[SSAValue]:
     given = ctx.optional_input(1)
-    if given is not None and not ctx.is_const(1):  # the diagonal, read at run time
+    if given is not None and ctx.at_run_time(1):  # the diagonal, read at run time
         diagonal = _cast(ctx, _reshape(ctx, given, []), IntegerType(64))
         return [ctx.emit(relay.TriluOp(ctx.input(0), diagonal, upper=_unit(ctx.attr("upper", 1))))]
     k = ctx.optional_const(1)
@@ -419,7 +475,7 @@ def _reverse_sequence(ctx: NodeContext) -> Sequence[SSAValue]:
     ]
 
 
-@converter("CenterCropPad", emits=("relay.pad",), notes="axes; crops and pads at once")
+@converter("CenterCropPad", emits=("relay.pad", "relay.take"), notes="axes; crops and pads at once; a run-time shape")
 def _center_crop_pad(ctx: NodeContext) -> Sequence[SSAValue]:
     """Each axis is cropped or zero-padded about its center to the target size
     (an odd difference leaves the extra element at the end): one `relay.pad`
@@ -427,11 +483,15 @@ def _center_crop_pad(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
     s = shape(x)
     rank = len(s)
-    target = _ints(ctx.const_value(1))
     given = ctx.attr("axes")
     axes = list(range(rank)) if given is None else [_axis(ctx, int(a), rank) for a in given]
     if len(set(axes)) != len(axes):
         raise ctx.error(f"axes {list(given or [])} repeat an axis")
+    if ctx.at_run_time(1):
+        if shape(ctx.input(1)) != (len(axes),):
+            raise ctx.error(f"shape must hold one size per axis of {axes}, got {ctx.input(1).type}")
+        return [rs.center_crop_pad(ctx, x, rs.values(ctx, 1), axes)]
+    target = _ints(ctx.const_value(1))
     if len(target) != len(axes):
         raise ctx.error(
             f"shape {target} needs one size per axis of {axes} ({len(axes)} values)"
@@ -451,7 +511,7 @@ def _center_crop_pad(ctx: NodeContext) -> Sequence[SSAValue]:
 @converter(
     "OneHot",
     emits=("relay.cast", "relay.less", "relay.add", "relay.where", "relay.reshape", "relay.equal", "relay.strided_slice"),
-    notes="negative indices and axis; any index type",
+    notes="negative indices and axis; any index type; a run-time depth",
 )
 def _one_hot(ctx: NodeContext) -> Sequence[SSAValue]:
     """`values[1]` where the (wrapped) index equals the position along `axis`,
@@ -460,12 +520,20 @@ def _one_hot(ctx: NodeContext) -> Sequence[SSAValue]:
     are (a fractional index matches nothing); indices outside `-depth..depth-1`
     give all `values[0]`."""
     indices, values = ctx.input(0), ctx.input(2)
-    d = np.asarray(ctx.const_value(1))
-    if d.size != 1:
-        raise ctx.error(f"depth must hold exactly one value, got shape {list(d.shape)}")
-    depth = int(d.reshape(-1)[0])
-    if depth < 1:
-        raise ctx.error(f"depth must be positive, got {d.reshape(-1)[0]}")
+    depth: int | SSAValue
+    if not ctx.at_run_time(1):
+        d = np.asarray(ctx.const_value(1))
+        if d.size != 1:
+            raise ctx.error(f"depth must hold exactly one value, got shape {list(d.shape)}")
+        depth = int(d.reshape(-1)[0])
+        if depth < 1:
+            raise ctx.error(f"depth must be positive, got {d.reshape(-1)[0]}")
+    else:  # given when the model runs: the classes are a size set by the data
+        if math.prod(shape(ctx.input(1))) != 1:
+            raise ctx.error(f"depth must hold exactly one value, got {ctx.input(1).type}")
+        m = rs.ShapeMath(ctx)
+        depth = m.i64(_reshape(ctx, ctx.input(1), []))
+        depth = m.check(depth, m.lt(0, depth), "depth must be positive")
     if shape(values) != (2,):
         raise ctx.error(
             f"values must be 1-D of size 2 ([off_value, on_value]), got shape "
@@ -485,14 +553,19 @@ def _one_hot(ctx: NodeContext) -> Sequence[SSAValue]:
         raise ctx.error(f"indices must be numeric, got {indices.type}")
     dtype = np.dtype({"i": np.int64, "u": np.uint64}.get(kind, numpy_dtype(elem)))
     idx = _cast(ctx, indices, element_type(dtype))
+    n = ctx.constant(np.array(depth, dtype)) if isinstance(depth, int) else _cast(ctx, depth, element_type(dtype))
     if kind != "u":
         neg = ctx.emit(relay.LessOp(idx, ctx.constant(np.array(0, dtype))))
-        wrapped = ctx.emit(relay.AddOp(idx, ctx.constant(np.array(depth, dtype))))
+        wrapped = ctx.emit(relay.AddOp(idx, n))
         idx = ctx.emit(relay.WhereOp(neg, wrapped, idx))
     s = list(shape(indices))
     idx = _reshape(ctx, idx, [*s[:axis], 1, *s[axis:]])
-    iota = np.arange(depth, dtype=dtype).reshape([depth] + [1] * (rank - axis))
-    hit = ctx.emit(relay.EqualOp(idx, ctx.constant(iota, "iota")))
+    if isinstance(depth, int):
+        iota = ctx.constant(np.arange(depth, dtype=dtype).reshape([depth] + [1] * (rank - axis)), "iota")
+    else:
+        classes = _cast(ctx, rs.arange(ctx, depth, "depth"), element_type(dtype))
+        iota = _reshape(ctx, classes, [shape(classes)[0]] + [1] * (rank - axis))
+    hit = ctx.emit(relay.EqualOp(idx, iota))
     off, on = (
         _reshape(
             ctx,

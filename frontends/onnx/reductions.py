@@ -52,7 +52,7 @@ def _reduce(ctx: NodeContext) -> Sequence[SSAValue]:
         given = ctx.optional_input(1)
         if given is not None and shape(given) == (0,):  # no axes, whatever the input
             axes = []
-        elif given is not None and not ctx.is_const(1):
+        elif given is not None and ctx.at_run_time(1):
             return [_reduce_runtime_axes(ctx, kind, x, given)]
         else:
             const = ctx.optional_const(1)

@@ -2,8 +2,10 @@
 
 AffineGrid is decomposed: its grid is a constant base grid (homogeneous pixel
 coordinates in [-1, 1]) times each batch's transposed `theta`, one batched
-`relay.matmul`. The `size` of AffineGrid and the `image_shape` and
-`block_shape` of Col2Im must be constants.
+`relay.matmul`; a `size` given only when the model runs builds each axis'
+coordinates over a size set by the data and sums their products with
+`theta`'s columns. The `image_shape` and `block_shape` of Col2Im must be
+constants.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
+from lamina.frontends.onnx import runtime_shapes as rs
 from lamina.frontends.onnx.context import NodeContext, shape
 from lamina.frontends.onnx.helpers import _cast, _elem, _ints, _reshape, _unit
 from lamina.frontends.onnx.registry import converter
@@ -79,11 +82,13 @@ def _base_axis(size: int, align: bool) -> np.ndarray:
 
 @converter(
     "AffineGrid",
-    emits=("relay.constant", "relay.transpose", "relay.matmul", "relay.reshape"),
-    notes="2-D and 3-D; a constant size",
+    emits=("relay.constant", "relay.transpose", "relay.matmul", "relay.reshape", "relay.dyn_arange"),
+    notes="2-D and 3-D; a constant or run-time size",
 )
 def _affine_grid(ctx: NodeContext) -> Sequence[SSAValue]:
     theta = ctx.input(0)
+    if ctx.at_run_time(1):
+        return [_affine_grid_runtime(ctx, theta, rs.values(ctx, 1))]
     size = _ints(ctx.const_value(1))
     align = bool(ctx.attr("align_corners", 0))
     if len(size) not in (4, 5) or any(d < 0 for d in size):
@@ -138,3 +143,45 @@ def _col2im(ctx: NodeContext) -> Sequence[SSAValue]:
         dilation=relay.i64_array(values["dilations"]),
     )
     return [ctx.emit(op)]
+
+
+def _affine_grid_runtime(ctx: NodeContext, theta: SSAValue, size: SSAValue) -> SSAValue:
+    """AffineGrid for a `size` given when the model runs: per spatial axis,
+    the normalized coordinates over a size set by the data, and
+    `grid[n, ..., c] = sum_j theta[n, c, j] * base_j + theta[n, c, r]` by
+    broadcasting."""
+    m = rs.ShapeMath(ctx)
+    (k,) = shape(size)
+    n, r, cols = shape(theta)
+    if k not in (4, 5) or r != k - 2 or cols != r + 1:
+        raise ctx.error(f"theta {list(shape(theta))} and size ({k} values) must be (N, r, r + 1) and r + 2 values, r = 2 or 3")
+    elem = _elem(theta)
+    if not relay.is_float(elem):
+        raise ctx.error(f"theta must be floating-point, got {numpy_dtype(elem)}")
+    work = f64 if elem == f64 else f32
+    align = bool(ctx.attr("align_corners", 0))
+    ok = m.and_(m.eq(m.element(size, 0), n), m.all(m.le(0, size)))
+    theta = m.check(_cast(ctx, theta, work), ok, f"size must be non-negative, its batch {n} as theta's")
+    coords = []
+    for a in range(r):  # axis a of (D,) H, W
+        d = m.element(size, 2 + a)
+        i = _cast(ctx, rs.arange(ctx, d, f"s{a}_"), work)
+        df = _cast(ctx, d, work)
+        if align:  # -1 + 2 i / (d - 1), 0 for one pixel
+            c = m.sub(m.div(m.mul(i, m.v(2.0, work)), m.max(m.sub(df, m.v(1.0, work)), m.v(1.0, work))), m.v(1.0, work))
+        else:  # -1 + (2 i + 1) / d
+            c = m.sub(m.div(m.add(m.mul(i, m.v(2.0, work)), m.v(1.0, work)), df), m.v(1.0, work))
+        coords.append(c)
+    spatial = [shape(c)[0] for c in coords]
+    out: SSAValue | None = None
+    for j, c in enumerate(reversed(coords)):  # theta's column j weighs x, y[, z]
+        a = r - 1 - j
+        col = ctx.emit(relay.StridedSliceOp(theta, begin=relay.i64_array([0, 0, j]), end=relay.i64_array([n, r, j + 1]), strides=relay.i64_array([1, 1, 1])))
+        col = _reshape(ctx, col, [n, *([1] * r), r])
+        at = _reshape(ctx, c, [1, *(d if b == a else 1 for b, d in enumerate(spatial)), 1])
+        term = m.mul(col, at)
+        out = term if out is None else m.add(out, term)
+    shift = ctx.emit(relay.StridedSliceOp(theta, begin=relay.i64_array([0, 0, r]), end=relay.i64_array([n, r, r + 1]), strides=relay.i64_array([1, 1, 1])))
+    assert out is not None
+    grid = m.add(out, _reshape(ctx, shift, [n, *([1] * r), r]))
+    return _cast(ctx, grid, elem)

@@ -13,7 +13,7 @@ allocs become pointers into the `workspace` arena (see `memory`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import func, llvm
@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
     i8,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lamina.abi import BUFFER_ALIGN
@@ -59,7 +59,7 @@ from lamina.lowering.tir_to_llvm.types import (
     row_major_strides,
     scalar_type,
 )
-from lamina.symbolic import Sym
+from lamina.symbolic import Dim, Sym, monotone_in
 
 ACCESS_LOWERINGS: dict[type[Operation], Lowering] = {}
 #: On @main (then the module): its buffers' (first use, last use, bytes) when
@@ -68,8 +68,15 @@ DYNAMIC_PLAN_ATTR = "lamina.dynamic_plan"
 #: On the module: the sizes @main reads from `args` (after the buffers), in order.
 SIZES_ATTR = "lamina.sizes"
 #: On the module: the data-dependent sizes `@main` sets (`tir.set_size`), in
-#: order, with their upper bounds: the runtime plans buffers at the bound.
+#: order, with their upper bounds (the runtime plans buffers at the bound), ""
+#: for an unbounded size (planned at a capacity the runtime grows).
 BOUNDS_ATTR = "lamina.bounds"
+#: On the module: the messages `@main` may stop with (`tir.check`); it writes
+#: the 1-based number of the one that failed into the last `args` slot.
+EXITS_ATTR = "lamina.exits"
+#: The message of the check that an unbounded size fits its capacity: the
+#: runtime plans again and reruns instead of raising it.
+REPLAN = "the data asked for more memory than planned"
 
 
 # =================================================================== buffer access
@@ -189,6 +196,8 @@ def lower_kernel_buffers(fn: tir.PrimFuncOp) -> None:
                 f"tir.constant in kernel @{fn.sym_name.data}: weights are bound in "
                 "@main only; pass them to the kernel as buffer arguments"
             )
+        elif isinstance(op, tir.CheckOp | tir.SetSizeOp):
+            raise LoweringError(f"{op.name} in kernel @{fn.sym_name.data}: only @main stops or sets sizes")
     for i, arg in enumerate(entry.args):
         if isinstance(arg.type, IntegerType):  # a size argument (i64 since sweep 1)
             continue
@@ -218,8 +227,9 @@ def bind_kernel_sizes(fn: tir.PrimFuncOp) -> None:
         Rewriter.replace_value_with_new_type(arg, i64)
 
 
-def lower_main_buffers(fn: func.FuncOp, state: ModuleState) -> WorkspacePlan:
-    """Bind @main's buffers: arguments, parameters and the workspace arena."""
+def lower_main_buffers(fn: func.FuncOp, state: ModuleState) -> tuple[WorkspacePlan, int]:
+    """Bind @main's buffers: arguments, parameters and the workspace arena;
+    also the `args` slot of the exit status (the last one)."""
     if len(fn.body.blocks) != 1:
         raise LoweringError("@main must have a single block")
     entry = fn.body.block
@@ -286,8 +296,22 @@ def lower_main_buffers(fn: func.FuncOp, state: ModuleState) -> WorkspacePlan:
             offset = plan.offsets[k] if not dynamic else 0
         _bind_workspace(alloc, workspace, offset, at_entry)
     if defined:
+        _require_monotone(defined, [*nbytes, *(numel(b.type) for b in buffers)])
         _bind_defined_sizes(fn, defined, args, len(buffers), sizes, at_entry)
-    return plan
+    return plan, len(buffers) + len(sizes) + (len(allocs) if dynamic else 0)
+
+
+def _require_monotone(defined: dict[str, tir.SetSizeOp], extents: Sequence[Dim]) -> None:
+    """Every buffer grows with each unbounded size (none shrinks as one grows),
+    so a buffer planned at the sizes' capacities holds any smaller values."""
+    for name, op in defined.items():
+        if op.bound is None:
+            for n in extents:
+                if not monotone_in(n, name):
+                    raise LoweringError(
+                        f"@main: a buffer of {n} elements or bytes shrinks as size '{name}' "
+                        "(set by the data, unbounded) grows, so no capacity fits every value"
+                    )
 
 
 def _bind_defined_sizes(
@@ -298,9 +322,12 @@ def _bind_defined_sizes(
     sizes: list[str],
     at_entry: EntryBuilder,
 ) -> None:
-    """Data-dependent sizes: at each `tir.set_size`, the count its kernel wrote,
-    clamped to `0..bound`, is the size from there on; a size @main's buffers
-    depend on is also stored in its `args` slot, for the caller to read."""
+    """Data-dependent sizes: at each `tir.set_size`, the count its kernel wrote
+    is the size from there on, stored in its `args` slot (if it has one) for
+    the caller to read. A bounded size is clamped to `0..bound`. An unbounded
+    one must not be negative, and must fit the capacity the caller planned
+    with (the slot's value on entry): a `tir.check` before the next op stops
+    the run otherwise."""
     values: dict[str, SSAValue] = {}
     uses = [op for op in fn.walk() if isinstance(op, tir.SizeOp)]
     slots = {n: _slot_value(at_entry, args, first_slot + sizes.index(n)) for n in sizes if n not in defined}
@@ -313,15 +340,31 @@ def _bind_defined_sizes(
         def const(k: int, b: Builder = b) -> SSAValue:
             return put(llvm.ConstantOp(IntegerAttr(k, i64), i64))
 
-        count = put(llvm.LoadOp(op.count, i64, alignment=8))
-        bound = llvm_dim(Sym.parse(op.bound.data), {**slots, **values}, put, const)
-        low = put(llvm.ICmpOp(count, const(0), _predicate("slt")))
-        count = put(llvm.SelectOp(low, const(0), count))
-        high = put(llvm.ICmpOp(count, bound, _predicate("sgt")))
-        count = put(llvm.SelectOp(high, bound, count))
+        def slot_of(name: str = name, put: Callable[[Operation], SSAValue] = put) -> SSAValue:
+            return put(llvm.GEPOp(args, [first_slot + sizes.index(name)], i64, inbounds=True))
+
+        at = op.count if op.element is None else put(llvm.GEPOp(op.count, [op.element], i64, inbounds=True))
+        count = put(llvm.LoadOp(at, i64, alignment=8))
+        slot = None
+        if op.bound is not None:
+            bound = llvm_dim(Sym.parse(op.bound.data), {**slots, **values}, put, const)
+            low = put(llvm.ICmpOp(count, const(0), _predicate("slt")))
+            count = put(llvm.SelectOp(low, const(0), count))
+            high = put(llvm.ICmpOp(count, bound, _predicate("sgt")))
+            count = put(llvm.SelectOp(high, bound, count))
+        else:  # every unbounded size has a slot (main_sizes)
+            slot = slot_of()
+            ok = put(llvm.ICmpOp(count, const(0), _predicate("sge")))
+            b.insert(tir.CheckOp(ok, f"the data set size '{name}' to a negative value"))
+            capacity = put(llvm.LoadOp(slot, i64, alignment=8))
+            fits = put(llvm.ICmpOp(count, capacity, _predicate("sle")))
+            after = op.next_op
+            while isinstance(after, tir.SetSizeOp):  # after the sizes set together
+                after = after.next_op
+            assert after is not None
+            Rewriter.insert_op(tir.CheckOp(fits, REPLAN), InsertPoint.before(after))
         if name in sizes:
-            slot = put(llvm.GEPOp(args, [first_slot + sizes.index(name)], i64, inbounds=True))
-            b.insert(llvm.StoreOp(count, slot, alignment=8))
+            b.insert(llvm.StoreOp(count, slot or slot_of(), alignment=8))
         values[name] = count
         Rewriter.erase_op(op)
     for use in uses:
@@ -335,8 +378,37 @@ def _predicate(name: str) -> IntegerAttr:
 
 
 def main_sizes(fn: func.FuncOp) -> list[str]:
-    """The sizes @main's buffers depend on: the order of their slots in `args`."""
-    return tir.size_names(fn.function_type.inputs.data)
+    """The sizes in @main's `args` slots, in order: those its buffer arguments
+    depend on, then the unbounded sizes it sets (the caller writes their
+    capacity there, @main their value)."""
+    names = tir.size_names(fn.function_type.inputs.data)
+    for op in fn.walk():
+        if isinstance(op, tir.SetSizeOp) and op.bound is None and op.size.data not in names:
+            names.append(op.size.data)
+    return names
+
+
+def lower_checks(fn: Operation, args: SSAValue, status_slot: int) -> list[str]:
+    """After control flow is flattened: each `tir.check` branches to an exit
+    that writes its message's number (from 1) into `args[status_slot]` and
+    returns. The messages, in the order of their numbers."""
+    messages: list[str] = []
+    for op in [o for o in fn.walk() if isinstance(o, tir.CheckOp)]:
+        if op.message.data not in messages:
+            messages.append(op.message.data)
+        code = messages.index(op.message.data) + 1
+        block = op.parent_block()
+        assert block is not None and block.parent is not None and op.next_op is not None
+        cont = block.split_before(op.next_op)
+        fail = Block()
+        block.parent.add_block(fail)
+        fb = Builder(InsertPoint.at_end(fail))
+        slot = fb.insert(llvm.GEPOp(args, [status_slot], i64, inbounds=True))
+        value = fb.insert(llvm.ConstantOp(IntegerAttr(code, i64), i64))
+        fb.insert(llvm.StoreOp(value.result, slot.result, alignment=8))
+        fb.insert(llvm.ReturnOp())
+        Rewriter.replace_op(op, llvm.CondBrOp(op.cond, cont, [], fail, []))
+    return messages
 
 
 def _bind_workspace(
@@ -399,9 +471,12 @@ __all__ = [
     "ACCESS_LOWERINGS",
     "BOUNDS_ATTR",
     "DYNAMIC_PLAN_ATTR",
+    "EXITS_ATTR",
+    "REPLAN",
     "SIZES_ATTR",
     "bind_kernel_sizes",
     "kernel_arg_attrs",
+    "lower_checks",
     "lower_kernel_buffers",
     "lower_main_buffers",
     "main_arg_attrs",

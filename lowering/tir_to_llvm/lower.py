@@ -31,9 +31,11 @@ from lamina.lowering.tir_to_llvm.buffers import (
     ACCESS_LOWERINGS,
     BOUNDS_ATTR,
     DYNAMIC_PLAN_ATTR,
+    EXITS_ATTR,
     SIZES_ATTR,
     bind_kernel_sizes,
     kernel_arg_attrs,
+    lower_checks,
     lower_kernel_buffers,
     lower_main_buffers,
     main_arg_attrs,
@@ -78,7 +80,8 @@ _LOWERINGS: dict[type[Operation], Lowering] = {
 def _lower_scalar_ops(fn: Operation, state: ModuleState, where: str) -> None:
     """Sweep 2: every op but buffers and control flow becomes llvm ops."""
     kept = (
-        tir.ForOp, tir.IfOp, tir.YieldOp, tir.AllocOp, tir.ConstantOp, tir.SizeOp, tir.SetSizeOp
+        tir.ForOp, tir.IfOp, tir.YieldOp, tir.AllocOp, tir.ConstantOp, tir.SizeOp, tir.SetSizeOp,
+        tir.CheckOp,
     )
     entry = fn.regions[0].blocks[0]
     consts = Constants(EntryBuilder(entry))
@@ -141,15 +144,22 @@ def _lower_main(
     retype_induction_vars(fn)
     _lower_scalar_ops(fn, state, "@main")
     sizes = main_sizes(fn)
-    bounds = [(op.size.data, op.bound.data) for op in fn.walk() if isinstance(op, tir.SetSizeOp)]
-    plan = lower_main_buffers(fn, state)
+    bounds = [
+        (op.size.data, "" if op.bound is None else op.bound.data)
+        for op in fn.walk()
+        if isinstance(op, tir.SetSizeOp)
+    ]
+    plan, status_slot = lower_main_buffers(fn, state)
     flatten_control_flow(fn)
+    exits = lower_checks(fn, fn.regions[0].blocks[0].args[0], status_slot)
     if sizes:
         state.module.attributes[SIZES_ATTR] = ArrayAttr([StringAttr(n) for n in sizes])
     if bounds:
         state.module.attributes[BOUNDS_ATTR] = ArrayAttr(
             [ArrayAttr([StringAttr(n), StringAttr(b)]) for n, b in bounds]
         )
+    if exits:
+        state.module.attributes[EXITS_ATTR] = ArrayAttr([StringAttr(m) for m in exits])
     new = _new_func("main", fn, main_arg_attrs())
     dynamic = fn.attributes.get(DYNAMIC_PLAN_ATTR)
     if dynamic is not None:

@@ -31,8 +31,11 @@ from lamina.symbolic import Dim, Sym, SymbolicError
 
 
 @register_compute(relay.ReshapeOp)
+@register_compute(relay.DynReshapeOp)
 def reshape(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
-    (x,) = ins
+    """The result's row-major order over the input's (a run-time shape
+    operand, `relay.dyn_reshape`'s, is not read: its sizes are)."""
+    x = ins[0]
     out = _type(op)
     src = dims(_ttype(x))
 
@@ -275,8 +278,15 @@ def narrow(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 
 
 @register_compute(relay.BroadcastToOp)
+@register_compute(relay.DynBroadcastToOp)
 def broadcast_to(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
-    return elementwise(k, _type(op), ins, lambda e, x: x)
+    return elementwise(k, _type(op), ins[:1], lambda e, x: x)
+
+
+@register_compute(relay.DynArangeOp)
+def dyn_arange(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """`[0, n)` over the size the count set."""
+    return k.compute(_type(op), lambda e, idx: e.from_index(idx[0], i64))
 
 
 @register_compute(relay.TileOp)
