@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     UnitAttr,
+    f64,
 )
 from xdsl.ir import Attribute
 from xdsl.irdl import (
@@ -52,14 +53,23 @@ from xdsl.utils.exceptions import VerifyException
 from lamina.dialects.relay.base import (
     OpPattern,
     RelayOp,
+    choice_prop,
     dims_prop,
     int_prop,
+    ints_prop,
     is_bool,
     is_float,
     is_int,
     normalize_axis,
+    require_element,
     shape_of,
+    str_prop,
     tensor,
+)
+from lamina.dialects.relay.layout import (
+    RESIZE_COORDINATES,
+    RESIZE_METHODS,
+    RESIZE_ROUNDING,
 )
 from lamina.symbolic import Dim, Sym
 
@@ -309,6 +319,56 @@ class DynBroadcastToOp(DynShapeOp):
 
 
 @irdl_op_definition
+class DynResizeOp(DynShapeOp):
+    """`relay.resize` to a shape given as data, its scales and roi given as
+    data too: `params` (f64 `[3 * rank]`) holds the scales, then the roi's
+    begins and ends (normalized, for `tf_crop_and_resize`), read when the model
+    runs; the other properties are `relay.resize`'s. Axes outside `axes` keep
+    their size and are not interpolated (their `sizes` entry is "")."""
+
+    name = "relay.dyn_resize"
+    data = operand_def(TensorType)  # (restated: operands in this order)
+    shape = operand_def(TensorType)
+    params = operand_def(TensorType)
+    axes = prop_def(Attribute)
+    method = opt_prop_def(StringAttr)
+    coordinate_transformation_mode = opt_prop_def(StringAttr)
+    rounding_method = opt_prop_def(StringAttr)
+    cubic_alpha = opt_prop_def(Attribute)
+    cubic_exclude = opt_prop_def(UnitAttr)
+    extrapolation_value = opt_prop_def(Attribute)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        data, shape, params = types
+        out = super().infer([data, shape], props)
+        rank = len(shape_of(data))
+        if params.get_element_type() != f64 or shape_of(params) != (3 * rank,):
+            raise VerifyException(f"{cls.name}: params must be a tensor<{3 * rank}xf64> (scales, roi), got {params}")
+        for name, allowed, default in (
+            ("method", RESIZE_METHODS, "nearest_neighbor"),
+            ("coordinate_transformation_mode", RESIZE_COORDINATES, "half_pixel"),
+            ("rounding_method", RESIZE_ROUNDING, "round_prefer_floor"),
+        ):
+            choice_prop(cls.name, props, name, allowed, default)
+        if str_prop(props, "method", "nearest_neighbor") != "nearest_neighbor":
+            require_element(cls.name, data, floating=True)
+        axes = ints_prop(props, "axes")
+        if sorted(set(axes)) != list(axes) or not all(0 <= a < rank for a in axes):
+            raise VerifyException(f"{cls.name}: axes {list(axes)} must be distinct axes in increasing order")
+        names = _size_names(cls.name, props, rank)
+        for a in range(rank):
+            if (a in axes) != bool(names[a]):
+                raise VerifyException(f"{cls.name}: axis {a} must set a size if and only if it is resized")
+        return out
+
+    @property
+    def resized(self) -> tuple[int, ...]:
+        return tuple(ints_prop(self, "axes"))
+
+
+@irdl_op_definition
 class DynArangeOp(RelayOp):
     """`[0, 1, ..., n - 1]` (i64) for a count `n` given as data (an i64
     scalar), which becomes the size named `size`: the index space that Range,
@@ -365,6 +425,7 @@ __all__ = [
     "DynArangeOp",
     "DynBroadcastToOp",
     "DynReshapeOp",
+    "DynResizeOp",
     "DynShapeOp",
     "NarrowOp",
     "NonMaxSuppressionOp",

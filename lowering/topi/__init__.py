@@ -13,7 +13,8 @@ multi-result op such as `relay.split`). The computes live by op family:
 - `reductions`: reduce, logsumexp, argmax/argmin, softmax;
 - `nn`: bias_add, pooling, normalizations, LRN;
 - `layout`: reshape, transpose, concatenate, split, slices, gathers, tile, pad,
-  trilu, resize;
+  trilu;
+- `resize`: resize, with known or run-time scales;
 - `algorithm`: extern kernels, written in TIR (`TirBuilder`) rather than as
   computes: scatters, top-k, cumulative scans (`register_extern`);
 - `dynamic`: extern kernels of the ops of data-dependent size (nonzero,
@@ -36,6 +37,7 @@ from lamina.lowering.topi import (
     nn,
     products,
     reductions,
+    resize,
     sampling,
 )
 from lamina.lowering.topi.algorithm import (
@@ -85,6 +87,7 @@ __all__ = [
     "reductions",
     "register_compute",
     "register_extern",
+    "resize",
     "sampling",
     "scheduled",
 ]

@@ -1,0 +1,274 @@
+"""The computes of `relay.resize` and `relay.dyn_resize` (ONNX Resize).
+
+Each output index maps to an input coordinate by ONNX's formulas, evaluated in
+f64 as its reference does; nearest reads the rounded coordinate, linear and
+cubic weigh the 2 or 4 neighbours along every resized axis (indices clamped to
+the edge), with `exclude_outside`'s renormalization and `antialias`' widened
+kernel; outside the roi of `tf_crop_and_resize`, the extrapolation value.
+
+One set of formulas serves both ops: a scale, an extent or a roi bound is a
+Python number when it is known while compiling (`relay.resize`: folded, as
+before) or a value read when the kernel runs (`relay.dyn_resize`'s `params`
+operand, its sizes set by the data).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import f64, i64
+from xdsl.ir import SSAValue
+
+from lamina.dialects import relay
+from lamina.dialects.shapes import dims
+from lamina.lowering.expr import Expr, is_float
+from lamina.lowering.topi.base import Kernel, _shape, _type, register_compute
+from lamina.symbolic import Dim
+
+#: A scalar known while compiling, or an f64 value computed when the kernel runs.
+Scalar = float | SSAValue
+
+
+class _F:
+    """f64 arithmetic on scalars: Python numbers fold, values become ops."""
+
+    def __init__(self, e: Expr):
+        self.e = e
+
+    def v(self, x: Scalar) -> SSAValue:
+        return x if isinstance(x, SSAValue) else self.e.const(float(x), f64)
+
+    def _op(self, a: Scalar, b: Scalar, py: Callable[[float, float], float], ir: Callable[[SSAValue, SSAValue], SSAValue]) -> Scalar:
+        if not isinstance(a, SSAValue) and not isinstance(b, SSAValue):
+            return py(a, b)
+        return ir(self.v(a), self.v(b))
+
+    def add(self, a: Scalar, b: Scalar) -> Scalar:
+        return self._op(a, b, lambda x, y: x + y, self.e.add)
+
+    def sub(self, a: Scalar, b: Scalar) -> Scalar:
+        return self._op(a, b, lambda x, y: x - y, self.e.sub)
+
+    def mul(self, a: Scalar, b: Scalar) -> Scalar:
+        return self._op(a, b, lambda x, y: x * y, self.e.mul)
+
+    def div(self, a: Scalar, b: Scalar) -> Scalar:
+        return self._op(a, b, lambda x, y: x / y, self.e.div)
+
+    def if_one(self, width: Scalar, one: Callable[[], Scalar], other: Callable[[], Scalar]) -> Scalar:
+        """`one()` where `width == 1`, else `other()`."""
+        if not isinstance(width, SSAValue):
+            return one() if width == 1 else other()
+        return self.e.select(self.e.cmp("eq", width, self.v(1.0)), self.v(one()), self.v(other()))
+
+
+@dataclass(frozen=True)
+class _ResizeAxis:
+    """How output indices along one axis map to input coordinates."""
+
+    size: Dim  # input extent
+    out: Dim  # output extent
+    scale: Scalar
+    mode: str
+    roi: tuple[Scalar, Scalar]
+    resized: bool = True
+
+    @property
+    def identity(self) -> bool:
+        return not self.resized or (
+            self.out == self.size
+            and self.scale == 1.0
+            and (self.mode != "tf_crop_and_resize" or self.roi == (0.0, 1.0))
+        )
+
+    def coordinate(self, e: Expr, y: SSAValue) -> SSAValue:
+        """The input coordinate of output index `y`, as an f64."""
+        f = _F(e)
+        yf = e.from_index(y, f64)
+        size = float(self.size) if isinstance(self.size, int) else e.from_index(e.index(self.size), f64)
+        out = float(self.out) if isinstance(self.out, int) else e.from_index(e.index(self.out), f64)
+        width = f.mul(self.scale, size)  # the unrounded output extent
+
+        def scaled() -> SSAValue:  # (y + 0.5) / scale - 0.5
+            return f.v(f.sub(f.div(f.add(yf, 0.5), self.scale), 0.5))
+
+        if self.mode == "half_pixel":
+            return scaled()
+        if self.mode == "half_pixel_symmetric":
+            offset = f.mul(f.div(size, 2), f.sub(1, f.div(out, width)))
+            return f.v(f.sub(f.add(offset, f.div(f.add(yf, 0.5), self.scale)), 0.5))
+        if self.mode == "pytorch_half_pixel":
+            return f.v(f.if_one(width, lambda: -0.5, scaled))
+        if self.mode == "asymmetric":
+            return f.v(f.div(yf, self.scale))
+        if self.mode == "align_corners":
+            return f.v(f.if_one(width, lambda: 0.0, lambda: f.div(f.mul(yf, f.sub(size, 1)), f.sub(width, 1))))
+        lo, hi = self.roi  # tf_crop_and_resize
+        x = f.if_one(
+            width,
+            lambda: f.div(f.mul(f.sub(hi, lo), f.sub(size, 1)), 2),
+            lambda: f.div(f.mul(f.mul(yf, f.sub(hi, lo)), f.sub(size, 1)), f.sub(width, 1)),
+        )
+        return f.v(f.add(x, f.mul(lo, f.sub(size, 1))))
+
+
+def _nearest(e: Expr, x: SSAValue, rounding: str) -> SSAValue:
+    """Round an input coordinate (f64) to an i64 index as ONNX's `nearest_mode`:
+    ties go down with round_prefer_floor (`ceil(x - 1/2)`), up with
+    round_prefer_ceil (`floor(x + 1/2)`)."""
+    rounded = {
+        "floor": lambda: e.floor(x),
+        "ceil": lambda: e.math(mathd.CeilOp, x),
+        "round_prefer_floor": lambda: e.math(mathd.CeilOp, e.sub(x, e.const(0.5, f64))),
+        "round_prefer_ceil": lambda: e.floor(e.add(x, e.const(0.5, f64))),
+    }[rounding]()
+    return e.cast(rounded, i64)
+
+
+def _resize_kernel(e: Expr, method: str, t: SSAValue, alpha: float) -> SSAValue:
+    """The interpolation kernel at distance `t` (f64): linear's triangle, or the
+    cubic convolution kernel with coefficient `alpha`."""
+
+    def c(v: float) -> SSAValue:
+        return e.const(v, f64)
+
+    d = e.abs(t)
+    if method == "linear":
+        return e.max(e.sub(c(1), d), c(0))
+    near = e.add(e.mul(e.mul(e.sub(e.mul(c(alpha + 2), d), c(alpha + 3)), d), d), c(1))
+    far = e.sub(
+        e.mul(e.add(e.mul(e.sub(e.mul(c(alpha), d), c(5 * alpha)), d), c(8 * alpha)), d),
+        c(4 * alpha),
+    )
+    outer = e.select(e.cmp("lt", d, c(2)), far, c(0))
+    return e.select(e.cmp("le", d, c(1)), near, outer)
+
+
+def _interpolate(
+    k: Kernel, op: relay.RelayOp, x: SSAValue, maps: Callable[[Expr], Sequence[_ResizeAxis]], antialias: bool
+) -> SSAValue:
+    """The resize compute; `maps(e)` gives the per-axis maps inside the body
+    (where the scalars a kernel reads when it runs can be read)."""
+    out = _type(op)
+    mode = relay.str_prop(op, "coordinate_transformation_mode", "half_pixel")
+    method = relay.str_prop(op, "method", "nearest_neighbor")
+    rounding = relay.str_prop(op, "rounding_method", "round_prefer_floor")
+    alpha = relay.float_prop(op, "cubic_alpha", -0.75)
+    exclude = relay.flag_prop(op, "cubic_exclude")
+    extrapolation = relay.float_prop(op, "extrapolation_value", 0.0)
+    elem = out.get_element_type()
+    interpolate = method != "nearest_neighbor"
+    support = 1 if method == "linear" else 2
+
+    def taps(ax: _ResizeAxis) -> tuple[float, list[int]]:
+        """The kernel's scale along an axis (below 1 when antialiasing a
+        downscale) and the neighbour offsets from floor(x) it covers."""
+        s = min(float(ax.scale), 1.0) if antialias else 1.0  # (antialias: a known scale)
+        start = math.floor(-support / s) + 1
+        return s, list(range(start, 2 - start))
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        outside: list[SSAValue] = []
+        # Per axis: (index, weight) pairs; a single pair for identity/nearest.
+        choices: list[list[tuple[SSAValue, SSAValue | None]]] = []
+        for ax, y in zip(maps(e), idx, strict=True):
+            if ax.identity:
+                choices.append([(y, None)])
+                continue
+            coord = ax.coordinate(e, y)
+            last = ax.size - 1
+            if mode == "tf_crop_and_resize":
+                top = e.const(float(last), f64) if isinstance(last, int) else e.from_index(e.index(last), f64)
+                outside.append(e.or_(e.cmp("lt", coord, e.const(0.0, f64)), e.cmp("gt", coord, top)))
+            if not interpolate:
+                i = e.to_index(_nearest(e, coord, rounding))
+                choices.append([(e.clamp(i, 0, last), None)])
+                continue
+            base = e.floor(coord)
+            start = e.to_index(e.cast(base, i64))
+            shrink, offsets = taps(ax)
+            points, weights = [], []
+            for t in offsets:
+                p = e.ishift(start, t)
+                dist = e.sub(e.add(base, e.const(float(t), f64)), coord)
+                if shrink != 1.0:
+                    dist = e.mul(dist, e.const(shrink, f64))
+                w = _resize_kernel(e, method, dist, alpha)
+                if exclude:
+                    w = e.select(e.in_range(p, 0, ax.size), w, e.const(0.0, f64))
+                points.append(p)
+                weights.append(w)
+            if exclude or antialias:
+                total = weights[0]
+                for w in weights[1:]:
+                    total = e.add(total, w)
+                weights = [e.div(w, total) for w in weights]
+            choices.append([(e.clamp(p, 0, last), w) for p, w in zip(points, weights, strict=True)])
+        if not interpolate:
+            value = e.read(x, [c[0][0] for c in choices])
+        else:
+            acc: SSAValue | None = None
+            for combo in itertools.product(*choices):
+                v = e.cast(e.read(x, [p for p, _ in combo]), f64)
+                for _, w in combo:
+                    if w is not None:
+                        v = e.mul(v, w)
+                acc = v if acc is None else e.add(acc, v)
+            assert acc is not None
+            value = e.cast(acc, elem)
+        if outside:
+            fill = e.const(extrapolation if is_float(elem) else int(extrapolation), elem)
+            value = e.select(e.or_all(outside), fill, value)
+        return value
+
+    return k.compute(out, body)
+
+
+@register_compute(relay.ResizeOp)
+def resize(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """Resize to a known size, with known scales and roi."""
+    (x,) = ins
+    shape = _shape(x)
+    size = dims(_type(op))
+    rank = len(shape)
+    scales = relay.floats_prop(op, "scales") or tuple(
+        o / i if i else 1.0 for o, i in zip(size, shape, strict=True)
+    )
+    roi = relay.floats_prop(op, "roi") or (0.0,) * rank + (1.0,) * rank
+    mode = relay.str_prop(op, "coordinate_transformation_mode", "half_pixel")
+    axes = [
+        _ResizeAxis(shape[a], size[a], scales[a], mode, (roi[a], roi[rank + a]))
+        for a in range(rank)
+    ]
+    return _interpolate(k, op, x, lambda e: axes, relay.flag_prop(op, "antialias"))
+
+
+@register_compute(relay.DynResizeOp)
+def dyn_resize(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """Resize to sizes set by the data, the scales and roi read from `params`
+    (`[scales, roi begins, roi ends]`) when the kernel runs."""
+    x, _, params = ins
+    assert isinstance(op, relay.DynResizeOp)
+    shape = _shape(x)
+    size = dims(_type(op))
+    rank = len(shape)
+    mode = relay.str_prop(op, "coordinate_transformation_mode", "half_pixel")
+    resized = set(op.resized)
+
+    def maps(e: Expr) -> list[_ResizeAxis]:
+        def at(i: int) -> SSAValue:
+            return e.read(params, [e.index(i)])
+
+        return [
+            _ResizeAxis(shape[a], size[a], at(a), mode, (at(rank + a), at(2 * rank + a)), a in resized)
+            for a in range(rank)
+        ]
+
+    return _interpolate(k, op, x, maps, antialias=False)
+
+
+__all__ = ["dyn_resize", "resize"]
