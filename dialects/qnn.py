@@ -51,6 +51,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects import relay
+from lamina.dialects.qnn_packed import PACKED_OPS
 from lamina.dialects.relay.base import (
     OpPattern,
     RelayOp,
@@ -277,7 +278,9 @@ class MulOp(_BinaryOp):
     name = "qnn.mul"
 
 
-QNN_OPS: tuple[type[QnnOp], ...] = (QuantizeOp, DequantizeOp, RequantizeOp, MatMulOp, Conv2DOp, AddOp, MulOp)
+QNN_OPS: tuple[type[RelayOp], ...] = (
+    QuantizeOp, DequantizeOp, RequantizeOp, MatMulOp, Conv2DOp, AddOp, MulOp, *PACKED_OPS
+)
 QNN = Dialect("qnn", list(QNN_OPS), [])
 
 __all__ = [

@@ -94,6 +94,7 @@ from lamina.dialects.tir_sizes import (
     verify_set_size,
 )
 from lamina.dialects.tir_vector import (
+    Dot4Op,
     MaskedLoadOp,
     MaskedStoreOp,
     VectorCmpOp,
@@ -707,6 +708,7 @@ TIR = Dialect(
         MaskedLoadOp,
         VectorCmpOp,
         VectorSelectOp,
+        Dot4Op,
         AllocOp,
         ConstantOp,
         SizeOp,
@@ -723,6 +725,7 @@ __all__ = [
     "CallOp",
     "CheckOp",
     "ConstantOp",
+    "Dot4Op",
     "ForKind",
     "ForOp",
     "IfOp",

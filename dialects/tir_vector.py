@@ -1,12 +1,14 @@
 """The vector ops of the `tir` dialect, which `tir-vectorize` makes (a lane
-mask from a comparison, a select by such a mask, masked stores and loads), and
-the checks every buffer access shares. `lamina.dialects.tir` holds them in its dialect.
+mask from a comparison, a select by such a mask, masked stores and loads), the
+int8 dot product that int8 kernels use (`tir.dot4`), and the checks every
+buffer access shares. `lamina.dialects.tir` holds them in its dialect.
 
 ```mlir
 %m = tir.vector_cmp "slt", %idx, %n : vector<16xindex> -> vector<16xi1>
 %s = tir.vector_select %m, %a, %b : vector<16xi1>, vector<16xf32>
 tir.masked_store %v, %y[%i, %j], %m : memref<4x20xf32>, vector<16xf32>, vector<16xi1>
 %w = tir.masked_load %x[%i, %j], %m, %pass : memref<4x20xf32>, vector<16xi1>, vector<16xf32>
+%d = tir.dot4 %acc, %x4, %w : vector<16xi32>, vector<4xui8>, vector<64xi8>
 ```
 """
 
@@ -20,6 +22,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     MemRefType,
+    Signedness,
     StringAttr,
     VectorType,
     i1,
@@ -216,4 +219,38 @@ class VectorSelectOp(IRDLOperation):
         _check_mask(self.mask, self.result.type)
 
 
-__all__ = ["MaskedLoadOp", "MaskedStoreOp", "VectorCmpOp", "VectorSelectOp"]
+@irdl_op_definition
+class Dot4Op(IRDLOperation):
+    """Lane `i` of `acc` (i32) plus the dot product of 4 unsigned bytes of `a`
+    and 4 signed bytes of `b`: `acc[i] + sum(j < 4) u8(a[4i + j]) * s8(b[4i +
+    j])` (x86 VNNI's `vpdpbusd`; exact, nothing saturates). `a` of 4 bytes is
+    the same 4 bytes for every lane (a broadcast input quad)."""
+
+    name = "tir.dot4"
+
+    T: ClassVar = VarConstraint("T", base(VectorType))
+    acc = operand_def(T)
+    a = operand_def(VectorType)
+    b = operand_def(VectorType)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+    assembly_format = "$acc `,` $a `,` $b attr-dict `:` type($acc) `,` type($a) `,` type($b)"
+
+    def __init__(self, acc: SSAValue | Operation, a: SSAValue | Operation, b: SSAValue | Operation):
+        value = SSAValue.get(acc)
+        super().__init__(operands=[value, a, b], result_types=[value.type])
+
+    def verify_(self) -> None:
+        acc, a, b = (v.type for v in (self.acc, self.a, self.b))
+        assert isinstance(acc, VectorType) and isinstance(a, VectorType) and isinstance(b, VectorType)
+        lanes = acc.element_count()
+        if acc.get_element_type() != IntegerType(32) or acc.get_num_dims() != 1:
+            raise VerifyException(f"tir.dot4: the accumulator must be a vector of i32, got {acc}")
+        if a.get_element_type() != IntegerType(8, Signedness.UNSIGNED) or a.element_count() not in (4, 4 * lanes):
+            raise VerifyException(f"tir.dot4: a must be 4 or {4 * lanes} ui8 (unsigned bytes), got {a}")
+        if b.get_element_type() not in (IntegerType(8), IntegerType(8, Signedness.SIGNED)) or b.element_count() != 4 * lanes:
+            raise VerifyException(f"tir.dot4: b must be {4 * lanes} signed bytes (i8 or si8), got {b}")
+
+
+__all__ = ["Dot4Op", "MaskedLoadOp", "MaskedStoreOp", "VectorCmpOp", "VectorSelectOp"]

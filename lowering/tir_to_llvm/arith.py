@@ -1,5 +1,5 @@
-"""Scalar and vector ops for `lower-tir-to-llvm`: `arith`, `math`, `vector.broadcast`
-and `tir.vector_cmp` as llvm ops (`SCALAR_LOWERINGS`).
+"""Scalar and vector ops for `lower-tir-to-llvm`: `arith`, `math`, `vector.broadcast`,
+`tir.vector_cmp` and `tir.dot4` as llvm ops (`SCALAR_LOWERINGS`).
 
 Math with an LLVM intrinsic becomes that intrinsic; math without one (or without
 one that every backend expands) calls libm. On vectors, `exp`, `log`, `sin`, ...
@@ -421,4 +421,57 @@ def _lower_shuffle(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     return [e.shuffle(op.v1, op.v2, list(op.mask.get_values()), t)]
 
 
-__all__ = ["MVEC_FUNCTIONS", "SCALAR_LOWERINGS", "libm", "mvec"]
+#: The VNNI instruction (`vpdpbusd`) for 16 and 8 lanes of i32, with the host
+#: features it needs.
+_VPDPBUSD = {
+    16: ("llvm.x86.avx512.vpdpbusd.512", ("avx512vnni",)),
+    8: ("llvm.x86.avx512.vpdpbusd.256", ("avx512vnni", "avx512vl")),
+}
+
+
+def vnni_lanes() -> int:
+    """The i32 lanes of the host's widest `vpdpbusd`, 0 without VNNI."""
+    cpu = host.cpu()
+    for lanes, (_, needs) in _VPDPBUSD.items():
+        if cpu.vector_bits >= 32 * lanes and all(cpu.has(f) for f in needs):
+            return lanes
+    return 8 if cpu.has("avxvnni") else 0
+
+
+@lowers(SCALAR_LOWERINGS, tir.Dot4Op)
+def _lower_dot4(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    """`vpdpbusd` where the host has VNNI for the width; else the same sums in
+    plain vector IR (zero- and sign-extended bytes, products, four strided
+    shuffles added), which LLVM selects `vpmaddwd`-style code for: exact either
+    way, nothing saturates."""
+    assert isinstance(op, tir.Dot4Op)
+    acc, a, b = op.operands
+    at = convert_type(a.type)
+    t = convert_type(acc.type)
+    assert isinstance(t, VectorType) and isinstance(at, VectorType)
+    lanes = t.element_count()
+    if at.element_count() == 4:  # one quad for every lane
+        quad = e.emit(llvm.BitcastOp(a, i32))
+        undef = e.emit(llvm.UndefOp(t))
+        zero = e.emit(llvm.ConstantOp(IntegerAttr(0, i32), i32))
+        one = e.emit(llvm.InsertElementOp.create(operands=[undef, quad, zero], result_types=[t]))
+        words = e.shuffle(one, undef, [0] * lanes, t)
+    else:
+        words = e.emit(llvm.BitcastOp(a, t))
+    intrinsic = _VPDPBUSD.get(lanes)
+    if intrinsic is not None and vnni_lanes() >= lanes:
+        weights = e.emit(llvm.BitcastOp(b, t))
+        return [e.emit(llvm.CallIntrinsicOp(intrinsic[0], [acc, words, weights], [t]))]
+    bytes_t = VectorType(IntegerType(8), [4 * lanes])
+    wide = VectorType(i32, [4 * lanes])
+    ua = e.emit(llvm.ZExtOp(e.emit(llvm.BitcastOp(words, bytes_t)), wide))
+    sb = e.emit(llvm.SExtOp(b, wide))
+    products = e.emit(llvm.MulOp(ua, sb))
+    total = acc
+    for j in range(4):
+        part = e.shuffle(products, products, [4 * i + j for i in range(lanes)], t)
+        total = e.emit(llvm.AddOp(total, part))
+    return [total]
+
+
+__all__ = ["MVEC_FUNCTIONS", "SCALAR_LOWERINGS", "libm", "mvec", "vnni_lanes"]

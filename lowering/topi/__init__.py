@@ -20,6 +20,8 @@ multi-result op such as `relay.split`). The computes live by op family:
 - `dynamic`: extern kernels of the ops of data-dependent size (nonzero,
   non-max suppression, unique), which write padded results and a count;
 - `sampling`: grid_sample, col2im;
+- `int8`: the packed int8 kernels (`qnn.conv2d_nchwc`, `qnn.dense_packed`),
+  written in TIR around `tir.dot4`;
 - `cost`: the flop count of an op (`flops`).
 
 A new graph op becomes lowerable by registering its compute with
@@ -33,6 +35,7 @@ from lamina.lowering.topi import (
     blocked,
     dynamic,
     elemwise,
+    int8,
     layout,
     nn,
     products,
@@ -78,6 +81,7 @@ __all__ = [
     "extern_kernel",
     "flops",
     "highest",
+    "int8",
     "is_extern",
     "layout",
     "lowest",

@@ -1,0 +1,165 @@
+"""The qnn ops the int8 kernels run: u8 x s8 products accumulated in i32 over
+operands packed for x86's `vpdpbusd` (4 consecutive bytes of the reduction
+per i32 lane, TVM's `conv2d_NCHWc_int8` and `dense_vnni` layouts), with the
+requantization fused into the write-back:
+
+    out = clamp(round(f64(acc + bias) * multiplier) + zero_point, out_min, out_max)
+
+`acc` is the sum of `u8(x) * s8(w)` (raw values: the input's zero point
+correction is part of the constant `bias`, computed when compiling; the
+weight's zero point is 0), the product in f64 rounded half to even, as
+`qnn.requantize`. `qnn-canonicalize` makes them from `qnn.conv2d`/`qnn.matmul`
+followed by `qnn.requantize` where the host's kernels apply. Part of the `qnn`
+dialect (`dialects/qnn.py` lists them).
+
+- `qnn.conv2d_nchwc x, w, bias, multiplier, zp`: x u8 `[N, C/cb, H, W, cb]`
+  (already padded with its zero point), w s8 `[O/ob, C/cb, KH, KW, cb/4, 4*ob]`
+  (for each quad of input channels, `ob` output channels' 4 bytes),
+  bias i32 and multiplier f64 `[O/ob, ob]`, zp the output's zero point (a u8 or
+  s8 scalar, its type the output's) -> `[N, O/ob, OH, OW, ob]`.
+- `qnn.dense_packed a, w, bias, multiplier, zp`: a u8 `[M, K]`, w s8
+  `[N/nb, K/4, 4*nb]`, bias i32 and multiplier f64 `[N]` -> `[M, N]`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    IntegerType,
+    Signedness,
+    TensorType,
+    f64,
+)
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from lamina.dialects.relay.base import (
+    OpPattern,
+    RelayOp,
+    int_prop,
+    ints_prop,
+    shape_of,
+    tensor,
+)
+
+U8 = IntegerType(8, Signedness.UNSIGNED)
+S8 = IntegerType(8)
+I32 = IntegerType(32)
+_RANGES = {U8: (0, 255), S8: (-128, 127)}
+
+
+def _expect(op: str, what: str, t: TensorType, elem: Attribute, shape: tuple[int, ...] | None = None) -> None:
+    if t.get_element_type() != elem or (shape is not None and shape_of(t) != shape):
+        want = f"tensor<{'x'.join(map(str, shape))}x{elem}>" if shape is not None else f"a {elem} tensor"
+        raise VerifyException(f"{op}: {what} must be {want}, got {t}")
+
+
+def _epilogue(op: str, props: dict[str, Attribute], bias: TensorType, mult: TensorType, zp: TensorType, channels: tuple[int, ...]) -> Attribute:
+    """The fused requantization's operands and clamp range; the output type."""
+    _expect(op, "bias", bias, I32, channels)
+    _expect(op, "multiplier", mult, f64, channels)
+    elem = zp.get_element_type()
+    if elem not in _RANGES or shape_of(zp):
+        raise VerifyException(f"{op}: the zero point must be a ui8 or i8 scalar, got {zp}")
+    lo, hi = _RANGES[elem]
+    got = int_prop(props, "out_min", lo), int_prop(props, "out_max", hi)
+    if not lo <= got[0] <= got[1] <= hi:
+        raise VerifyException(f"{op}: the clamp range [{got[0]}, {got[1]}] must be non-empty and within {elem}'s [{lo}, {hi}]")
+    return elem
+
+
+class PackedOp(RelayOp):
+    """Base of the packed int8 ops (opaque to fusion: their epilogue is fused
+    in already)."""
+
+    out_min = opt_prop_def(IntegerAttr)
+    out_max = opt_prop_def(IntegerAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    def clamp(self) -> tuple[int, int]:
+        """The output's clamp range."""
+        lo, hi = _RANGES[self.operands[4].type.get_element_type()]  # type: ignore[attr-defined]
+        return int_prop(self, "out_min", lo), int_prop(self, "out_max", hi)
+
+
+@irdl_op_definition
+class Conv2DNCHWcOp(PackedOp):
+    """An int8 convolution over blocked layouts, requantized (see the module)."""
+
+    name = "qnn.conv2d_nchwc"
+    data = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    multiplier = operand_def(TensorType)
+    zero_point = operand_def(TensorType)
+    strides = prop_def(DenseArrayBase)
+    dilation = prop_def(DenseArrayBase)
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        x, w, bias, mult, zp = types
+        xs, ws = shape_of(x), shape_of(w)
+        if len(xs) != 5 or not all(isinstance(d, int) for d in (*xs, *ws)):
+            raise VerifyException(f"{cls.name}: data must be a static [N, C/cb, H, W, cb], got {x}")
+        _expect(cls.name, "data", x, U8)
+        n, cblocks, h, wd, cb = xs
+        if len(ws) != 6 or ws[1] != cblocks or ws[4] * 4 != cb or ws[5] % 4 or cb % 4:
+            raise VerifyException(
+                f"{cls.name}: weight must be [O/ob, {cblocks}, KH, KW, {cb // 4}, 4*ob] for data {x}, got {w}"
+            )
+        _expect(cls.name, "weight", w, S8)
+        oblocks, _, kh, kw, _, width = ws
+        ob = width // 4
+        sh, sw = ints_prop(props, "strides")
+        dh, dw = ints_prop(props, "dilation")
+        oh = (h - (kh - 1) * dh - 1) // sh + 1
+        ow = (wd - (kw - 1) * dw - 1) // sw + 1
+        if min(sh, sw, dh, dw) < 1 or oh < 1 or ow < 1:
+            raise VerifyException(f"{cls.name}: a {kh}x{kw} window (strides {sh}, {sw}, dilation {dh}, {dw}) does not fit {x}")
+        elem = _epilogue(cls.name, props, bias, mult, zp, (oblocks, ob))
+        return tensor([n, oblocks, oh, ow, ob], elem)
+
+
+@irdl_op_definition
+class DensePackedOp(PackedOp):
+    """An int8 matrix product `a @ w^T` over a packed weight, requantized."""
+
+    name = "qnn.dense_packed"
+    data = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    multiplier = operand_def(TensorType)
+    zero_point = operand_def(TensorType)
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        a, w, bias, mult, zp = types
+        if len(shape_of(a)) != 2:
+            raise VerifyException(f"{cls.name}: data must be 2-D [M, K], got {a}")
+        (m, k), ws = shape_of(a), shape_of(w)
+        _expect(cls.name, "data", a, U8)
+        _expect(cls.name, "weight", w, S8)
+        if len(ws) != 3 or ws[1] * 4 != k or ws[2] % 4 or k % 4:
+            raise VerifyException(f"{cls.name}: weight must be [N/nb, {k // 4}, 4*nb] for data {a}, got {w}")
+        n = ws[0] * ws[2] // 4
+        elem = _epilogue(cls.name, props, bias, mult, zp, (n,))
+        return tensor([m, n], elem)
+
+
+PACKED_OPS: tuple[type[PackedOp], ...] = (Conv2DNCHWcOp, DensePackedOp)
+
+__all__ = ["PACKED_OPS", "Conv2DNCHWcOp", "DensePackedOp", "PackedOp"]
