@@ -9,9 +9,11 @@ weight). Integer products accumulate in i32.
 - `qnn.quantize x, scale, zp`: `clamp(round(x / scale) + zp)` in the zero
   point's type; round half to even, saturating.
 - `qnn.dequantize q, scale, zp`: `(q - zp) * scale` in the scale's float type.
-- `qnn.requantize acc, multiplier, zp`: an i32 accumulator to u8/s8:
-  `clamp(round(f64(acc) * f64(multiplier)) + zp)`, the multiplier being
-  `in_scale / out_scale` (a float scale, not a fixed-point one). The product
+- `qnn.requantize acc, multiplier, zp {out_min, out_max}`: an i32 accumulator
+  to u8/s8: `clamp(round(f64(acc) * f64(multiplier)) + zp, out_min, out_max)`,
+  the multiplier being `in_scale / out_scale` (a float scale, not a fixed-point
+  one); the clamp range is the output type's, or narrower where a relu or a
+  clip was folded into it (`out_min`/`out_max`, both optional). The product
   is rounded half to even before the zero point is added, as onnxruntime and
   QuantizeLinear do (ONNX's reference QLinearMatMul rounds after adding it:
   the two differ by a step at an exact half with an odd zero point); the f64
@@ -39,7 +41,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     f32,
 )
-from xdsl.ir import Attribute, Dialect
+from xdsl.ir import Attribute, Dialect, Operation
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
@@ -56,6 +58,7 @@ from lamina.dialects.relay.base import (
     OpPattern,
     RelayOp,
     broadcast_shapes,
+    int_prop,
     is_float,
     shape_of,
     tensor,
@@ -157,15 +160,26 @@ class DequantizeOp(QnnOp):
         return tensor(shape_of(q), scale.get_element_type())
 
 
+def clamp_range(src: Operation | dict[str, Attribute], elem: Attribute) -> tuple[int, int]:
+    """A requantize's clamp range: `out_min`/`out_max` where set, else the
+    bounds of its output type `elem`."""
+    lo, hi = quantized_range(elem)
+    return int_prop(src, "out_min", lo), int_prop(src, "out_max", hi)
+
+
 @irdl_op_definition
 class RequantizeOp(QnnOp):
     """An i32 accumulator to u8/s8: `clamp(round(acc * multiplier) + zp)`, the
-    product in f64, the multiplier `in_scale / out_scale`."""
+    product in f64, the multiplier `in_scale / out_scale`; clamped to
+    `[out_min, out_max]` (by default the output type's range: a narrower one is
+    a folded relu or clip)."""
 
     name = "qnn.requantize"
     data = operand_def(TensorType)
     multiplier = operand_def(TensorType)
     zero_point = operand_def(TensorType)
+    out_min = opt_prop_def(IntegerAttr)
+    out_max = opt_prop_def(IntegerAttr)
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.ELEMWISE
@@ -178,7 +192,15 @@ class RequantizeOp(QnnOp):
         _scale(cls.name, "multiplier", multiplier, acc)
         _quantized(cls.name, "zero_point", zp)
         _describes(cls.name, "zero_point", zp, acc)
-        return tensor(shape_of(acc), zp.get_element_type())
+        elem = zp.get_element_type()
+        lo, hi = clamp_range(props, elem)
+        full = quantized_range(elem)
+        if not full[0] <= lo <= hi <= full[1]:
+            raise VerifyException(
+                f"{cls.name}: the clamp range [{lo}, {hi}] must be non-empty and within "
+                f"{elem}'s [{full[0]}, {full[1]}]"
+            )
+        return tensor(shape_of(acc), elem)
 
 
 def _zero_points(op: str, pairs: list[tuple[str, TensorType, TensorType]]) -> None:
@@ -295,5 +317,6 @@ __all__ = [
     "QnnOp",
     "QuantizeOp",
     "RequantizeOp",
+    "clamp_range",
     "quantized_range",
 ]

@@ -83,6 +83,22 @@ func.func @requantize_multiplier_shape(%acc: tensor<3x5xi32>, %m: tensor<3xf32>,
 
 // -----
 
+func.func @requantize_clamp_outside_the_type(%acc: tensor<3x5xi32>, %m: tensor<f32>, %z: tensor<i8>) {
+  // CHECK: qnn.requantize: the clamp range [-200, 127] must be non-empty and within i8's [-128, 127]
+  %0 = qnn.requantize %acc, %m, %z {out_min = -200 : i64} : (tensor<3x5xi32>, tensor<f32>, tensor<i8>)
+  func.return
+}
+
+// -----
+
+func.func @requantize_clamp_empty(%acc: tensor<3x5xi32>, %m: tensor<f32>, %z: tensor<ui8>) {
+  // CHECK: qnn.requantize: the clamp range [9, 8] must be non-empty and within ui8's [0, 255]
+  %0 = qnn.requantize %acc, %m, %z {out_min = 9 : i64, out_max = 8 : i64} : (tensor<3x5xi32>, tensor<f32>, tensor<ui8>)
+  func.return
+}
+
+// -----
+
 func.func @requantize_to_i32(%acc: tensor<3x5xi32>, %m: tensor<f32>, %z: tensor<i32>) {
   // CHECK: qnn.requantize: zero_point must be ui8, i8 or i16, got tensor<i32>
   %0 = qnn.requantize %acc, %m, %z : (tensor<3x5xi32>, tensor<f32>, tensor<i32>)

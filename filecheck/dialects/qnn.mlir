@@ -35,17 +35,24 @@ func.func @quantize(%x: tensor<2x4xf32>, %s: tensor<f32>, %zu: tensor<ui8>, %sc:
 // CHECK-NEXT:    %0 = qnn.dequantize %acc, %s, %zi : (tensor<3x5xi32>, tensor<f32>, tensor<i32>) -> tensor<3x5xf32>
 // CHECK-NEXT:    %1 = qnn.requantize %acc, %m, %zu : (tensor<3x5xi32>, tensor<f32>, tensor<ui8>) -> tensor<3x5xui8>
 // CHECK-NEXT:    %2 = qnn.requantize %acc, %mc, %zs : (tensor<3x5xi32>, tensor<5xf32>, tensor<i8>) -> tensor<3x5xi8>
-// CHECK-NEXT:    func.return %0, %1, %2
+// CHECK-NEXT:    %3 = qnn.requantize %acc, %m, %zu {out_min = 7 : i64} : (tensor<3x5xi32>, tensor<f32>, tensor<ui8>) -> tensor<3x5xui8>
+// CHECK-NEXT:    %4 = qnn.requantize %acc, %m, %zs {out_min = -3 : i64, out_max = 90 : i64} : (tensor<3x5xi32>, tensor<f32>, tensor<i8>) -> tensor<3x5xi8>
+// CHECK-NEXT:    func.return %0, %1, %2, %3, %4
 // GENERIC-LABEL: "func.func"() <{sym_name = "requantize"
 // GENERIC:       %0 = "qnn.dequantize"(%acc, %s, %zi) : (tensor<3x5xi32>, tensor<f32>, tensor<i32>) -> tensor<3x5xf32>
 // GENERIC-NEXT:  %1 = "qnn.requantize"(%acc, %m, %zu) : (tensor<3x5xi32>, tensor<f32>, tensor<ui8>) -> tensor<3x5xui8>
 // GENERIC-NEXT:  %2 = "qnn.requantize"(%acc, %mc, %zs) : (tensor<3x5xi32>, tensor<5xf32>, tensor<i8>) -> tensor<3x5xi8>
+// GENERIC-NEXT:  %3 = "qnn.requantize"(%acc, %m, %zu) <{out_min = 7 : i64}> : (tensor<3x5xi32>, tensor<f32>, tensor<ui8>) -> tensor<3x5xui8>
+// GENERIC-NEXT:  %4 = "qnn.requantize"(%acc, %m, %zs) <{out_min = -3 : i64, out_max = 90 : i64}> : (tensor<3x5xi32>, tensor<f32>, tensor<i8>) -> tensor<3x5xi8>
 
-func.func @requantize(%acc: tensor<3x5xi32>, %s: tensor<f32>, %zi: tensor<i32>, %m: tensor<f32>, %mc: tensor<5xf32>, %zu: tensor<ui8>, %zs: tensor<i8>) -> (tensor<3x5xf32>, tensor<3x5xui8>, tensor<3x5xi8>) {
+// A clamp range narrower than the output type's (a folded relu or clip).
+func.func @requantize(%acc: tensor<3x5xi32>, %s: tensor<f32>, %zi: tensor<i32>, %m: tensor<f32>, %mc: tensor<5xf32>, %zu: tensor<ui8>, %zs: tensor<i8>) -> (tensor<3x5xf32>, tensor<3x5xui8>, tensor<3x5xi8>, tensor<3x5xui8>, tensor<3x5xi8>) {
   %0 = qnn.dequantize %acc, %s, %zi : (tensor<3x5xi32>, tensor<f32>, tensor<i32>)
   %1 = qnn.requantize %acc, %m, %zu : (tensor<3x5xi32>, tensor<f32>, tensor<ui8>)
   %2 = qnn.requantize %acc, %mc, %zs : (tensor<3x5xi32>, tensor<5xf32>, tensor<i8>)
-  func.return %0, %1, %2 : tensor<3x5xf32>, tensor<3x5xui8>, tensor<3x5xi8>
+  %3 = qnn.requantize %acc, %m, %zu {out_min = 7 : i64} : (tensor<3x5xi32>, tensor<f32>, tensor<ui8>)
+  %4 = qnn.requantize %acc, %m, %zs {out_min = -3 : i64, out_max = 90 : i64} : (tensor<3x5xi32>, tensor<f32>, tensor<i8>)
+  func.return %0, %1, %2, %3, %4 : tensor<3x5xf32>, tensor<3x5xui8>, tensor<3x5xi8>, tensor<3x5xui8>, tensor<3x5xi8>
 }
 
 // matmul: 2-D with a per-row a zero point and a per-column b zero point,

@@ -105,6 +105,17 @@ func.func @requantize(%acc: tensor<3x5xi32>, %m: tensor<5xf32>, %z: tensor<ui8>)
 
 // -----
 
+// A clamp range (a folded relu): the clip's bounds are it.
+// CHECK-LABEL: func.func @requantize_clamped(
+// CHECK:         relay.clip %{{.*}} {a_min = 5.000000e+00 : f64, a_max = 2.000000e+02 : f64} : tensor<3x5xf64>
+// CHECK-NEXT:    relay.cast %{{.*}} {dtype = ui8} : (tensor<3x5xf64>) -> tensor<3x5xui8>
+func.func @requantize_clamped(%acc: tensor<3x5xi32>, %m: tensor<f32>, %z: tensor<ui8>) -> tensor<3x5xui8> {
+  %0 = qnn.requantize %acc, %m, %z {out_min = 5 : i64, out_max = 200 : i64} : (tensor<3x5xi32>, tensor<f32>, tensor<ui8>)
+  func.return %0 : tensor<3x5xui8>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @matmul(
 // CHECK-NEXT:    %0 = relay.cast %a {dtype = i32} : (tensor<2x3x4xui8>) -> tensor<2x3x4xi32>
 // CHECK-NEXT:    %1 = relay.cast %za {dtype = i32} : (tensor<3x1xui8>) -> tensor<3x1xi32>

@@ -3,7 +3,8 @@
 
 - `quantize(x, s, zp)`: `cast(clip(round(x / s) + zp, qmin, qmax))`;
 - `dequantize(q, s, zp)`: `(float(q) - float(zp)) * s` (an i32 `q - zp` in i64);
-- `requantize(acc, m, zp)`: `cast(clip(round(f64(acc) * f64(m)) + zp))`;
+- `requantize(acc, m, zp)`: `cast(clip(round(f64(acc) * f64(m)) + zp))`, the
+  clip to its clamp range (`out_min`/`out_max`, a folded relu or clip);
 - `matmul(a, b, a_zp, b_zp)`: `matmul(i32(a) - a_zp, i32(b) - b_zp)`;
 - `conv2d(x, w, x_zp, w_zp)`: the zero-point-corrected operands in i32, then
   per group `im2col` and a matmul of the flattened weight by the columns;
@@ -46,10 +47,10 @@ class _Builder:
     def cast(self, v: SSAValue, to: Attribute) -> SSAValue:
         return v if _elem(v) == to else self(relay.CastOp(v, dtype=to))
 
-    def saturate(self, v: SSAValue, zp: SSAValue) -> SSAValue:
-        """Float `v` plus the zero point, rounded values clamped to the zero
-        point's type, then cast to it."""
-        lo, hi = qnn.quantized_range(_elem(zp))
+    def saturate(self, v: SSAValue, zp: SSAValue, bounds: tuple[int, int] | None = None) -> SSAValue:
+        """Float `v` plus the zero point, rounded values clamped to `bounds` (by
+        default the zero point's type's range), then cast to the zero point's type."""
+        lo, hi = bounds if bounds is not None else qnn.quantized_range(_elem(zp))
         shifted = self(relay.AddOp(v, self.cast(zp, _elem(v))))
         clipped = self(relay.ClipOp(shifted, a_min=FloatAttr(lo, f64), a_max=FloatAttr(hi, f64)))
         return self.cast(clipped, _elem(zp))
@@ -79,7 +80,7 @@ def _dequantize(b: _Builder, op: qnn.DequantizeOp) -> SSAValue:
 def _requantize(b: _Builder, op: qnn.RequantizeOp) -> SSAValue:
     acc, multiplier, zp = op.operands
     product = b(relay.MultiplyOp(b.cast(acc, f64), b.cast(multiplier, f64)))
-    return b.saturate(b(relay.RoundOp(product)), zp)
+    return b.saturate(b(relay.RoundOp(product)), zp, qnn.clamp_range(op, _elem(zp)))
 
 
 def _centred(b: _Builder, v: SSAValue, zp: SSAValue) -> SSAValue:
