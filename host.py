@@ -66,6 +66,12 @@ class HostCPU:
         """Elements of `elem_bits` bits in one vector register."""
         return max(1, self.vector_bits // elem_bits)
 
+    @property
+    def vector_registers(self) -> int:
+        """Vector registers a kernel can keep values in: 32 with AVX-512
+        (zmm0-31), else 16."""
+        return 32 if self.vector_bits >= 512 else 16
+
     def has(self, feature: str) -> bool:
         """Whether LLVM enables `feature` (e.g. "avx512vnni") on the host."""
         return f"+{feature}" in self.features.split(",")

@@ -1,14 +1,22 @@
 """The CPU strategy: which schedule each compute gets on a CPU host (TVM's
 `relay/op/strategy/x86.py` with the `topi.x86` schedule templates).
 
-The schedule templates, all sized from the host's vector width
-(`lamina.host.cpu().lanes(bits)`):
+The schedule templates:
 
 - `gemm`: a register-tiled micro-kernel for sum reductions shaped like a matrix
   product (dense, batched matmul, 1x1 convolution);
+- `window`: sliding-window reductions (grouped and depthwise convolutions,
+  pools), a tile of output rows in vector accumulators;
+- `conv_nchwc`: direct convolutions in a blocked channel layout;
 - `injective`: elementwise stages, vector lanes along the last axis and the
   outer loops parallel;
 - `reduction`: other reductions, the outer output loops parallel.
+
+Each takes its knobs explicitly, a small frozen dataclass (`GemmKnobs`,
+`WindowKnobs`, `NchwcKnobs`, `InjectiveKnobs`, `ReductionKnobs`): without one
+it uses `default(host, ...)`, the values derived from the host CPU (its vector
+width and registers), and logs the call (`lamina.lowering.strategy.dispatch`),
+so that a tuning record can supply other knobs from `space(host, ...)`.
 
 The compute library (`lamina.lowering.topi`) asks the `schedule_<op>` pickers
 for the schedule of a product's compute and attaches it (`topi.scheduled`);
@@ -20,6 +28,8 @@ for the schedule of a product's compute and attaches it (`topi.scheduled`);
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute
@@ -37,12 +47,17 @@ from lamina.lowering.schedule import (
     Schedule,
     Split,
 )
+from lamina.lowering.strategy.dispatch import TemplateCall, log_call
+from lamina.lowering.strategy.knobs import DEFAULT_GRAIN, GRAINS, Knobs, Space, choices
 from lamina.symbolic import Dim, Sym
 
 
 # ----------------------------------------------------------------- templates
-def _parallel_outer(loops: list[str], extents: list[int], threads_hint: int = 16) -> list[Primitive]:
-    """Fuse leading loops until there is enough parallel work, mark it parallel."""
+def _parallel_outer(
+    loops: list[str], extents: list[int], threads_hint: int = DEFAULT_GRAIN
+) -> list[Primitive]:
+    """Fuse leading loops until there is enough parallel work (`threads_hint`
+    iterations), mark it parallel."""
     if not loops:
         return []
     steps: list[Primitive] = []
@@ -61,14 +76,130 @@ def _parallel_outer(loops: list[str], extents: list[int], threads_hint: int = 16
     return [*steps, Annotate(ForKind.PARALLEL, name)]
 
 
-def _parallel_tiles(outer: list[str], extents: list[int]) -> list[Primitive]:
+def _parallel_tiles(
+    outer: list[str], extents: list[int], grain: int = DEFAULT_GRAIN
+) -> list[Primitive]:
     """The outer tile loops parallel (`_parallel_outer`), and the accumulators
     cached inside the innermost of them (`cache_write`): at the fused loop when
     fusing took them all, else at the last one."""
-    par = _parallel_outer(outer, extents)
+    par = _parallel_outer(outer, extents, grain)
     fused = sum(isinstance(p, Fuse) for p in par)
     at = ".".join(outer) if fused + 1 == len(outer) else outer[-1]
     return [*par, CacheWrite(at)]
+
+
+def _registers_check(what: str, accumulators: int, operands: int) -> str | None:
+    """Why `accumulators` vector accumulators and `operands` operand vectors do
+    not fit in the host's vector registers (None: they fit)."""
+    regs = host.cpu().vector_registers
+    if accumulators + operands > regs:
+        return (
+            f"{what}: {accumulators} accumulators and {operands} operand vectors "
+            f"exceed the host's {regs} vector registers"
+        )
+    return None
+
+
+def _vector_widths(lanes: int, at_most: int, keep: int) -> tuple[int, ...]:
+    """Vector tiles a tuner tries: half a register, one, two, three and four,
+    up to `at_most` elements (besides `keep`, the default)."""
+    half = max(1, lanes // 2)
+    return choices(half, lanes, 2 * lanes, 3 * lanes, 4 * lanes, at_most=at_most, keep=(keep,))
+
+
+@dataclass(frozen=True)
+class _GemmGeometry:
+    """The GEMM a `gemm` call tiles: the fusions it starts with, the row axis and
+    the batch axes outside it, the row count, the (fused) column axis and its
+    column count."""
+
+    fusions: tuple[Primitive, ...]
+    row: str
+    batch: tuple[str, ...]
+    batch_extents: tuple[int, ...]
+    rows: int
+    col: str
+    ncol: int
+
+    @staticmethod
+    def of(extents: tuple[int, ...], row: int, cols: tuple[int, ...], fuse_batch: bool) -> _GemmGeometry:
+        steps: list[Primitive] = []
+        r = f"i{row}"
+        batch = [f"i{d}" for d in range(row)]
+        batch_extents = [extents[d] for d in range(row)]
+        rows = extents[row]
+        if fuse_batch and row > 0:
+            r = "i0"
+            for d in range(1, row + 1):
+                steps.append(Fuse(r, f"i{d}"))
+                r = f"{r}.i{d}"
+            batch, batch_extents = [], []
+            rows = 1
+            for d in range(row + 1):
+                rows *= extents[d]
+            if any(isinstance(extents[d], Hinted) for d in range(row + 1)):
+                rows = Hinted(rows)
+        col = f"i{cols[0]}"
+        ncol = 1
+        for c in cols:
+            ncol *= extents[c]
+        for c in cols[1:]:
+            steps.append(Fuse(col, f"i{c}"))
+            col = f"{col}.i{c}"
+        return _GemmGeometry(tuple(steps), r, tuple(batch), tuple(batch_extents), rows, col, ncol)
+
+
+@dataclass(frozen=True)
+class GemmKnobs(Knobs):
+    """`gemm`'s knobs: `mr` rows x `nr` columns of accumulators (the columns in
+    vector lanes), the row tiles outside the column tiles or inside them, the
+    parallel granularity, and the innermost reduce loop unrolled by `unroll_k`
+    (1: not split)."""
+
+    mr: int
+    nr: int
+    rows_outer: bool
+    grain: int
+    unroll_k: int
+
+    @staticmethod
+    def default(
+        cpu: host.HostCPU, extents: tuple[int, ...], row: int, cols: tuple[int, ...],
+        elem_bits: int = 32, nreduce: int = 1, reduce_size: int = 0, fuse_batch: bool = False,
+    ) -> GemmKnobs:
+        """6 rows x 2 vectors (12 x 1 when the columns fit one vector); the B
+        panel streamed once (each reused across the row tiles), unless A is the
+        larger operand (as in a late conv layer: many channels, few pixels)."""
+        g = _GemmGeometry.of(extents, row, cols, fuse_batch)
+        lanes = cpu.lanes(elem_bits)
+        nr = 2 * lanes if g.ncol > lanes else lanes
+        mr = min(6 if nr == 2 * lanes else 12, g.rows)
+        # (a symbolic row count: the default order)
+        rows_outer = bool(reduce_size) and _sure(g.rows) > g.ncol
+        return GemmKnobs(int(mr), nr, rows_outer, DEFAULT_GRAIN, 1)
+
+    @staticmethod
+    def space(
+        cpu: host.HostCPU, extents: tuple[int, ...], row: int, cols: tuple[int, ...],
+        elem_bits: int = 32, nreduce: int = 1, reduce_size: int = 0, fuse_batch: bool = False,
+    ) -> Space[GemmKnobs]:
+        d = GemmKnobs.default(cpu, extents, row, cols, elem_bits, nreduce, reduce_size, fuse_batch)
+        g = _GemmGeometry.of(extents, row, cols, fuse_batch)
+        lanes = cpu.lanes(elem_bits)
+        rows = 16 if isinstance(g.rows, Hinted) else g.rows
+        unrolls = [u for u in (1, 2, 4, 8) if reduce_size and reduce_size % u == 0] or [1]
+
+        def why(k: GemmKnobs) -> str | None:
+            vectors = -(-k.nr // lanes)
+            return _registers_check("gemm", k.mr * vectors, vectors + 1)
+
+        return Space(GemmKnobs, {
+            "mr": choices(*range(1, 17), at_most=rows, keep=(d.mr,)),
+            "nr": _vector_widths(lanes, -(-g.ncol // lanes) * lanes, d.nr),
+            "rows_outer": (False, True),
+            "grain": choices(*GRAINS, keep=(d.grain,)),
+            "unroll_k": tuple(unrolls),
+        }, why)
 
 
 def gemm(
@@ -79,6 +210,7 @@ def gemm(
     nreduce: int = 1,
     reduce_size: int = 0,
     fuse_batch: bool = False,
+    knobs: GemmKnobs | None = None,
 ) -> Schedule:
     """A register-tiled GEMM micro-kernel for a sum reduction over `r0` whose
     output axes are `batch..., row, cols...` (`cols` are fused into one vector
@@ -87,51 +219,35 @@ def gemm(
     `fuse_batch` (for a right operand shared by every batch, as a 2-D weight)
     fuses the batch axes into the rows: one GEMM over all the rows, so a batch of
     one-row products (`[197, 1, 768] x [768, N]`) is tiled like `[197, 768] x
-    [768, N]`."""
-    lanes = host.cpu().lanes(elem_bits)
-    steps: list[Primitive] = []
-    r = f"i{row}"
-    batch = [f"i{d}" for d in range(row)]
-    batch_extents = [extents[d] for d in range(row)]
-    rows = extents[row]
-    if fuse_batch and row > 0:
-        r = "i0"
-        for d in range(1, row + 1):
-            steps.append(Fuse(r, f"i{d}"))
-            r = f"{r}.i{d}"
-        batch, batch_extents = [], []
-        rows = 1
-        for d in range(row + 1):
-            rows *= extents[d]
-        if any(isinstance(extents[d], Hinted) for d in range(row + 1)):
-            rows = Hinted(rows)
-    col = f"i{cols[0]}"
-    ncol = 1
-    for c in cols:
-        ncol *= extents[c]
-    for c in cols[1:]:
-        steps.append(Fuse(col, f"i{c}"))
-        col = f"{col}.i{c}"
-    nr = 2 * lanes if ncol > lanes else lanes
-    mr = min(6 if nr == 2 * lanes else 12, rows)
-    steps += [Split(r, mr), Split(col, nr)]
-    # The larger operand is streamed once: by default each B panel (reduce x NR)
-    # is reused across the row tiles; when A (rows x reduce) is the larger, as in
-    # a late conv layer (many channels, few pixels), each row panel of A is
-    # reused across the column tiles instead.
-    row_tiles = -(-rows // mr)
+    [768, N]`. `reduce_size` is `r0`'s extent (0: unknown). `knobs` default to
+    the host's (`GemmKnobs.default`)."""
+    args = (extents, row, cols, elem_bits, nreduce, reduce_size, fuse_batch)
+    if knobs is None:
+        log_call(TemplateCall("gemm", gemm, GemmKnobs, args))
+        knobs = GemmKnobs.default(host.cpu(), *args)
+    g = _GemmGeometry.of(extents, row, cols, fuse_batch)
+    r, col, mr, nr = g.row, g.col, knobs.mr, knobs.nr
+    steps: list[Primitive] = [*g.fusions, Split(r, mr), Split(col, nr)]
+    # Each B panel (reduce x NR) is reused across the row tiles, or with
+    # `rows_outer` each row panel of A across the column tiles.
+    row_tiles = -(-g.rows // mr)
     tiles = [
-        (f"{col}.o", -(-ncol // nr)),
-        (f"{r}.o", Hinted(row_tiles) if isinstance(rows, Hinted) else row_tiles),
+        (f"{col}.o", -(-g.ncol // nr)),
+        (f"{r}.o", Hinted(row_tiles) if isinstance(g.rows, Hinted) else row_tiles),
     ]
-    if reduce_size and _sure(rows) > ncol:  # (a symbolic row count: the default)
+    if knobs.rows_outer:
         tiles.reverse()
-    outer = [*batch, *(name for name, _ in tiles)]
+    outer = [*g.batch, *(name for name, _ in tiles)]
     reduce = [f"r{d}" for d in range(nreduce)]
-    steps.append(Reorder((*outer, *reduce, f"{r}.i", f"{col}.i")))
-    outer_extents = batch_extents + [n for _, n in tiles]
-    steps += _parallel_tiles(outer, outer_extents)
-    steps += [Annotate(ForKind.UNROLLED, f"{r}.i")]
+    unrolled_k: list[str] = []
+    if knobs.unroll_k > 1:
+        steps.append(Split("r0", knobs.unroll_k))
+        reduce = ["r0.o", *reduce[1:]]
+        unrolled_k = ["r0.i"]
+    steps.append(Reorder((*outer, *reduce, *unrolled_k, f"{r}.i", f"{col}.i")))
+    outer_extents = [*g.batch_extents, *(n for _, n in tiles)]
+    steps += _parallel_tiles(outer, outer_extents, knobs.grain)
+    steps += [Annotate(ForKind.UNROLLED, name) for name in (*unrolled_k, f"{r}.i")]
     steps.append(Annotate(ForKind.VECTORIZED, f"{col}.i"))
     return Schedule(tuple(steps))
 
@@ -148,23 +264,59 @@ def _row_tile(extent: int, most: int) -> int:
     return best if best * 2 >= min(extent, most) else min(extent, most)
 
 
-def window(extents: tuple[int, ...], nreduce: int, elem_bits: int = 32) -> Schedule:
+@dataclass(frozen=True)
+class WindowKnobs(Knobs):
+    """`window`'s knobs: a tile of `rows` output rows (each a vector accumulator
+    of `vector` columns) and the parallel granularity."""
+
+    rows: int
+    vector: int
+    grain: int
+
+    @staticmethod
+    def default(cpu: host.HostCPU, extents: tuple[int, ...], nreduce: int, elem_bits: int = 32) -> WindowKnobs:
+        """Up to `WINDOW_ROWS` rows (a divisor when one is close), one vector."""
+        rows, cols = extents[-2], extents[-1]
+        return WindowKnobs(int(_row_tile(rows, WINDOW_ROWS)), int(min(cols, cpu.lanes(elem_bits))), DEFAULT_GRAIN)
+
+    @staticmethod
+    def space(cpu: host.HostCPU, extents: tuple[int, ...], nreduce: int, elem_bits: int = 32) -> Space[WindowKnobs]:
+        d = WindowKnobs.default(cpu, extents, nreduce, elem_bits)
+        lanes = cpu.lanes(elem_bits)
+        rows, cols = extents[-2], extents[-1]
+        widths = {min(cols, w) for w in _vector_widths(lanes, 4 * lanes, lanes) if w <= 2 * lanes}
+
+        def why(k: WindowKnobs) -> str | None:
+            vectors = -(-k.vector // lanes)
+            return _registers_check("window", k.rows * vectors, vectors + 1)
+
+        return Space(WindowKnobs, {
+            "rows": choices(*range(1, 17), at_most=16 if isinstance(rows, Hinted) else rows, keep=(d.rows,)),
+            "vector": choices(*widths, keep=(d.vector,)),
+            "grain": choices(*GRAINS, keep=(d.grain,)),
+        }, why)
+
+
+def window(
+    extents: tuple[int, ...], nreduce: int, elem_bits: int = 32, knobs: WindowKnobs | None = None
+) -> Schedule:
     """A sliding-window reduction (a grouped or depthwise convolution; output axes
     `batch, channel, ..., row, col`): vector lanes along the output columns, a
     tile of rows unrolled, each row one vector accumulator that stays in a
     register across all the window's taps (TVM's depthwise NCHW schedule)."""
-    lanes = host.cpu().lanes(elem_bits)
+    if knobs is None:
+        log_call(TemplateCall("window", window, WindowKnobs, (extents, nreduce, elem_bits)))
+        knobs = WindowKnobs.default(host.cpu(), extents, nreduce, elem_bits)
     rank = len(extents)
     rows, cols = extents[-2], extents[-1]
     r, c = f"i{rank - 2}", f"i{rank - 1}"
-    v = min(cols, lanes)
-    mr = _row_tile(rows, WINDOW_ROWS)
+    mr, v = knobs.rows, knobs.vector
     steps: list[Primitive] = [Split(r, mr), Split(c, v)]
     outer = [*(f"i{d}" for d in range(rank - 2)), f"{r}.o", f"{c}.o"]
     outer_extents = [*extents[:-2], -(-rows // mr), -(-cols // v)]
     reduce = [f"r{d}" for d in range(nreduce)]
     steps.append(Reorder((*outer, *reduce, f"{r}.i", f"{c}.i")))
-    steps += _parallel_tiles(outer, outer_extents)
+    steps += _parallel_tiles(outer, outer_extents, knobs.grain)
     steps += [Annotate(ForKind.UNROLLED, f"{r}.i")]
     steps.append(Annotate(ForKind.VECTORIZED, f"{c}.i"))
     return Schedule(tuple(steps))
@@ -175,28 +327,110 @@ def window(extents: tuple[int, ...], nreduce: int, elem_bits: int = 32) -> Sched
 NCHWC_COLS = 14
 
 
-def conv_nchwc(extents: tuple[int, ...], elem_bits: int = 32) -> Schedule:
+@dataclass(frozen=True)
+class NchwcKnobs(Knobs):
+    """`conv_nchwc`'s knobs: a register tile of `oc` output-channel blocks x
+    `rows` output rows x `cols` output columns (each a vector accumulator of
+    one block), the reduction's order (`kernel_outer`: the window's taps
+    outside the input-channel blocks) and the parallel granularity."""
+
+    cols: int
+    rows: int
+    oc: int
+    kernel_outer: bool
+    grain: int
+
+    @staticmethod
+    def default(cpu: host.HostCPU, extents: tuple[int, ...], elem_bits: int = 32) -> NchwcKnobs:
+        """Up to `NCHWC_COLS` columns (a divisor when one is close) of one row
+        and one block; input-channel blocks outside the taps."""
+        return NchwcKnobs(int(_row_tile(extents[3], NCHWC_COLS)), 1, 1, False, DEFAULT_GRAIN)
+
+    @staticmethod
+    def space(cpu: host.HostCPU, extents: tuple[int, ...], elem_bits: int = 32) -> Space[NchwcKnobs]:
+        d = NchwcKnobs.default(cpu, extents, elem_bits)
+        _, blocks, rows, cols, block = extents
+        vectors = -(-block // cpu.lanes(elem_bits))
+
+        def why(k: NchwcKnobs) -> str | None:
+            return _registers_check("conv_nchwc", k.oc * k.rows * k.cols * vectors, k.oc * vectors + 1)
+
+        return Space(NchwcKnobs, {
+            "cols": choices(*range(1, 29), at_most=cols, keep=(d.cols,)),
+            "rows": choices(1, 2, 3, 4, at_most=rows, keep=(1,)),
+            "oc": tuple(o for o in (1, 2, 4) if blocks % o == 0),
+            "kernel_outer": (False, True),
+            "grain": choices(*GRAINS, keep=(d.grain,)),
+        }, why)
+
+
+def conv_nchwc(
+    extents: tuple[int, ...], elem_bits: int = 32, knobs: NchwcKnobs | None = None
+) -> Schedule:
     """A direct convolution in a blocked channel layout (output axes `n, oc/ob,
     oh, ow, ob`, reduce axes `ic/cb, kh, kw, cb`; TVM's `conv2d_NCHWc`): the output
     channel block in vector lanes, a tile of output columns unrolled, each one
     vector accumulator kept in a register across the whole reduction; per
     reduction step, one weight vector and a broadcast input element per column."""
+    if knobs is None:
+        log_call(TemplateCall("conv_nchwc", conv_nchwc, NchwcKnobs, (extents, elem_bits)))
+        knobs = NchwcKnobs.default(host.cpu(), extents, elem_bits)
     n, blocks, rows, cols, _ = extents
-    ct = _row_tile(cols, NCHWC_COLS)
-    outer = ["i0", "i1", "i2", "i3.o"]
-    outer_extents = [n, blocks, rows, -(-cols // ct)]
-    steps: list[Primitive] = [Split("i3", ct), Reorder((*outer, "r0", "r1", "r2", "r3", "i3.i", "i4"))]
-    steps += _parallel_tiles(outer, outer_extents)
-    steps += [Annotate(ForKind.UNROLLED, "i3.i"), Annotate(ForKind.VECTORIZED, "i4")]
+    ct, rt, oc = knobs.cols, knobs.rows, knobs.oc
+    steps: list[Primitive] = [Split("i3", ct)]
+    tile = ["i3.i"]
+    if oc > 1:
+        steps.append(Split("i1", oc))
+    if rt > 1:
+        steps.append(Split("i2", rt))
+        tile.insert(0, "i2.i")
+    if oc > 1:
+        tile.insert(0, "i1.i")
+    outer = ["i1.o" if oc > 1 else "i1", "i2.o" if rt > 1 else "i2"]
+    outer = ["i0", *outer, "i3.o"]
+    outer_extents = [n, -(-blocks // oc), -(-rows // rt), -(-cols // ct)]
+    reduce = ("r1", "r2", "r0", "r3") if knobs.kernel_outer else ("r0", "r1", "r2", "r3")
+    steps.append(Reorder((*outer, *reduce, *tile, "i4")))
+    steps += _parallel_tiles(outer, outer_extents, knobs.grain)
+    steps += [Annotate(ForKind.UNROLLED, name) for name in tile]
+    steps.append(Annotate(ForKind.VECTORIZED, "i4"))
     return Schedule(tuple(steps))
 
 
-def injective(extents: tuple[int, ...], elem_bits: int = 32) -> Schedule:
+@dataclass(frozen=True)
+class InjectiveKnobs(Knobs):
+    """`injective`'s knobs: the last axis split into vectors of `vector` lanes
+    (0: not vectorized) and the parallel granularity."""
+
+    vector: int
+    grain: int
+
+    @staticmethod
+    def default(cpu: host.HostCPU, extents: tuple[int, ...], elem_bits: int = 32) -> InjectiveKnobs:
+        """One register's lanes, when the last axis is that long."""
+        lanes = cpu.lanes(elem_bits)
+        return InjectiveKnobs(lanes if extents and extents[-1] >= lanes else 0, DEFAULT_GRAIN)
+
+    @staticmethod
+    def space(cpu: host.HostCPU, extents: tuple[int, ...], elem_bits: int = 32) -> Space[InjectiveKnobs]:
+        d = InjectiveKnobs.default(cpu, extents, elem_bits)
+        last = extents[-1] if extents else 0
+        return Space(InjectiveKnobs, {
+            "vector": (0, *_vector_widths(cpu.lanes(elem_bits), last, d.vector)) if d.vector else (0,),
+            "grain": choices(*GRAINS, keep=(d.grain,)),
+        })
+
+
+def injective(
+    extents: tuple[int, ...], elem_bits: int = 32, knobs: InjectiveKnobs | None = None
+) -> Schedule:
     """Elementwise/injective stages: vector lanes along the last axis, the outer
     loops parallel when there is enough work."""
     if not extents or 0 in extents:
         return Schedule()
-    lanes = host.cpu().lanes(elem_bits)
+    if knobs is None:
+        log_call(TemplateCall("injective", injective, InjectiveKnobs, (extents, elem_bits)))
+        knobs = InjectiveKnobs.default(host.cpu(), extents, elem_bits)
     names = [f"i{d}" for d in range(len(extents))]
     steps: list[Primitive] = []
     total = 1
@@ -204,12 +438,12 @@ def injective(extents: tuple[int, ...], elem_bits: int = 32) -> Schedule:
         total *= e
     last = names[-1]
     outer_names, outer_extents = names[:-1], list(extents[:-1])
-    if extents[-1] >= lanes:
-        steps += [Split(last, lanes), Annotate(ForKind.VECTORIZED, f"{last}.i")]
+    if knobs.vector:
+        steps += [Split(last, knobs.vector), Annotate(ForKind.VECTORIZED, f"{last}.i")]
         outer_names.append(f"{last}.o")
-        outer_extents.append(-(-extents[-1] // lanes))
+        outer_extents.append(-(-extents[-1] // knobs.vector))
     if total >= 4096:
-        steps += _parallel_outer(outer_names, outer_extents)
+        steps += _parallel_outer(outer_names, outer_extents, knobs.grain)
     return Schedule(tuple(steps))
 
 
@@ -236,32 +470,74 @@ def hinted(extents: Sequence[Dim]) -> tuple[int, ...]:
     )
 
 
+def default_call(op: te.ComputeOp) -> TemplateCall[Any]:
+    """The template call that schedules a compute carrying no schedule: by its
+    class, `injective` or `reduction`."""
+    elem = op.result.type.get_element_type()  # type: ignore[union-attr]
+    bits = max(getattr(elem, "bitwidth", 32) or 32, 8)
+    if op.reduce is None:
+        return TemplateCall("injective", injective, InjectiveKnobs, (hinted(op.extents), bits))
+    return TemplateCall(
+        "reduction", reduction, ReductionKnobs, (hinted(op.extents), hinted(op.reduce_shape), bits)
+    )
+
+
 def default_for(op: te.ComputeOp) -> Schedule:
     """The schedule of a compute that carries none: by its class."""
-    elem = op.result.type.get_element_type()  # type: ignore[union-attr]
-    bits = getattr(elem, "bitwidth", 32) or 32
-    if op.reduce is None:
-        return injective(hinted(op.extents), max(bits, 8))
-    return reduction(hinted(op.extents), hinted(op.reduce_shape), max(bits, 8))
+    return default_call(op).render()
+
+
+@dataclass(frozen=True)
+class ReductionKnobs(Knobs):
+    """`reduction`'s knobs: the last reduce axis rfactored over `vector` lanes
+    (0: not) and the parallel granularity."""
+
+    vector: int
+    grain: int
+
+    @staticmethod
+    def default(
+        cpu: host.HostCPU, extents: tuple[int, ...], reduce_extents: tuple[int, ...], elem_bits: int = 32
+    ) -> ReductionKnobs:
+        """One register's lanes, when the last reduce axis is that long."""
+        lanes = cpu.lanes(elem_bits)
+        vector = lanes if reduce_extents and reduce_extents[-1] >= lanes else 0
+        return ReductionKnobs(vector, DEFAULT_GRAIN)
+
+    @staticmethod
+    def space(
+        cpu: host.HostCPU, extents: tuple[int, ...], reduce_extents: tuple[int, ...], elem_bits: int = 32
+    ) -> Space[ReductionKnobs]:
+        d = ReductionKnobs.default(cpu, extents, reduce_extents, elem_bits)
+        last = reduce_extents[-1] if reduce_extents else 0
+        return Space(ReductionKnobs, {
+            "vector": (0, *_vector_widths(cpu.lanes(elem_bits), last, d.vector)) if d.vector else (0,),
+            "grain": choices(*GRAINS, keep=(d.grain,)),
+        })
 
 
 def reduction(
-    extents: tuple[int, ...], reduce_extents: tuple[int, ...], elem_bits: int = 32
+    extents: tuple[int, ...],
+    reduce_extents: tuple[int, ...],
+    elem_bits: int = 32,
+    knobs: ReductionKnobs | None = None,
 ) -> Schedule:
     """Reductions: the outer output loops parallel when there is enough work; a
     last reduce axis of at least a vector's lanes (a softmax or norm row) is
     rfactored over them: vector partials, combined at the end."""
+    if knobs is None:
+        log_call(TemplateCall("reduction", reduction, ReductionKnobs, (extents, reduce_extents, elem_bits)))
+        knobs = ReductionKnobs.default(host.cpu(), extents, reduce_extents, elem_bits)
     steps: list[Primitive] = []
-    lanes = host.cpu().lanes(elem_bits)
-    if reduce_extents and reduce_extents[-1] >= lanes:
+    if knobs.vector:
         last = f"r{len(reduce_extents) - 1}"
-        steps += [Split(last, lanes), Annotate(ForKind.VECTORIZED, f"{last}.i")]
+        steps += [Split(last, knobs.vector), Annotate(ForKind.VECTORIZED, f"{last}.i")]
     total = 1
     for e in (*extents, *reduce_extents):
         total *= e
     if total >= 4096 and extents:
         names = [f"i{d}" for d in range(len(extents))]
-        steps = _parallel_outer(names, list(extents)) + steps
+        steps = _parallel_outer(names, list(extents), knobs.grain) + steps
     return Schedule(tuple(steps))
 
 
@@ -339,7 +615,13 @@ def is_gemm_conv(op: relay.ConvOp, wshape: Sequence[int], groups: int) -> bool:
 
 __all__ = [
     "NCHWC_COLS",
+    "GemmKnobs",
+    "InjectiveKnobs",
+    "NchwcKnobs",
+    "ReductionKnobs",
+    "WindowKnobs",
     "conv_nchwc",
+    "default_call",
     "default_for",
     "gemm",
     "injective",

@@ -1,0 +1,102 @@
+"""Which knobs a template call gets: the default, or a tuning record's (TVM's
+`DispatchContext`).
+
+While `lower-relay-to-te` builds a kernel, every template call is logged
+(`template_log`) as a `TemplateCall`: the template, its geometry and the schedule
+it gave. When the kernel is built, the pass hands it, its workload hash and the
+log to the current `DispatchContext`, if there is one (`using`): `lamina.compile
+(..., tuning_records=...)` sets one that replaces a kernel's schedule with the
+one its best record's knobs give (`lamina.lowering.strategy.sites.ApplyBest`),
+and the tuner one that collects the kernels as tasks (`lamina.tuning.tasks`).
+Contexts are context variables, so concurrent compiles never see each other's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol
+
+from lamina import host
+from lamina.dialects import te
+from lamina.lowering.schedule import Schedule
+from lamina.lowering.strategy.knobs import K, Space
+
+
+@dataclass(frozen=True)
+class TemplateCall(Generic[K]):
+    """One call of a schedule template: enough to call it again with other knobs.
+
+    `args` are the template's geometry (extents, which axes are rows and
+    columns, element bits, ...), passed to the template and to its knobs'
+    `default` and `space` after the host."""
+
+    name: str
+    template: Callable[..., Schedule]
+    knobs: type[K]
+    args: tuple[Any, ...]
+
+    def default(self) -> K:
+        """The knobs the host gives this call (what an untuned build uses)."""
+        return self.knobs.default(host.cpu(), *self.args)  # type: ignore[attr-defined,no-any-return]
+
+    def space(self) -> Space[K]:
+        """The candidate knobs of this call on the host."""
+        return self.knobs.space(host.cpu(), *self.args)  # type: ignore[attr-defined,no-any-return]
+
+    def render(self, knobs: K | None = None) -> Schedule:
+        """The template's schedule for `knobs` (default: the host's)."""
+        return self.template(*self.args, knobs=knobs)
+
+
+_LOG: ContextVar[list[TemplateCall[Any]] | None] = ContextVar("lamina_template_log", default=None)
+
+
+@contextmanager
+def template_log() -> Iterator[list[TemplateCall[Any]]]:
+    """Log the template calls made inside the block (in order) into the list
+    it yields."""
+    calls: list[TemplateCall[Any]] = []
+    token = _LOG.set(calls)
+    try:
+        yield calls
+    finally:
+        _LOG.reset(token)
+
+
+def log_call(call: TemplateCall[Any]) -> None:
+    """Record `call` in the current template log (none: nothing to do)."""
+    calls = _LOG.get()
+    if calls is not None:
+        calls.append(call)
+
+
+class DispatchContext(Protocol):
+    """What sees each kernel `lower-relay-to-te` builds (and may reschedule it)."""
+
+    def kernel_built(self, kernel: te.FuncOp, workload: str, calls: list[TemplateCall[Any]]) -> None:
+        """`kernel` was built (its computes carry their default schedules);
+        `workload` is its hash, `calls` the template calls that scheduled it."""
+
+
+_CURRENT: ContextVar[DispatchContext | None] = ContextVar("lamina_dispatch", default=None)
+
+
+def current() -> DispatchContext | None:
+    """The dispatch context in force, if any."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def using(ctx: DispatchContext | None) -> Iterator[None]:
+    """Make `ctx` the dispatch context inside the block (None: no context)."""
+    token = _CURRENT.set(ctx)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+__all__ = ["DispatchContext", "TemplateCall", "current", "log_call", "template_log", "using"]
