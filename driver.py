@@ -57,9 +57,10 @@ from lamina.symbolic import Dim, Sym
 
 # ----------------------------------------------------------------- the pipeline
 #: lamina's graph-level optimizations in the order TVM's build runs them; each runs
-#: from its own opt level (O0: qnn-canonicalize; O1: + simplify-inference, fold-constant; O2: + canonicalize,
+#: from its own opt level (O0: qnn-canonicalize; O1: + qnn-fold-qdq, simplify-inference, fold-constant; O2: + canonicalize,
 #: cse, dce, fuse-ops; O3: + simplify-expr, alter-op-layout).
 GRAPH_PIPELINE: tuple[str, ...] = (
+    "qnn-fold-qdq",  # O1+: QDQ chains as integer qnn ops, before they are canonicalized
     "qnn-canonicalize",  # always: the qnn ops as relay ops
     "simplify-inference",
     "canonicalize",

@@ -17,6 +17,10 @@ from lamina.symbolic import SymbolicError
 SLOW_TO_FOLD = frozenset(
     {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool", "LRN", "Resize"}
 )
+#: Ops kept as ops on constants: a DequantizeLinear of a constant weight keeps
+#: its integers and scales for `qnn-fold-qdq` (integer kernels); `fold-constant`
+#: dequantizes those left in float.
+KEPT_FOR_GRAPH_PASSES = frozenset({"DequantizeLinear"})
 #: Constant inputs up to this many elements (in total) are folded by evaluation.
 FOLD_LIMIT = 1 << 20
 
@@ -26,7 +30,7 @@ def fold(
 ) -> list[np.ndarray] | None:
     """Evaluate a node whose inputs are all constants with onnx.reference; None
     when it cannot (or should not) be folded."""
-    if node.op_type in SLOW_TO_FOLD or any(v is not None and v not in consts for v in ins):
+    if node.op_type in SLOW_TO_FOLD | KEPT_FOR_GRAPH_PASSES or any(v is not None and v not in consts for v in ins):
         return None
     if any(v is not None and consts[v].dtype == object for v in ins):
         return fold_symbolic(node, [None if v is None else consts[v] for v in ins])
@@ -150,4 +154,4 @@ def _check_fold_size(
     check_size(f"{describe_node(node, opset)}: its output", shape, 8)
 
 
-__all__ = ["FOLD_LIMIT", "SLOW_TO_FOLD", "fold", "fold_symbolic"]
+__all__ = ["FOLD_LIMIT", "KEPT_FOR_GRAPH_PASSES", "SLOW_TO_FOLD", "fold", "fold_symbolic"]

@@ -1,0 +1,198 @@
+"""Whole QDQ models from onnxruntime's quantizer (`quantize_static`, QDQ format,
+u8 activations, s8 per-channel weights) through lamina: a small CNN (conv +
+bias + relu, max pool, residual add, global average pool, flatten, Gemm), an
+MLP (Gemm, MatMul + Add, Clip) and a transformer block (layer norms, Q/K/V
+projections, attention with softmax, residuals, an MLP). qnn-fold-qdq turns
+every chain with an integer form into integer ops; the outputs are compared
+with onnxruntime's int8 run in steps of the output's scale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import lamina
+from tests.test_qnn_qdq import statistics
+
+ort = pytest.importorskip("onnxruntime")
+quantization = pytest.importorskip("onnxruntime.quantization")
+
+
+class Graph:
+    """A float model built with onnx.helper, random weights."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.nodes: list[onnx.NodeProto] = []
+        self.inits: list[onnx.TensorProto] = []
+
+    def weight(self, name: str, shape: list[int], scale: float = 0.2) -> str:
+        data = (self.rng.standard_normal(shape) * scale).astype(np.float32)
+        self.inits.append(numpy_helper.from_array(data, name))
+        return name
+
+    def const(self, name: str, value: Any) -> str:
+        self.inits.append(numpy_helper.from_array(np.asarray(value), name))
+        return name
+
+    def __call__(self, op: str, ins: list[str], out: str, **attrs: Any) -> str:
+        self.nodes.append(helper.make_node(op, ins, [out], **attrs))
+        return out
+
+    def model(self, x_shape: list[int], y_shape: list[int], y: str) -> onnx.ModelProto:
+        graph = helper.make_graph(
+            self.nodes, "float", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+            [helper.make_tensor_value_info(y, TensorProto.FLOAT, y_shape)], self.inits,
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        return model
+
+
+def cnn() -> tuple[onnx.ModelProto, list[int]]:
+    g = Graph(1)
+    r1 = g("Relu", [g("Conv", ["x", g.weight("w1", [8, 3, 3, 3]), g.weight("b1", [8])], "c1", pads=[1, 1, 1, 1])], "r1")
+    p1 = g("MaxPool", [r1], "p1", kernel_shape=[2, 2], strides=[2, 2])
+    r2 = g("Relu", [g("Conv", [p1, g.weight("w2", [8, 8, 3, 3]), g.weight("b2", [8])], "c2", pads=[1, 1, 1, 1])], "r2")
+    c3 = g("Conv", [r2, g.weight("w3", [8, 8, 3, 3]), g.weight("b3", [8])], "c3", pads=[1, 1, 1, 1])
+    r3 = g("Relu", [g("Add", [c3, p1], "a3")], "r3")
+    f = g("Flatten", [g("GlobalAveragePool", [r3], "gap")], "f")
+    g("Gemm", [f, g.weight("wf", [10, 8]), g.weight("bf", [10])], "y", transB=1)
+    return g.model([1, 3, 16, 16], [1, 10], "y"), [1, 3, 16, 16]
+
+
+def mlp() -> tuple[onnx.ModelProto, list[int]]:
+    g = Graph(2)
+    r1 = g("Relu", [g("Gemm", ["x", g.weight("w1", [64, 32]), g.weight("b1", [64])], "h1", transB=1)], "r1")
+    h2 = g("Add", [g("MatMul", [r1, g.weight("w2", [64, 48])], "m2"), g.weight("b2", [48])], "h2")
+    r2 = g("Clip", [h2, g.const("lo", np.float32(0)), g.const("hi", np.float32(6))], "r2")
+    g("Gemm", [r2, g.weight("w3", [48, 10]), g.weight("b3", [10])], "y")
+    return g.model([4, 32], [4, 10], "y"), [4, 32]
+
+
+def transformer() -> tuple[onnx.ModelProto, list[int]]:
+    d, heads, s, ff = 32, 4, 8, 64
+    g = Graph(3)
+    ln1 = g("LayerNormalization", ["x", g.weight("g1", [d], 1), g.weight("be1", [d], 0.1)], "ln1", axis=-1)
+    proj = {
+        k: g("Add", [g("MatMul", [ln1, g.weight(f"w{k}", [d, d])], f"{k}0"), g.weight(f"b{k}", [d])], k)
+        for k in "qkv"
+    }
+    shape = g.const("heads", np.array([1, s, heads, d // heads], np.int64))
+    perms = {"q": [0, 2, 1, 3], "k": [0, 2, 3, 1], "v": [0, 2, 1, 3]}
+    hv = {k: g("Transpose", [g("Reshape", [v, shape], f"{k}_r")], f"{k}_t", perm=perms[k]) for k, v in proj.items()}
+    scores = g("Mul", [g("MatMul", [hv["q"], hv["k"]], "qk"), g.const("scale", np.float32(1 / np.sqrt(d // heads)))], "qks")
+    att = g("MatMul", [g("Softmax", [scores], "p", axis=-1), hv["v"]], "o")
+    att = g("Reshape", [g("Transpose", [att], "o_t", perm=[0, 2, 1, 3]), g.const("flat", np.array([1, s, d], np.int64))], "o_r")
+    r1 = g("Add", ["x", g("Add", [g("MatMul", [att, g.weight("wo", [d, d])], "o1"), g.weight("bo", [d])], "o2")], "r1")
+    ln2 = g("LayerNormalization", [r1, g.weight("g2", [d], 1), g.weight("be2", [d], 0.1)], "ln2", axis=-1)
+    h = g("Relu", [g("Add", [g("MatMul", [ln2, g.weight("wf1", [d, ff])], "h0"), g.weight("bf1", [ff])], "h1")], "h")
+    h = g("Add", [g("MatMul", [h, g.weight("wf2", [ff, d])], "h2"), g.weight("bf2", [d])], "h3")
+    g("Add", [r1, h], "y")
+    return g.model([1, s, d], [1, s, d], "y"), [1, s, d]
+
+
+@pytest.fixture(scope="module")
+def quantized(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[onnx.ModelProto, list[int]]]:
+    """`quantized(name)`: the model quantized by onnxruntime (QDQ), calibrated
+    on 16 random inputs; cached for the module."""
+    cache: dict[str, tuple[onnx.ModelProto, list[int]]] = {}
+    builders = {"cnn": cnn, "mlp": mlp, "transformer": transformer}
+
+    def get(name: str) -> tuple[onnx.ModelProto, list[int]]:
+        if name not in cache:
+            model, shape = builders[name]()
+            folder: Path = tmp_path_factory.mktemp(name)
+            src, out = folder / "float.onnx", folder / "qdq.onnx"
+            onnx.save(model, src)
+            rng = np.random.default_rng(7)
+            feeds = iter([{"x": rng.standard_normal(shape).astype(np.float32)} for _ in range(16)])
+
+            class Reader(quantization.CalibrationDataReader):
+                def get_next(self) -> dict[str, np.ndarray] | None:
+                    return next(feeds, None)
+
+            quantization.quantize_static(
+                str(src), str(out), Reader(), quant_format=quantization.QuantFormat.QDQ, per_channel=True,
+                activation_type=quantization.QuantType.QUInt8, weight_type=quantization.QuantType.QInt8,
+            )
+            cache[name] = (onnx.load(str(out)), shape)
+        return cache[name]
+
+    return get
+
+
+def session(model: onnx.ModelProto, optimized: bool = True) -> Any:
+    """onnxruntime at one thread; `optimized=False` runs the QDQ graph node by
+    node, in float (no QDQ fusion into its int8 kernels)."""
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    if not optimized:
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+
+
+def steps(model: onnx.ModelProto, shape: list[int], sessions: list[Any], inputs: int = 20) -> list[float]:
+    """The largest difference of lamina's output from each session's, in steps
+    of the output's scale (the last QuantizeLinear's), over random inputs; and
+    lamina's top-1 must equal the first session's on every input."""
+    last = [n for n in model.graph.node if n.op_type == "QuantizeLinear"][-1]
+    scale = float(numpy_helper.to_array(next(i for i in model.graph.initializer if i.name == last.input[1])))
+    exe = lamina.compile(model)
+    worst = [0.0] * len(sessions)
+    for i in range(inputs):
+        x = np.random.default_rng(100 + i).standard_normal(shape).astype(np.float32)
+        (ours,) = exe.run(x)
+        for k, sess in enumerate(sessions):
+            theirs = sess.run(None, {"x": x})[0]
+            worst[k] = max(worst[k], float(np.abs(ours - theirs).max()) / scale)
+            if k == 0:
+                assert (ours.reshape(-1, ours.shape[-1]).argmax(-1) == theirs.reshape(-1, theirs.shape[-1]).argmax(-1)).all()
+    return worst
+
+
+def test_cnn_every_chain_is_integer_and_matches_onnxruntime(quantized):
+    model, shape = quantized("cnn")
+    stats = statistics(model)
+    assert not any(".left." in k for k in stats), stats
+    assert stats == {
+        "qnn-fold-qdq.conv2d": 3, "qnn-fold-qdq.max_pool2d": 1, "qnn-fold-qdq.add": 1,
+        "qnn-fold-qdq.mean": 1, "qnn-fold-qdq.reshape": 1, "qnn-fold-qdq.dense": 1,
+    }
+    (to_int8,) = steps(model, shape, [session(model)])
+    assert to_int8 <= 1.0 + 1e-4, f"{to_int8} steps from onnxruntime's int8 output"
+
+
+def test_mlp_matches_onnxruntime(quantized):
+    model, shape = quantized("mlp")
+    stats = statistics(model)
+    assert stats == {"qnn-fold-qdq.dense": 2, "qnn-fold-qdq.matmul": 1, "qnn-fold-qdq.add": 1}, stats
+    (to_int8,) = steps(model, shape, [session(model)])
+    assert to_int8 <= 1.0 + 1e-4, f"{to_int8} steps from onnxruntime's int8 output"
+
+
+def test_transformer_block_matmuls_are_integer_softmax_and_layer_norm_float(quantized):
+    """The projections, attention products, bias and residual adds, the scale
+    multiply and the head reshapes/transposes are integer; layer norms and the
+    softmax stay in float. lamina computes what the QDQ graph says (onnxruntime
+    run node by node, in float: within a step). onnxruntime's int8 run is a few
+    steps away from both: its QLinearSoftmax divides by floor(1 / y_scale)
+    instead of y_scale (a step on some probabilities), which the residual
+    stream carries to the output."""
+    model, shape = quantized("transformer")
+    stats = statistics(model)
+    assert stats == {
+        "qnn-fold-qdq.matmul": 8, "qnn-fold-qdq.add": 8, "qnn-fold-qdq.multiply": 1,
+        "qnn-fold-qdq.reshape": 4, "qnn-fold-qdq.transpose": 4,
+        "qnn-fold-qdq.left.layer_norm.no-integer-form": 2, "qnn-fold-qdq.left.softmax.no-integer-form": 1,
+    }, stats
+    to_float_qdq, to_int8 = steps(model, shape, [session(model, optimized=False), session(model)])
+    assert to_float_qdq <= 1.0 + 1e-4, f"{to_float_qdq} steps from the QDQ graph run in float"
+    assert to_int8 <= 4.0 + 1e-4, f"{to_int8} steps from onnxruntime's int8 output"
