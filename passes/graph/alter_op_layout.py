@@ -36,11 +36,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseArrayBase,
+    IntegerType,
     ModuleOp,
     TensorType,
     f32,
@@ -52,6 +54,7 @@ from xdsl.passes import ModulePass
 from lamina import host
 from lamina.dialects import relay
 from lamina.dialects.constants import make_constant, value_data
+from lamina.dialects.dtypes import numpy_dtype
 from lamina.lowering.strategy.cpu import is_gemm_conv
 from lamina.passes import record_statistic
 from lamina.passes.graph.layout_propagation import (
@@ -197,12 +200,18 @@ def _grouped_pad(op: relay.Conv2DOp) -> bool:
 
 
 def _max_pool_pad(op: relay.MaxPool2DOp) -> bool:
-    """A float max pool whose windows leave the input reads an input padded with
-    -inf (through the ceil_mode tail too) and has no padding itself."""
+    """A max pool whose windows leave the input reads an input padded with the
+    lowest value (-inf; an integer type's minimum) through the ceil_mode tail
+    too, and has no padding itself."""
     x = op.operands[0]
     xt, out = x.type, op.results[0].type
     assert isinstance(xt, TensorType) and isinstance(out, TensorType)
-    if not isinstance(xt.get_element_type(), AnyFloat):
+    elem = xt.get_element_type()
+    if isinstance(elem, AnyFloat):
+        lowest = -math.inf
+    elif isinstance(elem, IntegerType) and elem.width.data > 1:
+        lowest = float(np.iinfo(numpy_dtype(elem)).min)
+    else:
         return False
     win = relay.Window(op.name, op, 2)
     kernel = relay.ints_prop(op, "pool_size")
@@ -213,7 +222,7 @@ def _max_pool_pad(op: relay.MaxPool2DOp) -> bool:
     if not any((*win.pad_begin, *end)):
         return False
     new: list[Operation] = []
-    x = _padded_input(x, win, new, end, -math.inf)
+    x = _padded_input(x, win, new, end, lowest)
     drop = ("padding", "ceil_mode")
     props = {k: v for k, v in op.properties.items() if k not in drop}
     new.append(relay.MaxPool2DOp(x, **props))
