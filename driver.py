@@ -61,6 +61,7 @@ from lamina.symbolic import Dim, Sym
 #: cse, dce, fuse-ops; O3: + simplify-expr, alter-op-layout).
 GRAPH_PIPELINE: tuple[str, ...] = (
     "qnn-fold-qdq",  # O1+: QDQ chains as integer qnn ops, before they are canonicalized
+    "qnn-legalize",  # always: integer products onto the host's int8 kernels
     "qnn-canonicalize",  # always: the qnn ops as relay ops
     "simplify-inference",
     "canonicalize",

@@ -407,34 +407,37 @@ def test_standard_pipeline_contents():
     lower = ["lower-relay-to-te", "lower-te-to-tir", "tir-unroll", "tir-vectorize"]
     lower_o2 = [*lower, "cse", "lower-tir-to-llvm"]
     lower = [*lower, "lower-tir-to-llvm"]
-    q = "qnn-canonicalize"  # at every level: qnn ops have no lowering of their own
+    # at every level: integer products onto the int8 kernels, then the other
+    # qnn ops as relay ops (qnn ops have no lowering of their own)
+    q = ["qnn-legalize", "qnn-canonicalize"]
     qdq = "qnn-fold-qdq"  # O1+: QDQ chains as integer qnn ops, before q
-    o2 = [qdq, q, "simplify-inference", "canonicalize", "fold-constant", "cse", "dce"]
+    o2 = [qdq, *q, "simplify-inference", "canonicalize", "fold-constant", "cse", "dce"]
     o3 = [
-        qdq, q, "simplify-inference", "canonicalize", "simplify-expr", "alter-op-layout",
+        qdq, *q, "simplify-inference", "canonicalize", "simplify-expr", "alter-op-layout",
         "fold-constant", "cse", "dce",
     ]
-    assert standard_pipeline(0) == [q, *lower]
-    assert standard_pipeline(1) == [qdq, q, "simplify-inference", "fold-constant", *lower]
+    assert standard_pipeline(0) == [*q, *lower]
+    assert standard_pipeline(1) == [qdq, *q, "simplify-inference", "fold-constant", *lower]
     assert standard_pipeline(2) == [*o2, "fuse-ops", *lower_o2]
     assert standard_pipeline(3) == [*o3, "fuse-ops", *lower_o2]
     assert standard_pipeline(2, lower=False) == [*o2, "fuse-ops"]
     assert standard_pipeline(3, lower=False) == [*o3, "fuse-ops"]
-    assert standard_pipeline(1, lower=False) == [qdq, q, "simplify-inference", "fold-constant"]
+    assert standard_pipeline(1, lower=False) == [qdq, *q, "simplify-inference", "fold-constant"]
     ctx = PassContext(
         opt_level=3,
         disabled_passes=["cse", "fuse-ops", "simplify-expr", "simplify-inference"],
     )
     assert standard_pipeline(ctx, lower=False) == [
-        qdq, q, "canonicalize", "alter-op-layout", "fold-constant", "dce"
+        qdq, *q, "canonicalize", "alter-op-layout", "fold-constant", "dce"
     ]
     with PassContext(opt_level=0, required_passes=["dce"]):
-        assert standard_pipeline(lower=False) == [q, "dce"]
+        assert standard_pipeline(lower=False) == [*q, "dce"]
 
 
 def test_graph_pipeline_order_follows_tvm():
     order = driver.GRAPH_PIPELINE
-    assert order.index("qnn-fold-qdq") < order.index("qnn-canonicalize")  # qnn ops still there
+    assert order.index("qnn-fold-qdq") < order.index("qnn-legalize")  # qnn ops still there
+    assert order.index("qnn-legalize") < order.index("qnn-canonicalize")
     assert order.index("simplify-inference") < order.index("fold-constant")
     assert order.index("fold-constant") < order.index("fuse-ops")
     assert order[-1] == "fuse-ops"
@@ -443,8 +446,8 @@ def test_graph_pipeline_order_follows_tvm():
 def test_named_pipelines_expand():
     # expansion lists every registered pass; the context filters when running
     o2 = [
-        "qnn-fold-qdq", "qnn-canonicalize", "simplify-inference", "canonicalize", "simplify-expr",
-        "alter-op-layout", "fold-constant", "cse", "dce",
+        "qnn-fold-qdq", "qnn-legalize", "qnn-canonicalize", "simplify-inference", "canonicalize",
+        "simplify-expr", "alter-op-layout", "fold-constant", "cse", "dce",
     ]
     names = [p.name for p in manager.resolve_pipeline("default")]
     assert names == [*o2, "fuse-ops", *driver.LOWERING_PIPELINE]
@@ -489,6 +492,7 @@ def test_default_pipeline_lowers_to_llvm_and_instruments_see_each_pass():
     ran = [e.removeprefix("after ") for e in rec.events if e.startswith("after ")]
     assert ran == [
         "qnn-fold-qdq",
+        "qnn-legalize",
         "qnn-canonicalize",
         "simplify-inference",
         "canonicalize",

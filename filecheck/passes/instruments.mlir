@@ -33,6 +33,7 @@
 // TIME-EMPTY:
 // TIME-NEXT:   ----Wall Time----  ----Name----
 // TIME-NEXT:  {{ +[0-9]+\.[0-9]{4} \( *[0-9]+\.[0-9]%\)}}  qnn-fold-qdq
+// TIME-NEXT:  {{ +[0-9]+\.[0-9]{4} \( *[0-9]+\.[0-9]%\)}}  qnn-legalize
 // TIME-NEXT:  {{ +[0-9]+\.[0-9]{4} \( *[0-9]+\.[0-9]%\)}}  qnn-canonicalize
 // TIME-NEXT:  {{ +[0-9]+\.[0-9]{4} \( *[0-9]+\.[0-9]%\)}}  simplify-inference
 // TIME-NEXT:  {{ +[0-9]+\.[0-9]{4} \( *[0-9]+\.[0-9]%\)}}  canonicalize

@@ -6,6 +6,7 @@ from lamina.passes.graph import (  # noqa: F401
     fold_constant,
     fuse_ops,
     qnn_canonicalize,
+    qnn_legalize,
     qnn_qdq,
     simplify_expr,
     simplify_inference,
