@@ -5,6 +5,8 @@
     exe = lamina.compile("model.onnx")           # or compile(mod)
     outs = exe.run(x)                            # numpy in, numpy out
     exe.export("model.so"); exe = lamina.load("model.so")
+    lamina.tune("model.onnx", "records.jsonl", trials=500)   # auto-scheduling
+    exe = lamina.compile("model.onnx", tuning_records="records.jsonl")
 """
 
 from lamina.driver import compile
@@ -23,6 +25,7 @@ from lamina.ir import context, parse, print_ir
 from lamina.passes import PassContext, run_pipeline
 from lamina.runtime.library import load
 from lamina.runtime.model import CompiledModel
+from lamina.tuning import tune
 from lamina.version import __version__
 
 __all__ = [
@@ -44,4 +47,5 @@ __all__ = [
     "parse",
     "print_ir",
     "run_pipeline",
+    "tune",
 ]

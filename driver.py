@@ -14,6 +14,7 @@ stops it at a level with `lower_to`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,6 +44,7 @@ from lamina.errors import CompileError, FrontendError, LaminaError
 from lamina.frontends.onnx import from_onnx
 from lamina.ir import context, entry_function, io_names
 from lamina.limits import check_size
+from lamina.lowering.strategy import dispatch
 from lamina.lowering.tir_to_llvm.buffers import (
     BOUNDS_ATTR,
     DYNAMIC_PLAN_ATTR,
@@ -54,6 +56,7 @@ from lamina.runtime.dynamic import DynamicPlan
 from lamina.runtime.jit import jit_compile
 from lamina.runtime.model import CompiledModel, TensorSpec, aligned
 from lamina.symbolic import Dim, Sym
+from lamina.tuning.records import TuningRecords, load_records, warn
 
 # ----------------------------------------------------------------- the pipeline
 #: lamina's graph-level optimizations in the order TVM's build runs them; each runs
@@ -335,6 +338,7 @@ def compile(
     num_threads: int | None = None,
     input_shapes: dict[str, Sequence[int]] | None = None,
     pass_context: PassContext | None = None,
+    tuning_records: str | os.PathLike[str] | TuningRecords | None = None,
 ) -> CompiledModel:
     """Compile an ONNX model (path or ModelProto) or a graph-level module.
 
@@ -342,13 +346,29 @@ def compile(
     given, also decides the opt level, required/disabled passes, config and
     instruments).
 
+    `tuning_records` (a file `lamina tune` wrote, or its `load_records`) gives
+    each kernel with a record for this CPU its best schedule; the others keep
+    the default. What the records leave out (another CPU's, a record that no
+    longer fits its kernel) is said in `TuningNote` warnings.
+
     The weight blobs the compile creates (imported, folded, relaid out) are
     released when it returns: the model holds aligned copies of its weights."""
-    with blobs.recording() as created:
+    records = None
+    if tuning_records is not None:
+        records = (
+            tuning_records
+            if isinstance(tuning_records, TuningRecords)
+            else load_records(tuning_records)
+        )
+        warn(records.notes)
+    tuned = records.dispatch() if records is not None else None
+    with blobs.recording() as created, dispatch.using(tuned):
         try:
             return _compile(model, opt_level, targets, num_threads, input_shapes, pass_context)
         finally:
             blobs.release(created)
+            if tuned is not None:
+                warn(tuned.notes)
 
 
 def _compile(

@@ -3,9 +3,10 @@ interrupt leaves nothing running.
 
 `run_tool` runs a command in its own process group and, if anything interrupts
 the wait (Ctrl-C, SIGTERM turned into an exception, a timeout), kills the whole
-group and reaps it before the exception goes on: no linker keeps writing into a
-temporary folder that is being removed, and the tool's own TMPDIR (a folder of
-its own) goes with whatever it left there. `interrupts_deferred` holds SIGINT and
+group (`end_group`, which also ends a tuning worker) and reaps it before the
+exception goes on: no linker keeps writing into a temporary folder that is
+being removed, and the tool's own TMPDIR (a folder of its own) goes with
+whatever it left there. `interrupts_deferred` holds SIGINT and
 SIGTERM back over the few steps that must not be cut in two (starting a child,
 creating and naming a temporary file).
 """
@@ -22,6 +23,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 _DEFERRED = (signal.SIGINT, signal.SIGTERM)
 
@@ -86,7 +88,7 @@ def _wait_ended(pgid: int, timeout: float) -> bool:
     return True
 
 
-def _end_group(proc: subprocess.Popen[str], grace: float = 1.0, wait: float = 5.0) -> None:
+def end_group(proc: subprocess.Popen[Any], grace: float = 1.0, wait: float = 5.0) -> None:
     """End the command's process group and wait until no member runs (a member
     may finish a system call, such as creating a file, before it dies).
 
@@ -122,7 +124,7 @@ def run_tool(
         out, err = proc.communicate(timeout=timeout)
     except BaseException:
         if proc is not None:
-            _end_group(proc)
+            end_group(proc)
         raise
     finally:
         if scratch is not None:
@@ -131,4 +133,4 @@ def run_tool(
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
-__all__ = ["interrupts_deferred", "run_tool"]
+__all__ = ["end_group", "interrupts_deferred", "run_tool"]

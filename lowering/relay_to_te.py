@@ -10,6 +10,7 @@ they are the model's weights.
 
 from __future__ import annotations
 
+import hashlib
 import io
 from dataclasses import dataclass
 
@@ -25,6 +26,8 @@ from xdsl.utils.exceptions import VerifyException
 from lamina.dialects import relay, te, tir
 from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.errors import LoweringError
+from lamina.lowering.strategy import dispatch
+from lamina.lowering.strategy.sites import SCHEDULE_ATTR
 from lamina.lowering.topi import Kernel, compute_for, extern_kernel, is_extern
 from lamina.passes.registry import register_pass
 
@@ -126,6 +129,24 @@ def structural_key(kernel: te.FuncOp | tir.PrimFuncOp) -> str:
     return out.getvalue()
 
 
+def workload_key(kernel: te.FuncOp) -> str:
+    """The kernel's workload hash (16 hex digits of a SHA-256): its text without
+    its name and its computes' schedules, so that a kernel is one workload
+    whatever schedules it carries (tuning records are keyed by it)."""
+    kept = []
+    for op in kernel.walk():
+        if isinstance(op, te.ComputeOp) and SCHEDULE_ATTR in op.attributes:
+            kept.append((op, dict(op.attributes)))
+            del op.attributes[SCHEDULE_ATTR]
+    try:
+        text = structural_key(kernel)
+    finally:
+        for op, attrs in kept:  # (in their order: the text must not change)
+            op.attributes.clear()
+            op.attributes.update(attrs)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def _check_new_size(op: Operation, name: str, counts: dict[str, SSAValue]) -> None:
     """A size set by the data has a name of its own: no input's, set once."""
     fn = op.parent_op()
@@ -159,7 +180,9 @@ class LowerRelayToTePass(ModulePass):
         self, module: ModuleOp, block: Block, namer: SymbolNamer, seen: dict[str, str]
     ) -> None:
         """Lower each op or group of `block`; structurally identical kernels (same
-        text but for their name) are emitted once and called from every site."""
+        text but for their name) are emitted once and called from every site.
+        The dispatch context, if any, sees each kernel as it is built (and may
+        give it tuned schedules) before it is compared."""
         counts: dict[str, SSAValue] = {}  # data-dependent sizes, by name
         for op in list(block.ops):
             if isinstance(op, relay.IfOp | relay.LoopOp):  # control flow: its bodies
@@ -175,17 +198,21 @@ class LowerRelayToTePass(ModulePass):
                 self._set_sizes(op, counts)
             kernel: te.FuncOp | tir.PrimFuncOp
             try:
-                if isinstance(op, FusedOp):
-                    hoist_constants(op)
-                    kernel = build_fused_kernel(op, namer(kernel_name(op)))
-                elif isinstance(op, relay.RelayOp) and is_extern(op):
-                    kernel = extern_kernel(op, namer(kernel_name(op)))
-                elif _is_compute(op):
-                    kernel = build_kernel(op, namer(kernel_name(op)))
-                else:
-                    continue
+                with dispatch.template_log() as calls:
+                    if isinstance(op, FusedOp):
+                        hoist_constants(op)
+                        kernel = build_fused_kernel(op, namer(kernel_name(op)))
+                    elif isinstance(op, relay.RelayOp) and is_extern(op):
+                        kernel = extern_kernel(op, namer(kernel_name(op)))
+                    elif _is_compute(op):
+                        kernel = build_kernel(op, namer(kernel_name(op)))
+                    else:
+                        continue
             except VerifyException as e:
                 raise LoweringError(f"{op.name}: {e}") from None
+            tuning = dispatch.current()  # (tuning records, or the tuner's task extraction)
+            if tuning is not None and isinstance(kernel, te.FuncOp):
+                tuning.kernel_built(kernel, workload_key(kernel), calls)
             if isinstance(op, relay.NarrowOp):
                 self._set_size(op, counts)
             key = structural_key(kernel)

@@ -18,6 +18,7 @@ The layers, bottom to top (README's *Layout* draws them):
     conversions      frontends/, passes/{graph,tir,byoc}, lowering/, backends/
     target           target/ (LLVM IR translation, parallel glue, object code)
     runtime          runtime/ (JIT, compiled models, export, load, cache)
+    tuning           tuning/ (auto-scheduling: tasks, search, measurement, records)
     driver           driver (the pipeline and compile), the package's __init__
     tools            tools/ (lamina, lamina-opt, demo, viz, bench helpers)
 """
@@ -67,6 +68,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("target", ("lamina.target",)),
     ("runtime", ("lamina.runtime",)),
+    ("tuning", ("lamina.tuning",)),
     ("driver", ("lamina.driver", "lamina")),
     ("tools", ("lamina.tools",)),
 )

@@ -6,6 +6,8 @@
     lamina run MODEL.onnx|OUT.so [--input NAME=FILE.npy ...] [--output OUT.npz|OUT.npy]
     lamina bench MODEL [--compare onnxruntime] [--threads 1,2] [--runs N] [--profile]
     lamina viz MODEL.onnx|FILE.mlir -o FILE.dot|FILE.svg|FILE.png [--pipeline P]
+    lamina tune MODEL -o RECORDS.jsonl [--trials N] [--time-budget 10m] [--runner local|ray]
+    lamina tune --report RECORDS.jsonl
     lamina demo [--save-model FILE.onnx] [--save-mlp FILE.onnx]
 
 User errors print one line (`lamina: error: ...`) and exit 1; usage errors exit 2;
@@ -57,6 +59,9 @@ from lamina.tools.models import resnet_mini
 from lamina.tools.profile import by_class, profile, top
 from lamina.tools.report import CompileProgress, console, fmt_ms, measure, timing_table
 from lamina.tools.signals import Terminated, check_signals, signals_raise
+from lamina.tools.tune import add_parser as add_tune_parser
+from lamina.tools.tune import cmd_tune, notes_printed
+from lamina.tuning import load_records
 
 LEVELS = ("relay", "te", "tir", "llvm")
 ELF_MAGIC = b"\x7fELF"
@@ -178,26 +183,39 @@ def compile_model(
     num_threads: int | None = None,
 ) -> CompiledModel:
     """Load a library, or compile an ONNX model / .mlir file with the command's
-    options (`--opt-level`, `--target`, `--threads`, `--input-shape`)."""
+    options (`--opt-level`, `--target`, `--threads`, `--input-shape`,
+    `--tuning-records`)."""
     threads = num_threads if num_threads is not None else getattr(args, "threads", None)
+    records_path = getattr(args, "tuning_records", None)
     if kind == "library":
+        if records_path:
+            raise LaminaError("--tuning-records applies when compiling; a library is compiled already")
         exe = load(path)
     else:
         module = load_module(path, kind, _shapes(getattr(args, "input_shape", [])))
+        err = console(sys.stderr)
+        with notes_printed(err):
+            records = load_records(records_path) if records_path else None
         progress = None
         if not instruments and sys.stderr.isatty():  # a bar for long compiles
             total = len(standard_pipeline(args.opt_level))
             progress = CompileProgress(console(sys.stderr), total)
             instruments = [progress]
-        with progress.shown() if progress else contextlib.nullcontext():
+        with notes_printed(err), progress.shown() if progress else contextlib.nullcontext():
             exe = lamina_compile(
                 module,
                 opt_level=args.opt_level,
                 targets=tuple(getattr(args, "target", None) or ()),
                 num_threads=threads,
                 pass_context=_pass_context(args, instruments),
+                tuning_records=records,
             )
         check_signals()  # one that arrived during LLVM code generation
+        if records is not None:
+            err.print(
+                f"tuned schedules from {records_path} applied to {len(records.applied)} "
+                f"kernel(s) ({len(records.best())} workload(s) measured on this CPU)", highlight=False,
+            )
     if threads is not None:
         exe.num_threads = threads  # the team size of parallel loops, per run
     return exe
@@ -613,6 +631,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0 if args.save_model or args.save_mlp else demo.main(threads=args.threads)
 
 
+def _cmd_tune(args: argparse.Namespace) -> int:
+    """`lamina tune` (lamina.tools.tune), loading models as the other commands do."""
+    return cmd_tune(args, load_module, _shapes, model_file)
+
+
 # ---------------------------------------------------------------------- parser
 def parser() -> argparse.ArgumentParser:
     """The `lamina` argument parser."""
@@ -628,6 +651,8 @@ def parser() -> argparse.ArgumentParser:
                        help="BYOC targets to offload to (e.g. blas; repeat or list)")
     build.add_argument("--input-shape", action="append", default=[], metavar="NAME=D1,D2",
                        help="fix a symbolic input shape")
+    build.add_argument("--tuning-records", metavar="RECORDS.jsonl",
+                       help="give each kernel its best tuned schedule (from lamina tune)")
 
     p = argparse.ArgumentParser(
         prog="lamina", description="lamina: compile, run, benchmark and draw models"
@@ -679,6 +704,8 @@ def parser() -> argparse.ArgumentParser:
                    help="BYOC targets whose partitions to draw (e.g. blas)")
     v.add_argument("--input-shape", action="append", default=[], metavar="NAME=D1,D2")
     v.set_defaults(fn=cmd_viz)
+
+    add_tune_parser(sub, common, _cmd_tune)
 
     d = sub.add_parser("demo", parents=[common], help="compile, check and time the built-in CNN")
     d.add_argument("--threads", type=_positive, metavar="N", help="threads for parallel loops")

@@ -1,0 +1,279 @@
+"""Auto-scheduling (lamina.tuning): knob spaces, records, a small tuning run
+through worker processes, records applied by `lamina.compile` and the command
+line, resuming, and bad candidates (a crash, a hang, a wrong result) survived
+and reported. The Ray runner is tested in tests/test_tuning_ray.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import lamina
+from lamina.errors import LaminaError
+from lamina.lowering.schedule import LoopNest
+from lamina.lowering.strategy import cpu
+from lamina.lowering.strategy.dispatch import TemplateCall
+from lamina.tools.cli import main as cli
+from lamina.tuning import (
+    LocalRunner,
+    Target,
+    TuningNote,
+    extract_tasks,
+    load_records,
+    read_records,
+    tune,
+)
+from lamina.tuning.measure import MeasureInput, MeasureResult
+from lamina.tuning.records import Record, RecordWriter
+from lamina.tuning.tuner import TaskState, pick_task
+
+pytest.importorskip("xgboost")
+
+
+def _model(rows: int = 24) -> object:
+    """x[rows, 64] @ w[64, 48], relu: one GEMM task."""
+    w = np.random.default_rng(0).standard_normal((64, 48)).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Relu", ["m"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "mm", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [rows, 48])],
+        [numpy_helper.from_array(w, "w")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+# ------------------------------------------------------------------ spaces
+CALLS: list[TemplateCall[object]] = [
+    TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((30, 40), 0, (1,), 32, 1, 16, False)),
+    TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((2, 7, 5, 6), 1, (2, 3), 32, 3, 8, False)),
+    TemplateCall("window", cpu.window, cpu.WindowKnobs, ((1, 4, 9, 13), 2, 32)),
+    TemplateCall("conv_nchwc", cpu.conv_nchwc, cpu.NchwcKnobs, ((1, 2, 5, 7, 16), 32)),
+    TemplateCall("injective", cpu.injective, cpu.InjectiveKnobs, ((3, 70), 32)),
+    TemplateCall("reduction", cpu.reduction, cpu.ReductionKnobs, ((5,), (40,), 32)),
+]
+REDUCE = {
+    "gemm": lambda a: (a[5], *(1,) * (a[4] - 1)), "window": lambda a: (3, 3),
+    "conv_nchwc": lambda a: (2, 3, 3, 16), "injective": lambda a: (), "reduction": lambda a: a[1],
+}
+
+
+@pytest.mark.parametrize("call", CALLS, ids=lambda c: c.name)
+def test_every_point_of_a_space_is_a_valid_schedule(call: TemplateCall[object]) -> None:
+    """The default is a point of its space; every valid point renders a
+    schedule the lowering accepts; the defaults render what the templates give
+    without knobs."""
+    space = call.space()
+    default = call.default()
+    assert default in space
+    assert call.render(default) == call.render()
+    points = list(space)
+    assert 1 <= len(points) <= space.size
+    for knobs in points:
+        LoopNest.of(call.args[0], REDUCE[call.name](call.args)).apply(call.render(knobs)).check()
+
+
+def test_invalid_points_are_rejected_before_they_are_built() -> None:
+    space = CALLS[0].space()
+    spill = cpu.GemmKnobs(mr=16, nr=48, rows_outer=False, grain=16, unroll_k=1)
+    assert "vector registers" in (space.check(spill) or "")
+    assert "not one of" in (space.check(cpu.GemmKnobs(6, 32, False, 16, 3)) or "")  # 3 is no choice
+
+
+def test_knobs_json() -> None:
+    k = cpu.NchwcKnobs(7, 2, 1, True, 4)
+    assert cpu.NchwcKnobs.from_json(json.loads(json.dumps(k.to_json()))) == k
+    for bad, why in [
+        ({**k.to_json(), "rows": "2"}, "expected int"),
+        ({**k.to_json(), "kernel_outer": 1}, "expected bool"),
+        ({"cols": 7}, "missing field"),
+        ({**k.to_json(), "tile": 3}, "unknown field"),
+    ]:
+        with pytest.raises(LaminaError, match=why):
+            cpu.NchwcKnobs.from_json(bad)
+
+
+# ----------------------------------------------------------------- records
+def _record(**kw: object) -> Record:
+    target = Target.host()
+    fields: dict[str, object] = dict(
+        workload="0123456789abcdef", task="k", site=0, template="gemm",
+        knobs=cpu.GemmKnobs(6, 32, False, 16, 1).to_json(), default=True, status="ok",
+        seconds=1e-4, flops=1000, weight=1, threads=1, cpu=target.cpu,
+        features=target.features, schedule="", error=None, time=0.0,
+    )
+    fields.update(kw)
+    return Record(**fields)  # type: ignore[arg-type]
+
+
+def test_records_for_another_cpu_and_torn_lines_are_left_out_with_a_note(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    with RecordWriter(path) as w:
+        w.write(_record())
+        w.write(_record(cpu="some-other-cpu", seconds=1e-6))
+    with path.open("a") as f:
+        f.write('{"lamina_records": 1, "workload": "12')  # a killed run's last line
+    records = load_records(path)
+    assert [r.cpu for r in records.records] == [Target.host().cpu]
+    assert any("another CPU" in n and "some-other-cpu" in n for n in records.notes)
+    assert any("not tuning records" in n and "line 3" in n for n in records.notes)
+    with RecordWriter(path) as w:  # appending after a torn line starts a new line
+        w.write(_record(seconds=2e-4))
+    assert len(read_records(path)[0]) == 3
+    with pytest.raises(LaminaError, match="no such file"):
+        load_records(tmp_path / "missing.jsonl")
+    with pytest.raises(LaminaError, match="is a folder"):
+        load_records(tmp_path)
+
+
+def test_the_scheduler_picks_the_heaviest_task_first() -> None:
+    tasks = extract_tasks(_model())
+    light, heavy = (TaskState(tasks[0], tasks[0].space()) for _ in range(2))
+    light.measured[tasks[0].default()] = 1e-5
+    heavy.measured[tasks[0].default()] = 1e-4
+    assert pick_task([light, heavy]) is heavy
+    heavy.broken = "its default schedule failed"
+    assert pick_task([light, heavy]) is light
+
+
+# ------------------------------------------------------------------ tuning
+def test_tune_then_compile_with_the_records(tmp_path: Path) -> None:
+    """A small run: the default and candidates measured in worker processes,
+    the records written as they come; a compile with them gives the same
+    outputs; a second run resumes (nothing measured twice)."""
+    path = tmp_path / "records.jsonl"
+    summary = tune(_model(), path, trials=10, batch=4, workers=1, timeout=60)
+    records, notes = read_records(path)
+    assert notes == [] and summary.trials == len(records) == 10
+    assert [r.default for r in records].count(True) == 1
+    assert all(r.status == "ok" and r.target == Target.host() for r in records)
+    knobs = {json.dumps(r.knobs, sort_keys=True) for r in records}
+    assert len(knobs) == 10  # all different
+
+    x = np.random.default_rng(1).standard_normal((24, 64)).astype(np.float32)
+    want = lamina.compile(_model(), num_threads=1).run(x)[0]
+    loaded = load_records(path)
+    exe = lamina.compile(_model(), num_threads=1, tuning_records=loaded)
+    np.testing.assert_allclose(exe.run(x)[0], want, rtol=1e-5, atol=1e-5)
+    best = loaded.best()[records[0].workload]
+    assert loaded.applied == (set() if best.default else {best.workload})
+
+    again = tune(_model(), path, trials=4, batch=4, workers=1)
+    assert again.trials == 4
+    after, _ = read_records(path)
+    assert len({json.dumps(r.knobs, sort_keys=True) for r in after}) == 14
+
+
+def test_records_of_another_model_change_nothing(tmp_path: Path) -> None:
+    """Records are keyed by workload: another shape's kernel keeps its default."""
+    path = tmp_path / "r.jsonl"
+    with RecordWriter(path) as w:
+        w.write(_record(default=False, knobs=cpu.GemmKnobs(2, 16, True, 4, 1).to_json()))
+    records = load_records(path)
+    lamina.compile(_model(), tuning_records=records)
+    assert records.applied == set()
+
+
+def test_a_record_that_no_longer_fits_its_kernel_is_noted(tmp_path: Path) -> None:
+    (task,) = extract_tasks(_model())
+    path = tmp_path / "r.jsonl"
+    bad = cpu.GemmKnobs(16, 64, False, 16, 1).to_json()  # overflows the registers
+    with RecordWriter(path) as w:
+        w.write(_record(workload=task.workload, default=False, knobs=bad))
+    with pytest.warns(TuningNote, match="rejected"):
+        lamina.compile(_model(), tuning_records=path)
+
+
+# ------------------------------------------------------------------ faults
+def _faulty(text: str, fault: str) -> str:
+    """The candidate `text` (the GEMM kernel of `_model`) made bad on purpose."""
+    if fault == "wrong":
+        out = text.replace("arith.mulf", "arith.addf")
+    elif fault == "crash":  # a read a terabyte past the input (unscheduled: not clamped)
+        out = re.sub(r'schedule = "[^"]*"', 'schedule = ""', text)
+        out = re.sub(
+            r"(\s*)(%\d+) = te.read (%\d+)\[(%\d+), (%\d+)\] : tensor<24x64xf32>",
+            r"\1%far = arith.constant 1000000000000 : index\1\2 = te.read \3[%far, \5] : tensor<24x64xf32>",
+            out, count=1,
+        )
+    else:  # a reduction of 2**40 steps, every read in bounds
+        out = re.sub(r"reduce sum \((%\d+)\) \[64\]", "reduce sum (\\1) [1099511627776]", text)
+        out = re.sub(
+            r"(\s*)(%\d+) = te.read (%\d+)\[(%\d+), (%\d+)\] : tensor<24x64xf32>",
+            r"\1%z = arith.constant 0 : index\1\2 = te.read \3[\4, %z] : tensor<24x64xf32>", out, count=1,
+        )
+        out = re.sub(r"te.read (%\d+)\[(%\d+), (%\d+)\] : tensor<64x48xf32>", r"te.read \1[%z, \3] : tensor<64x48xf32>", out)
+    assert out != text
+    return out
+
+
+class _Saboteur:
+    """A runner that makes the 2nd, 3rd and 4th candidates it sees bad."""
+
+    def __init__(self, inner: LocalRunner):
+        self.inner = inner
+        self.parallelism = inner.parallelism
+        self.seen = 0
+
+    def run(self, jobs: Sequence[MeasureInput]) -> list[MeasureResult]:
+        out = []
+        for job in jobs:
+            fault = {1: "crash", 2: "timeout", 3: "wrong"}.get(self.seen)
+            self.seen += 1
+            if fault is not None:
+                job = MeasureInput(job.reference, _faulty(job.candidate, fault), job.threads, job.seed)
+            out += self.inner.run([job])
+        return out
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_bad_candidates_are_survived_and_reported(tmp_path: Path) -> None:
+    """A crash (SIGSEGV), a hang (past the timeout) and a wrong result are
+    recorded as such; the run goes on and measures the rest."""
+    path = tmp_path / "r.jsonl"
+    with LocalRunner(1, timeout=8) as inner:
+        summary = tune(_model(), path, trials=6, batch=5, runner=_Saboteur(inner), search="random")
+    records, _ = read_records(path)
+    assert summary.trials == 6
+    statuses = [r.status for r in records]
+    assert statuses == ["ok", "crash", "timeout", "wrong", "ok", "ok"], statuses
+    crash, hang, wrong = records[1:4]
+    assert "SIGSEGV" in (crash.error or "")
+    assert "no result within 8 s" in (hang.error or "")
+    assert "differs from the default schedule" in (wrong.error or "")
+    assert load_records(path).best()[records[0].workload].status == "ok"
+
+
+# ----------------------------------------------------------- command line
+def test_the_tune_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import onnx
+
+    model = tmp_path / "mm.onnx"
+    onnx.save(_model(), str(model))
+    records = tmp_path / "r.jsonl"
+    assert cli(["tune", str(model), "-o", str(records), "--trials", "5", "--search", "random"]) == 0
+    out = capsys.readouterr().out
+    assert "fused_matmul_relu" in out and "records:" in out
+    assert cli(["tune", "--report", str(records)]) == 0
+    assert "fused_matmul_relu" in capsys.readouterr().out
+    so = tmp_path / "mm.so"
+    assert cli(["compile", str(model), "-o", str(so), "--tuning-records", str(records)]) == 0
+    assert "applied to" in capsys.readouterr().err
+    assert cli(["tune", "--report", str(tmp_path / "none.jsonl")]) == 1
+    assert "no such file" in capsys.readouterr().err
+    assert cli(["tune", str(model)]) == 1  # no -o
+    assert "-o RECORDS.jsonl" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli(["tune", str(model), "-o", str(records), "--time-budget", "soon"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert cli(["tune", str(model), "-o", str(records), "--runner", "slurm"]) == 1
+    assert "unknown runner 'slurm'" in capsys.readouterr().err

@@ -1,0 +1,297 @@
+"""The tuning database: JSON lines, one measured candidate per line.
+
+    {"lamina_records": 1, "workload": "3f9c0a4e5b1d2c77", "task": "fused_conv2d_nchwc_add_relu",
+     "site": 0, "template": "conv_nchwc", "knobs": {"cols": 7, "rows": 2, ...},
+     "default": false, "status": "ok", "seconds": 0.000412, "flops": 231211008,
+     "weight": 2, "threads": 1, "cpu": "znver4", "features": "9d41c0e2b7aa",
+     "schedule": "split(i3, 7); ...", "error": null, "time": 1767225600.0}
+
+A record is keyed by its kernel's workload hash (`lamina.lowering.relay_to_te.
+workload_key`) and the CPU it was measured on: LLVM's name for it and a digest of
+its feature string. Records for another CPU are ignored, with a note. `status`
+is `ok` (then `seconds` is the median time per call), or why the candidate is
+bad: `crash`, `timeout`, `wrong` (its output differs from the default
+schedule's) or `error` (it did not build). `schedule` is what the knobs
+rendered to when measured (for people; compiling re-renders the knobs).
+
+Lines are appended and flushed one by one, so an interrupted tuning keeps every
+measurement; a torn last line (a killed process) is skipped with a note.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import warnings
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from lamina import host
+from lamina.errors import LaminaError
+from lamina.lowering.strategy.sites import ApplyBest, Choice
+
+#: The format's version, the value of every line's `lamina_records` field.
+VERSION = 1
+
+STATUSES = ("ok", "crash", "timeout", "wrong", "error")
+
+
+class TuningNote(UserWarning):
+    """Something about tuning records worth saying (records for another CPU,
+    a torn line, a record that no longer fits its kernel)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """The CPU records are for: LLVM's name and a digest of its features."""
+
+    cpu: str
+    features: str
+
+    @staticmethod
+    def host() -> Target:
+        """The CPU this process runs on."""
+        cpu = host.cpu()
+        return Target(cpu.name, hashlib.sha256(cpu.features.encode()).hexdigest()[:12])
+
+    def __str__(self) -> str:
+        return f"{self.cpu} (features {self.features})"
+
+
+@dataclass(frozen=True)
+class Record:
+    """One measured candidate of one task (see the module's docstring)."""
+
+    workload: str
+    task: str
+    site: int
+    template: str
+    knobs: dict[str, Any]
+    default: bool
+    status: str
+    seconds: float | None
+    flops: int
+    weight: int
+    threads: int
+    cpu: str
+    features: str
+    schedule: str
+    error: str | None = None
+    time: float = 0.0
+
+    @property
+    def target(self) -> Target:
+        return Target(self.cpu, self.features)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and self.seconds is not None
+
+    @property
+    def gflops(self) -> float:
+        """GFLOP/s of a good candidate (0 for a bad one)."""
+        return self.flops / self.seconds / 1e9 if self.ok and self.seconds else 0.0
+
+    def to_line(self) -> str:
+        return json.dumps({"lamina_records": VERSION, **asdict(self)}, separators=(", ", ": "))
+
+    @staticmethod
+    def from_json(data: Any) -> Record:
+        """A record from one line's object; a LaminaError saying what is wrong."""
+        if not isinstance(data, dict):
+            raise LaminaError("not a JSON object")
+        version = data.get("lamina_records")
+        if version != VERSION:
+            raise LaminaError(f"format version {version!r}, this lamina reads {VERSION}")
+        fields = {k: v for k, v in data.items() if k != "lamina_records"}
+        try:
+            record = Record(**fields)
+        except TypeError as e:
+            raise LaminaError(str(e).replace("Record.__init__() ", "")) from None
+        _check_types(record)
+        return record
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "workload": (str,), "task": (str,), "site": (int,), "template": (str,), "knobs": (dict,),
+    "default": (bool,), "status": (str,), "seconds": (float, int, type(None)), "flops": (int,),
+    "weight": (int,), "threads": (int,), "cpu": (str,), "features": (str,), "schedule": (str,),
+    "error": (str, type(None)), "time": (float, int),
+}
+
+
+def _check_types(r: Record) -> None:
+    for name, types in _TYPES.items():
+        value = getattr(r, name)
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            raise LaminaError(f"field '{name}' is {value!r}")
+    if r.status not in STATUSES:
+        raise LaminaError(f"status {r.status!r} is not one of {', '.join(STATUSES)}")
+    if r.status == "ok" and (r.seconds is None or not math.isfinite(r.seconds) or r.seconds <= 0):
+        raise LaminaError(f"an ok record with seconds {r.seconds!r}")
+
+
+def _open_error(path: Path, why: str) -> LaminaError:
+    return LaminaError(f"cannot read tuning records '{path}': {why}")
+
+
+def read_records(path: str | os.PathLike[str]) -> tuple[list[Record], list[str]]:
+    """Every record of the file at `path` (any CPU), and notes on the lines that
+    are not records (skipped)."""
+    p = Path(path)
+    if not p.exists():
+        raise _open_error(p, "no such file")
+    if p.is_dir():
+        raise _open_error(p, "it is a folder; give the .jsonl file `lamina tune -o` wrote")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise _open_error(p, f"{type(e).__name__}: {e}") from None
+    records: list[Record] = []
+    bad: list[tuple[int, str]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(Record.from_json(json.loads(line)))
+        except json.JSONDecodeError as e:
+            bad.append((number, f"not JSON ({e.msg})"))
+        except LaminaError as e:
+            bad.append((number, str(e)))
+    notes = []
+    if bad:
+        number, why = bad[0]
+        notes.append(
+            f"{p}: skipped {len(bad)} line(s) that are not tuning records "
+            f"(line {number}: {why})"
+        )
+    return records, notes
+
+
+@dataclass
+class TuningRecords:
+    """The records of one file for one CPU (default: this one), with notes on
+    what was left out. `lamina.compile(..., tuning_records=...)` takes it (or
+    the file's path)."""
+
+    path: Path | None
+    target: Target
+    records: list[Record]
+    notes: list[str] = field(default_factory=list)
+    #: The workloads whose tuned knobs compiles have applied (kept up to date
+    #: by every compile given these records).
+    applied: set[str] = field(default_factory=set)
+
+    def best(self) -> dict[str, Record]:
+        """The fastest good record of each workload."""
+        out: dict[str, Record] = {}
+        for r in self.records:
+            if r.ok and (r.workload not in out or r.seconds < out[r.workload].seconds):  # type: ignore[operator]
+                out[r.workload] = r
+        return out
+
+    def dispatch(self) -> ApplyBest:
+        """The dispatch context that gives each kernel its best record's knobs
+        (a workload whose best is the default schedule keeps it)."""
+        choices = {
+            w: Choice(r.site, r.template, r.knobs) for w, r in self.best().items() if not r.default
+        }
+        return ApplyBest(choices, self.applied)
+
+    def by_workload(self) -> dict[str, list[Record]]:
+        out: dict[str, list[Record]] = {}
+        for r in self.records:
+            out.setdefault(r.workload, []).append(r)
+        return out
+
+
+def load_records(
+    path: str | os.PathLike[str], target: Target | None = None
+) -> TuningRecords:
+    """The records at `path` for `target` (default: this CPU); records for
+    other CPUs are left out with a note naming them."""
+    target = target or Target.host()
+    records, notes = read_records(path)
+    mine = [r for r in records if r.target == target]
+    others = Counter(str(r.target) for r in records if r.target != target)
+    if others:
+        which = ", ".join(f"{n} for {t}" for t, n in others.most_common())
+        notes.append(
+            f"{path}: ignored {sum(others.values())} record(s) tuned on another CPU ({which}); "
+            f"this CPU is {target}: tune on it with `lamina tune`"
+        )
+    return TuningRecords(Path(path), target, mine, notes)
+
+
+def warn(notes: Iterable[str]) -> None:
+    """Issue each note as a `TuningNote` warning."""
+    for note in notes:
+        warnings.warn(note, TuningNote, stacklevel=3)
+
+
+class RecordWriter:
+    """Appends records to a file, each line flushed as it is written."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+        if self.path.is_dir():
+            raise LaminaError(f"cannot write tuning records to '{self.path}': it is a folder")
+        if not self.path.parent.is_dir():
+            raise LaminaError(
+                f"cannot write tuning records to '{self.path}': folder '{self.path.parent}' does not exist"
+            )
+        self._file: IO[str] | None = None
+        self._torn = False
+        # A file whose last line was torn (a killed run) gets a newline first.
+        if self.path.exists() and self.path.stat().st_size:
+            with self.path.open("rb") as f:
+                f.seek(-1, os.SEEK_END)
+                self._torn = f.read(1) != b"\n"
+
+    def write(self, record: Record) -> None:
+        if self._file is None:
+            try:
+                self._file = self.path.open("a", encoding="utf-8")
+            except OSError as e:
+                raise LaminaError(f"cannot write tuning records to '{self.path}': {e.strerror}") from None
+            if self._torn:
+                self._file.write("\n")
+        self._file.write(record.to_line() + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> RecordWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def iter_lines(records: Iterable[Record]) -> Iterator[str]:
+    """The records as JSON lines (without newlines)."""
+    for r in records:
+        yield r.to_line()
+
+
+__all__ = [
+    "STATUSES",
+    "VERSION",
+    "Record",
+    "RecordWriter",
+    "Target",
+    "TuningNote",
+    "TuningRecords",
+    "iter_lines",
+    "load_records",
+    "read_records",
+    "warn",
+]
