@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from lamina.dialects import relay, te, tir
@@ -138,9 +138,10 @@ class GraphLowering:
                 )
 
     def alloc(self, e: Expr, t: Attribute) -> SSAValue:
-        """A buffer for a tensor of type `t`, at the top level of @main: where
-        `e` inserts, or before the control-flow op `e` is inside of."""
-        op = tir.AllocOp(memref_of(t))
+        """A buffer for a tensor of type `t` (or of buffer type `t`), at the
+        top level of @main: where `e` inserts, or before the control-flow op
+        `e` is inside of."""
+        op = tir.AllocOp(t if isinstance(t, MemRefType) else memref_of(t))
         block = e.builder.insertion_point.block
         if block is self.top:
             e.builder.insert(op)
@@ -170,7 +171,9 @@ class GraphLowering:
     def loop(self, e: Expr, op: relay.LoopOp, vals: dict[SSAValue, SSAValue]) -> None:
         """`relay.loop` as a serial `tir.for` up to the trip count, each
         iteration guarded by the condition; the carried values live in state
-        buffers, copied from what the body yields at the end of an iteration."""
+        buffers, computed there when the body is done with the current value
+        (`in_place`), else copied from what the body yields at the end of an
+        iteration, all at once (`assign`)."""
         n = op.num_carried
         state = [self.alloc(e, v.type) for v in op.inputs[:n]]
         cond, step, count = (self.alloc(e, t) for t in (op.cond.type, op.trip_count.type, op.trip_count.type))
@@ -193,14 +196,57 @@ class GraphLowering:
         inner = dict(vals)
         inner.update(zip(block.args, [step, cond, *state, *(vals[v] for v in op.inputs[n:])], strict=True))
         yielded = list(block.last_op.operands)  # type: ignore[union-attr]
-        # The body reads the state until its end: its results are copied in then.
-        self.ops(inner_e, block, inner, {})
+        # A next state is computed in its state buffer when nothing reads the
+        # current one from its producer on; the others are copied in at the end.
+        bound = self.in_place(block, yielded[: 1 + n], [cond, *state])
+        self.ops(inner_e, block, inner, bound)
         for value, stack in zip(yielded[1 + n :], stacks, strict=True):
             self.call(inner_e, self.stack_kernel(inner[value].type, stack.type), [inner[value], step, stack])
-        self.into(inner_e, yielded[: 1 + n], [cond, *state], inner, {})
+        self.assign(inner_e, [inner[v] for v in yielded[: 1 + n]], [cond, *state])
         done = inner_e.emit(tir.LoadOp(count, []))
         inner_e.builder.insert(tir.StoreOp(inner_e.add(done, inner_e.const(1, i64)), count, []))
         vals.update(zip(op.outputs, [*state, *stacks, count], strict=True))
+
+    def assign(self, e: Expr, sources: list[SSAValue], dests: list[SSAValue]) -> None:
+        """Copy each buffer of `sources` into its buffer of `dests` at once (a
+        parallel assignment): a source that another copy overwrites (a state
+        passed on to another, as in `(a, b) <- (a + b, a)`) is copied aside first."""
+        written = {id(d) for s, d in zip(sources, dests, strict=True) if s is not d}
+        staged: dict[int, SSAValue] = {}
+        for src in sources:
+            if id(src) in written and id(src) not in staged:
+                staged[id(src)] = self.alloc(e, src.type)
+                self.call(e, self.copy_kernel(src.type), [src, staged[id(src)]])
+        for src, dst in zip(sources, dests, strict=True):
+            if src is not dst:
+                self.call(e, self.copy_kernel(dst.type), [staged.get(id(src), src), dst])
+
+    @staticmethod
+    def in_place(block: Block, nexts: list[SSAValue], buffers: list[SSAValue]) -> dict[SSAValue, SSAValue]:
+        """The loop body's next condition and states (`nexts`, from `block`'s
+        arguments 1, 2, ...) that can be computed in their buffers: the result
+        of a call in `block` after which (the call included) no op reads the
+        current value, and not yielded for another one."""
+        order = {op: k for k, op in enumerate(block.ops)}
+        last_read: dict[SSAValue, int] = {}
+        for op in block.ops:
+            for inner in op.walk():  # (a nested body reads at its op)
+                for v in inner.operands:
+                    if isinstance(v, BlockArgument) and v.block is block:
+                        last_read[v] = order[op]
+        bound: dict[SSAValue, SSAValue] = {}
+        for k, (value, buffer) in enumerate(zip(nexts, buffers, strict=True)):
+            owner = value.owner
+            current = block.args[1 + k]
+            if (
+                isinstance(owner, te.CallOp)
+                and owner.parent is block
+                and value not in bound
+                and nexts.count(value) == 1
+                and last_read.get(current, -1) < order[owner]
+            ):
+                bound[value] = buffer
+        return bound
 
     def call(self, e: Expr, callee: str, buffers: list[SSAValue]) -> None:
         """Call kernel `callee` on `buffers`, then the values of its sizes."""

@@ -236,3 +236,46 @@ def test_while_loop_is_refused_clearly() -> None:
     model.graph.node[0].input[0] = ""
     with pytest.raises(LaminaError, match="without a trip count"):
         lamina.from_onnx(model)
+
+
+def _states_model() -> onnx.ModelProto:
+    """A Loop whose states pass each other on: `(a, b, c, d) <- (a + b, a,
+    d, c)` (Fibonacci, and a swap), and one computed from the others only
+    (`e <- relu(e) * 0.5 + a`: its next value does not read the current one
+    once it is computed, so it is computed in its state buffer)."""
+    v = helper.make_tensor_value_info
+    names = ["a", "b", "c", "d", "e"]
+    body = helper.make_graph(
+        [
+            helper.make_node("Add", ["a", "b"], ["a_out"]),
+            helper.make_node("Identity", ["a"], ["b_out"]),
+            helper.make_node("Identity", ["d"], ["c_out"]),
+            helper.make_node("Identity", ["c"], ["d_out"]),
+            helper.make_node("Relu", ["e"], ["r"]),
+            helper.make_node("Mul", ["r", "half"], ["h"]),
+            helper.make_node("Add", ["h", "a"], ["e_out"]),
+            helper.make_node("Identity", ["cond"], ["cond_out"]),
+        ],
+        "body",
+        [v("i", TensorProto.INT64, []), v("cond", TensorProto.BOOL, []), *(v(n, F, [2]) for n in names)],
+        [v("cond_out", TensorProto.BOOL, []), *(v(f"{n}_out", F, [2]) for n in names)],
+    )
+    return _model(
+        [helper.make_node("Loop", ["M", "", *(f"{n}0" for n in names)], names, body=body)],
+        [v("M", TensorProto.INT64, []), *(v(f"{n}0", F, [2]) for n in names)],
+        [v(n, F, [2]) for n in names],
+        [numpy_helper.from_array(np.float32(0.5), "half")],
+    )
+
+
+def test_loop_states_passed_on_to_each_other() -> None:
+    """The states are assigned at once at the end of an iteration: a state
+    that becomes another's is read before it is overwritten (against
+    onnxruntime, for several trip counts, one compile)."""
+    model = _states_model()
+    exe = lamina.compile(model)
+    rng = np.random.default_rng(1)
+    for trips in (0, 1, 2, 5, 9):
+        feeds = {"M": np.array(trips, np.int64)}
+        feeds |= {f"{n}0": rng.uniform(-1, 1, 2).astype(np.float32) for n in "abcde"}
+        _check(model, feeds, exe, reference="onnxruntime")
