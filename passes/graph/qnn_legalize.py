@@ -204,11 +204,16 @@ def _dense(op: qnn.MatMulOp) -> str | None:
     acc_shape = tuple(op.results[0].type.get_shape())  # type: ignore[attr-defined]
     bias = _per_channel(out.bias, acc_shape, len(acc_shape) - 1)
     mult = _per_channel(out.multiplier, acc_shape, len(acc_shape) - 1)
-    if k % 4 or cols % nb or bias is None or mult is None:
-        return "shape" if k % 4 or cols % nb else "epilogue-not-per-channel"
+    if k % 4 or bias is None or mult is None:
+        return "reduction-not-quads" if k % 4 else "epilogue-not-per-channel"
     rows = math.prod(shape[:-1])
-    packed = np.ascontiguousarray(wdata.T.reshape(cols // nb, nb, k // 4, 4).transpose(0, 2, 1, 3).reshape(cols // nb, k // 4, 4 * nb))
-    total = bias.astype(np.int64) - int(za.reshape(())) * wdata.astype(np.int64).sum(axis=0)
+    padded = -(-cols // nb) * nb  # columns padded to whole vectors (zero weights), sliced off after
+    wide = np.zeros((k, padded), np.int8)
+    wide[:, :cols] = wdata
+    packed = np.ascontiguousarray(wide.T.reshape(padded // nb, nb, k // 4, 4).transpose(0, 2, 1, 3).reshape(padded // nb, k // 4, 4 * nb))
+    total = np.zeros(padded, np.int64)
+    total[:cols] = bias.astype(np.int64) - int(za.reshape(())) * wdata.astype(np.int64).sum(axis=0)
+    mult = np.concatenate([mult.astype(np.float64), np.ones(padded - cols)])
     if np.abs(total).max(initial=0) > np.iinfo(np.int32).max:
         return "bias-out-of-i32"
     req = out.requantize
@@ -220,13 +225,15 @@ def _dense(op: qnn.MatMulOp) -> str | None:
         flat = new[-1].results[0]
     consts = [
         make_constant(packed, relay.tensor(packed.shape, S8), (w.name_hint or "weight") + "_vnni"),
-        make_constant(total.astype(np.int32), relay.tensor([cols], I32), "bias_i32"),
-        make_constant(mult.astype(np.float64), relay.tensor([cols], f64), "multiplier"),
+        make_constant(total.astype(np.int32), relay.tensor([padded], I32), "bias_i32"),
+        make_constant(mult, relay.tensor([padded], f64), "multiplier"),
         _scalar(int(_const(req.zero_point).reshape(())), zp_elem),  # type: ignore[union-attr]
     ]
     new += consts
     lo, hi = qnn.clamp_range(req, zp_elem)
     new.append(DensePackedOp(flat, *(c.results[0] for c in consts), out_min=relay.i64_attr(lo), out_max=relay.i64_attr(hi)))
+    if padded != cols:
+        new.append(relay.StridedSliceOp(new[-1].results[0], begin=relay.i64_array([0, 0]), end=relay.i64_array([rows, cols])))
     if len(shape) != 2:
         new.append(relay.ReshapeOp(new[-1].results[0], shape=relay.i64_array([*shape[:-1], cols])))
     replace(req, new)
