@@ -18,7 +18,6 @@ from lamina.frontends.onnx import from_onnx
 from lamina.lowering.tir_to_llvm import arith as llvm_arith
 from lamina.lowering.tir_to_llvm import lower_module
 from lamina.runtime.jit import jit_compile
-
 from tests.test_tir_to_llvm import aligned, parse
 
 RNG = np.random.default_rng(7)
