@@ -42,7 +42,7 @@ from lamina.runtime.model import aligned_empty, set_num_threads
 from lamina.tuning.records import Target
 
 #: Shortest batch of calls timed at once, in seconds.
-MIN_BATCH = 0.002
+MIN_BATCH = 0.001
 #: Batches whose fastest three must agree, and how closely (relative).
 WINDOW, TOLERANCE = 6, 0.02
 #: Longest a candidate is timed, in seconds (then its time is taken as it is).
