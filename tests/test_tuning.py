@@ -6,6 +6,7 @@ and reported. The Ray runner is tested in tests/test_tuning_ray.py."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import warnings
 from collections.abc import Sequence
@@ -24,15 +25,16 @@ from lamina.tools.cli import main as cli
 from lamina.tuning import (
     LocalRunner,
     Target,
+    TaskState,
     TuningNote,
     extract_tasks,
     load_records,
+    pick_task,
     read_records,
     tune,
 )
 from lamina.tuning.measure import MeasureInput, MeasureResult
 from lamina.tuning.records import Record, RecordWriter
-from lamina.tuning.tuner import TaskState, pick_task
 
 pytest.importorskip("xgboost")
 
@@ -277,3 +279,50 @@ def test_the_tune_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         warnings.simplefilter("error")
         assert cli(["tune", str(model), "-o", str(records), "--runner", "slurm"]) == 1
     assert "unknown runner 'slurm'" in capsys.readouterr().err
+
+
+def _processes_with(marker: str) -> list[int]:
+    """The processes whose environment holds `marker`."""
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if marker.encode() in environ.read_bytes():
+                found.append(int(environ.parent.name))
+        except OSError:
+            continue  # ended meanwhile, or not ours to read
+    return found
+
+
+def test_ctrl_c_keeps_every_measurement(tmp_path: Path) -> None:
+    """SIGINT in the middle of `lamina tune`: exit 130, every line written is a
+    record, no worker process is left, and the same command resumes."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import onnx
+
+    model = tmp_path / "mm.onnx"
+    onnx.save(_model(), str(model))
+    records = tmp_path / "r.jsonl"
+    marker = f"LAMINA_TUNE_TEST={tmp_path}"
+    env = {**os.environ, "LAMINA_TUNE_TEST": str(tmp_path)}
+    cmd = [str(Path(sys.executable).parent / "lamina"), "tune", str(model), "-o", str(records)]
+    proc = subprocess.Popen([*cmd, "--trials", "500"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not records.exists() or records.read_text().count("\n") < 3):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "the same command resumes" in err and err.rstrip().endswith("lamina: interrupted")
+    kept, notes = read_records(records)
+    assert notes == [] and len(kept) >= 3
+    assert _processes_with(marker) == []  # its workers ended with it
+    done = subprocess.run([*cmd, "--trials", "2"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    again, _ = read_records(records)
+    assert len(again) == len(kept) + 2
+    assert len({json.dumps(r.knobs, sort_keys=True) for r in again}) == len(again)

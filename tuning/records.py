@@ -26,7 +26,7 @@ import math
 import os
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -276,12 +276,6 @@ class RecordWriter:
         self.close()
 
 
-def iter_lines(records: Iterable[Record]) -> Iterator[str]:
-    """The records as JSON lines (without newlines)."""
-    for r in records:
-        yield r.to_line()
-
-
 __all__ = [
     "STATUSES",
     "VERSION",
@@ -290,7 +284,6 @@ __all__ = [
     "Target",
     "TuningNote",
     "TuningRecords",
-    "iter_lines",
     "load_records",
     "read_records",
     "warn",
