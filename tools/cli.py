@@ -552,6 +552,7 @@ def _print_profile(
             targets=tuple(args.target or ()),
             num_threads=threads,
             pass_context=ctx,
+            tuning_records=args.tuning_records,
         )
         exe.num_threads = threads
         return exe
