@@ -5,6 +5,7 @@
     exe = lamina.compile("model.onnx")           # or compile(mod)
     outs = exe.run(x)                            # numpy in, numpy out
     exe.export("model.so"); exe = lamina.load("model.so")
+    q = lamina.quantize("model.onnx", samples)   # int8: q.model (QDQ ONNX), q.left
     lamina.tune("model.onnx", "records.jsonl", trials=500)   # auto-scheduling
     exe = lamina.compile("model.onnx", tuning_records="records.jsonl")
 """
@@ -23,6 +24,7 @@ from lamina.errors import (
 from lamina.frontends.onnx import from_onnx
 from lamina.ir import context, parse, print_ir
 from lamina.passes import PassContext, run_pipeline
+from lamina.quantization import QuantizedModel, quantize
 from lamina.runtime.library import load
 from lamina.runtime.model import CompiledModel
 from lamina.tuning import tune
@@ -38,6 +40,7 @@ __all__ = [
     "LaminaError",
     "LoweringError",
     "PassContext",
+    "QuantizedModel",
     "UnsupportedOpError",
     "__version__",
     "compile",
@@ -46,6 +49,7 @@ __all__ = [
     "load",
     "parse",
     "print_ir",
+    "quantize",
     "run_pipeline",
     "tune",
 ]

@@ -19,7 +19,8 @@ The layers, bottom to top (README's *Layout* draws them):
     target           target/ (LLVM IR translation, parallel glue, object code)
     runtime          runtime/ (JIT, compiled models, export, load, cache)
     tuning           tuning/ (auto-scheduling: tasks, search, measurement, records)
-    driver           driver (the pipeline and compile), the package's __init__
+    driver           driver (the pipeline and compile), the package's __init__,
+                     quantization/ (the quantizer: calibrates on compiled models)
     tools            tools/ (lamina, lamina-opt, demo, viz, bench helpers)
 """
 
@@ -69,7 +70,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("target", ("lamina.target",)),
     ("runtime", ("lamina.runtime",)),
     ("tuning", ("lamina.tuning",)),
-    ("driver", ("lamina.driver", "lamina")),
+    ("driver", ("lamina.driver", "lamina", "lamina.quantization")),
     ("tools", ("lamina.tools",)),
 )
 

@@ -6,6 +6,8 @@
     lamina run MODEL.onnx|OUT.so [--input NAME=FILE.npy ...] [--output OUT.npz|OUT.npy]
     lamina bench MODEL [--compare onnxruntime] [--threads 1,2] [--runs N] [--profile]
     lamina viz MODEL.onnx|FILE.mlir -o FILE.dot|FILE.svg|FILE.png [--pipeline P]
+    lamina quantize MODEL.onnx --calibration DIR|FILE.npz -o Q.onnx|Q.mlir
+                    [--calibrate minmax|percentile|kl] [--per-tensor] [--skip NAME ...]
     lamina tune MODEL -o RECORDS.jsonl [--trials N] [--time-budget 10m] [--runner local|ray]
     lamina tune --report RECORDS.jsonl
     lamina demo [--save-model FILE.onnx] [--save-mlp FILE.onnx]
@@ -57,6 +59,8 @@ from lamina.tools import demo, viz
 from lamina.tools.demo import mlp_model
 from lamina.tools.models import resnet_mini
 from lamina.tools.profile import by_class, profile, top
+from lamina.tools.quantize import add_parser as add_quantize_parser
+from lamina.tools.quantize import cmd_quantize
 from lamina.tools.report import CompileProgress, console, fmt_ms, measure, timing_table
 from lamina.tools.signals import Terminated, check_signals, signals_raise
 from lamina.tools.tune import add_parser as add_tune_parser
@@ -619,6 +623,12 @@ def cmd_viz(args: argparse.Namespace) -> int:
     return 0
 
 
+# ------------------------------------------------------------------- quantize
+def _cmd_quantize(args: argparse.Namespace) -> int:
+    """`lamina quantize` (lamina.tools.quantize), checking the model as the other commands do."""
+    return cmd_quantize(args, model_file)
+
+
 # ----------------------------------------------------------------------- demo
 def cmd_demo(args: argparse.Namespace) -> int:
     """`lamina demo`: the built-in example (or, with --save-model/--save-mlp, only
@@ -707,6 +717,7 @@ def parser() -> argparse.ArgumentParser:
     v.set_defaults(fn=cmd_viz)
 
     add_tune_parser(sub, common, _cmd_tune)
+    add_quantize_parser(sub, common, _cmd_quantize)
 
     d = sub.add_parser("demo", parents=[common], help="compile, check and time the built-in CNN")
     d.add_argument("--threads", type=_positive, metavar="N", help="threads for parallel loops")
