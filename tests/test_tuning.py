@@ -145,6 +145,14 @@ def test_the_scheduler_picks_the_heaviest_task_first() -> None:
 
 
 # ------------------------------------------------------------------ tuning
+def _candidates(records: Sequence[Record]) -> set[str]:
+    """The distinct knobs of the candidates (not the default) among `records`;
+    asserts that none was measured twice."""
+    knobs = [json.dumps(r.knobs, sort_keys=True) for r in records if not r.default]
+    assert len(set(knobs)) == len(knobs), "a candidate measured twice"
+    return set(knobs)
+
+
 def test_tune_then_compile_with_the_records(tmp_path: Path) -> None:
     """A small run: the default and candidates measured in worker processes,
     the records written as they come; a compile with them gives the same
@@ -153,10 +161,10 @@ def test_tune_then_compile_with_the_records(tmp_path: Path) -> None:
     summary = tune(_model(), path, trials=10, batch=4, workers=1, timeout=60)
     records, notes = read_records(path)
     assert notes == [] and summary.trials == len(records) == 10
-    assert [r.default for r in records].count(True) == 1
+    # the default first, and again in each round (1 + 3 rounds of 4, the last cut to 1)
+    assert [r.default for r in records] == [True, True, False, False, False, True, False, False, False, False]
     assert all(r.status == "ok" and r.target == Target.host() for r in records)
-    knobs = {json.dumps(r.knobs, sort_keys=True) for r in records}
-    assert len(knobs) == 10  # all different
+    assert len(_candidates(records)) == 7  # all different
 
     x = np.random.default_rng(1).standard_normal((24, 64)).astype(np.float32)
     want = lamina.compile(_model(), num_threads=1).run(x)[0]
@@ -169,7 +177,7 @@ def test_tune_then_compile_with_the_records(tmp_path: Path) -> None:
     again = tune(_model(), path, trials=4, batch=4, workers=1)
     assert again.trials == 4
     after, _ = read_records(path)
-    assert len({json.dumps(r.knobs, sort_keys=True) for r in after}) == 14
+    assert len(_candidates(after)) == 7 + 3  # the default again, 3 new candidates
 
 
 def test_records_of_another_model_change_nothing(tmp_path: Path) -> None:
@@ -216,7 +224,8 @@ def _faulty(text: str, fault: str) -> str:
 
 
 class _Saboteur:
-    """A runner that makes the 2nd, 3rd and 4th candidates it sees bad."""
+    """A runner that makes the 1st, 2nd and 3rd candidates it sees (not the
+    default's measurements) bad."""
 
     def __init__(self, inner: LocalRunner):
         self.inner = inner
@@ -226,8 +235,10 @@ class _Saboteur:
     def run(self, jobs: Sequence[MeasureInput]) -> list[MeasureResult]:
         out = []
         for job in jobs:
-            fault = {1: "crash", 2: "timeout", 3: "wrong"}.get(self.seen)
-            self.seen += 1
+            fault = None
+            if job.candidate != job.reference:
+                fault = {0: "crash", 1: "timeout", 2: "wrong"}.get(self.seen)
+                self.seen += 1
             if fault is not None:
                 job = MeasureInput(job.reference, _faulty(job.candidate, fault), job.threads, job.seed)
             out += self.inner.run([job])
@@ -245,9 +256,11 @@ def test_bad_candidates_are_survived_and_reported(tmp_path: Path) -> None:
         summary = tune(_model(), path, trials=6, batch=5, runner=_Saboteur(inner), search="random")
     records, _ = read_records(path)
     assert summary.trials == 6
-    statuses = [r.status for r in records]
-    assert statuses == ["ok", "crash", "timeout", "wrong", "ok", "ok"], statuses
-    crash, hang, wrong = records[1:4]
+    statuses = [(r.default, r.status) for r in records]
+    assert statuses == [
+        (True, "ok"), (True, "ok"), (False, "crash"), (False, "timeout"), (False, "wrong"), (False, "ok"),
+    ], statuses
+    crash, hang, wrong = records[2:5]
     assert "SIGSEGV" in (crash.error or "")
     assert "no result within 8 s" in (hang.error or "")
     assert "differs from the default schedule" in (wrong.error or "")
@@ -325,4 +338,4 @@ def test_ctrl_c_keeps_every_measurement(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     again, _ = read_records(records)
     assert len(again) == len(kept) + 2
-    assert len({json.dumps(r.knobs, sort_keys=True) for r in again}) == len(again)
+    _candidates(again)

@@ -152,7 +152,7 @@ def report_table(records: Sequence[Record]) -> tuple[Table, list[str], float, fl
     total_default = total_best = 0.0
     for rs in by.values():
         good = [r for r in rs if r.ok]
-        default = next((r for r in rs if r.default and r.ok), None)
+        default = min((r for r in rs if r.default and r.ok), key=lambda r: r.seconds or 0.0, default=None)
         best = min(good, key=lambda r: r.seconds or 0.0) if good else None
         first = rs[0]
         if default is not None and best is not None:
