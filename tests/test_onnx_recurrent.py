@@ -1,16 +1,21 @@
-"""RNN, GRU and LSTM (unrolled at import) against onnx.reference: directions,
-layouts, biases, initial states, peepholes, clip, linear_before_reset and
-activations, with weights both as graph inputs and as initializers."""
+"""RNN, GRU and LSTM (a relay.loop over the sequence) against onnx.reference
+and onnxruntime: directions, layouts, biases, initial states, peepholes, clip,
+linear_before_reset and activations, with weights both as graph inputs and as
+initializers; sequence_lens; a symbolic sequence length and batch, compiled
+once and run at many; the import's shape (one loop whatever the length) and
+its errors."""
 
 from __future__ import annotations
 
 import itertools
 
 import numpy as np
+import onnx
 import pytest
-from onnx import TensorProto
+from onnx import TensorProto, helper, numpy_helper
 
 import lamina
+from lamina.dialects import relay
 from tests.test_onnx_ops import Case, Const, check, model_of, rand
 
 GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
@@ -153,4 +158,116 @@ def test_out_of_range_constant_sequence_lens_are_errors():
     w, r = rand(1, 5, 4), rand(1, 5, 5)
     model, _ = model_of([Case("RNN", [x, w, r, None, Const(np.array([3, 4], np.int32))], {"hidden_size": 5}, outputs=2)], 14)
     with pytest.raises(lamina.FrontendError, match=r"sequence_lens \[3, 4\] must lie in 0\.\.3 \(the sequence length\)"):
+        lamina.from_onnx(model)
+
+
+# ------------------------------------------------- symbolic sequence and batch
+def _symbolic_model(op: str, size: int, hidden: int, direction: str, lens: bool = True,
+                    **attrs) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """One node over `x [seq, batch, size]` with `seq` and `batch` symbolic,
+    its weights initializers, `sequence_lens` and the initial states graph
+    inputs; the initializers by name."""
+    dirs, g = (2 if direction == "bidirectional" else 1), GATES[op]
+    rng = np.random.default_rng(3)
+    consts = {
+        "w": rng.uniform(-1, 1, (dirs, g * hidden, size)).astype(np.float32),
+        "r": rng.uniform(-1, 1, (dirs, g * hidden, hidden)).astype(np.float32),
+        "b": rng.uniform(-1, 1, (dirs, 2 * g * hidden)).astype(np.float32),
+    }
+    if op == "LSTM" and attrs.pop("peepholes", False):
+        consts["p"] = rng.uniform(-1, 1, (dirs, 3 * hidden)).astype(np.float32)
+    state = helper.make_tensor_value_info
+    inputs = [state("x", TensorProto.FLOAT, ["seq", "batch", size])]
+    names = ["x", "w", "r", "b", "", "h0"]
+    if lens:
+        names[4] = "lens"
+        inputs.append(state("lens", TensorProto.INT32, ["batch"]))
+    inputs.append(state("h0", TensorProto.FLOAT, [dirs, "batch", hidden]))
+    outs = ["y", "y_h"]
+    if op == "LSTM":
+        names += ["c0", "p" if "p" in consts else ""]
+        inputs.append(state("c0", TensorProto.FLOAT, [dirs, "batch", hidden]))
+        outs.append("y_c")
+    node = helper.make_node(op, names, outs, name="rec", hidden_size=hidden, direction=direction, **attrs)
+    graph = helper.make_graph(
+        [node], "g", inputs, [state(o, TensorProto.FLOAT, None) for o in outs],
+        [numpy_helper.from_array(v, k) for k, v in consts.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 8
+    return model, consts
+
+
+def _feeds(op: str, seq: int, batch: int, size: int, hidden: int, dirs: int, lens: bool) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seq * 31 + batch)
+    feeds = {"x": rng.uniform(-1, 1, (seq, batch, size)).astype(np.float32)}
+    if lens:
+        feeds["lens"] = rng.integers(0, seq + 1, batch).astype(np.int32)
+    feeds["h0"] = rng.uniform(-1, 1, (dirs, batch, hidden)).astype(np.float32)
+    if op == "LSTM":
+        feeds["c0"] = rng.uniform(-1, 1, (dirs, batch, hidden)).astype(np.float32)
+    return feeds
+
+
+SYMBOLIC_CASES = [
+    ("RNN", "bidirectional", True, {}),
+    ("RNN", "reverse", False, {"activations": ["Relu"], "clip": 2.0}),
+    ("GRU", "bidirectional", True, {"linear_before_reset": 1}),
+    ("GRU", "forward", True, {"activations": ["HardSigmoid", "Affine"], "activation_alpha": [0.3, 0.5],
+                              "activation_beta": [0.4, 0.1]}),
+    ("GRU", "reverse", False, {"clip": 0.7}),
+    ("LSTM", "bidirectional", True, {"peepholes": True,
+                                     "activations": ["Sigmoid", "Tanh", "Tanh", "HardSigmoid", "Elu", "Softplus"]}),
+    ("LSTM", "forward", False, {"clip": 0.5}),
+]
+
+
+@pytest.mark.parametrize(("op", "direction", "lens", "attrs"), SYMBOLIC_CASES)
+def test_symbolic_sequence_and_batch_compile_once(op, direction, lens, attrs):
+    """A symbolic sequence length (the loop's trip count) and batch: compiled
+    once, run at several lengths and batches (one step among them), with
+    run-time sequence_lens, against onnxruntime."""
+    import onnxruntime as ort
+
+    size, hidden = 3, 5
+    dirs = 2 if direction == "bidirectional" else 1
+    model, _ = _symbolic_model(op, size, hidden, direction, lens, **dict(attrs))
+    exe = lamina.compile(model)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for seq, batch in [(1, 1), (7, 3), (2, 4), (16, 2)]:
+        feeds = _feeds(op, seq, batch, size, hidden, dirs, lens)
+        got = exe.run(**feeds)
+        want = session.run(None, feeds)
+        for name, g, w in zip(["Y", "Y_h", "Y_c"], got, want, strict=False):
+            assert g.shape == w.shape, f"{op} {name} at seq {seq}, batch {batch}"
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5, err_msg=f"{op} {name} at seq {seq}, batch {batch}")
+
+
+def _ops(model: onnx.ModelProto) -> list[str]:
+    module = lamina.from_onnx(model)
+    return [op.name for op in module.walk()]
+
+
+@pytest.mark.parametrize("op", ["RNN", "GRU", "LSTM"])
+def test_one_loop_whatever_the_length(op):
+    """The node imports to one relay.loop over the sequence whose body is one
+    step of both directions: the graph does not grow with the length."""
+    size = {}
+    for seq in (2, 40):
+        case = _case(op, seq, 3, 4, 5, "bidirectional", 0, True, True, True)
+        model, _ = model_of([case], 14)
+        names = _ops(model)
+        assert names.count(relay.LoopOp.name) == 1
+        size[seq] = len(names)
+    assert size[2] == size[40]
+
+
+def test_weight_shapes_are_checked():
+    x, w, r = rand(3, 2, 4), rand(1, 8, 4), rand(1, 8, 3)
+    model, _ = model_of([Case("GRU", [x, Const(w), Const(r)], {"hidden_size": 2}, outputs=2)], 14)
+    with pytest.raises(lamina.FrontendError, match=r"ONNX node 'case0' \(GRU, opset 14\): W has shape \[1, 8, 4\], expected \[1, 6, 4\]"):
+        lamina.from_onnx(model)
+    model, _ = model_of([Case("LSTM", [x, Const(rand(1, 8, 4)), Const(rand(1, 8, 2)), None, None, rand(2, 2, 2)],
+                              {"hidden_size": 2}, outputs=3)], 14)
+    with pytest.raises(lamina.FrontendError, match=r"initial_h has shape \[2, 2, 2\], expected \[1, 2, 2\]"):
         lamina.from_onnx(model)
