@@ -53,20 +53,8 @@ RUNNABLE = onnx_conformance.runnable_cases(CONVERTERS, KINDS)
 #: `_cpu`, with a piece of the message each must give. Measured with onnx 1.23.2:
 #: these are refused. Each is a strict xfail (see the docstring).
 UNSUPPORTED: dict[str, str] = {
-    name: "nonpad_kv_seqlen is not supported"  # Attention's optional 7th input
-    for name in (
-        "test_attention_4d_causal_nonpad_attn_mask_composition",
-        "test_attention_4d_causal_nonpad_batch_prefill",
-        "test_attention_4d_causal_nonpad_continued_prefill",
-        "test_attention_4d_causal_nonpad_negative_offset_structural_empty",
-        "test_attention_4d_diff_heads_mask4d_padded_kv",
-        "test_attention_4d_gqa_causal_nonpad_decode",
-        "test_attention_local_window_ext_cache_rank2_mask",
-        "test_attention_local_window_ext_cache_rank3_head_mask",
-        "test_attention_local_window_ext_cache_rank4_batch_mask",
-    )
+    "test_maxunpool_export_with_output_shape": "output_shape ('output_shape') is a run-time value",
 }
-UNSUPPORTED["test_maxunpool_export_with_output_shape"] = "output_shape ('output_shape') is a run-time value"
 
 #: Other expected failures: a regex over test names (without the `_cpu` suffix) and
 #: why. Each is a known lamina limitation or bug, reported, not hidden; strict: an
