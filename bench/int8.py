@@ -4,6 +4,7 @@ lamina and checked and timed against onnxruntime's int8 run, in the same run.
     pip install -e '.[bench]'                       # torch/torchvision for the zoo export
     .venv/bin/python bench/int8.py                   # ResNet-18 and ResNet-50
     .venv/bin/python bench/int8.py --models resnet18 --inputs 100
+    .venv/bin/python bench/int8.py --own --models resnet18 --calibrate minmax,kl
 
 Each model of `bench/zoo_models.py` is quantized with
 `onnxruntime.quantization.quantize_static` (QDQ format, u8 activations, s8
@@ -14,6 +15,12 @@ often its top-1 equals onnxruntime's int8 top-1, the largest logit difference
 in quantization steps of the output, and the 1-thread latencies of lamina's
 int8 build, onnxruntime's int8 and lamina's fp32 build. The header names the
 host's CPU and its measured peak.
+
+`--own` quantizes the float zoo model with lamina's own quantizer instead
+(`lamina.quantize`: calibrated on `--calibration` random inputs by each
+`--calibrate` method, per-channel weights) and compares it with lamina's fp32
+build on `--inputs` other inputs: the cosine similarity of the logits (the
+smallest and the mean), how often the top-1 agrees, and the 1-thread latencies.
 """
 
 from __future__ import annotations
@@ -98,14 +105,58 @@ def run(name: str, inputs: int, calibration: int, rounds: int) -> str:
     )
 
 
+def run_own(name: str, method: str, inputs: int, calibration: int, rounds: int) -> str:
+    """lamina's quantizer on the float zoo model `name`, against lamina's fp32 build."""
+    src = zoo_dir() / f"{name}.onnx"
+    if not src.exists():
+        export(name, src)
+    model = onnx.load(str(src))
+    vi = model.graph.input[0]
+    shape = [d.dim_value or 1 for d in vi.type.tensor_type.shape.dim]
+    rng = np.random.default_rng(12345)
+    samples = [rng.standard_normal(shape).astype(np.float32) for _ in range(calibration)]
+    t0 = time.perf_counter()
+    result = lamina.quantize(model, samples, calibrate=method)
+    quantize_s = time.perf_counter() - t0
+    exe = lamina.compile(result.model, num_threads=1)
+    fp32 = lamina.compile(model, num_threads=1)
+    cosines, same = [], 0
+    for i in range(inputs):
+        x = np.random.default_rng(1000 + i).standard_normal(shape).astype(np.float32)
+        a, b = exe.run(x)[0].ravel().astype(np.float64), fp32.run(x)[0].ravel().astype(np.float64)
+        cosines.append(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))))
+        same += int(a.argmax() == b.argmax())
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    q, f = best_median([lambda: exe.run(x), lambda: fp32.run(x)], rounds)
+    print(f"  {name} ({method}): cosine min {min(cosines):.4f}, {q:.2f} ms (fp32 {f:.2f}); "
+          f"left in float: {[str(x) for x in result.left]}", flush=True)
+    return (
+        f"| {name} | {method} | {quantize_s:.1f} s | {min(cosines):.4f} | {np.mean(cosines):.4f} | {same}/{inputs} "
+        f"| {q:.2f} | {f:.2f} | {f / q:.2f}x | {len(result.left)} |"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--models", default="resnet18,resnet50")
     p.add_argument("--inputs", type=int, default=100, help="random inputs compared with onnxruntime")
     p.add_argument("--calibration", type=int, default=32, help="calibration inputs for quantize_static")
     p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--own", action="store_true", help="lamina's quantizer on the float model instead")
+    p.add_argument("--calibrate", default="minmax", help="--own's calibration methods (minmax,percentile,kl)")
     args = p.parse_args(argv)
     print(f"host: {describe_host()}")
+    if args.own:
+        rows = [
+            run_own(n, m, args.inputs, args.calibration, args.rounds)
+            for n in args.models.split(",") for m in args.calibrate.split(",")
+        ]
+        print(
+            "\n| model (fp32) | calibrate | quantize | cosine min | cosine mean | top-1 = fp32 | lamina int8 ms "
+            "| lamina fp32 ms | fp32 / int8 | left in float |\n|---|---|---|---|---|---|---|---|---|---|"
+        )
+        print("\n".join(rows))
+        return 0
     rows = [run(n, args.inputs, args.calibration, args.rounds) for n in args.models.split(",")]
     print(
         "\n| model (QDQ) | compile | top-1 = ORT int8 | max logit diff (steps) | lamina int8 ms | ORT int8 ms "

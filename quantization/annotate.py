@@ -4,7 +4,7 @@
 A `Unit` is a node quantized with what follows it: the products (Conv 2-D,
 Gemm, MatMul) with a bias Add of a constant and a Relu or Clip after them
 (what qnn-fold-qdq folds into one integer product and requantize), Add and Mul
-(with a Relu/Clip), Concat, the average pools, and the ops that run on the
+(with a Relu/Clip), Concat, the average pools and ReduceMean, and the ops that run on the
 integers with their input's scale (MaxPool, Reshape, Flatten, Transpose,
 Squeeze, Unsqueeze). The activation tensors units read are the ones to
 calibrate; a same-scale op's output takes its input's scale. Every other node
@@ -30,7 +30,7 @@ PRODUCTS = frozenset({"Conv", "Gemm", "MatMul"})
 BINARY = frozenset({"Add", "Mul"})
 #: Ops that run on the integers with their input's scale and zero point.
 SAME_SCALE = frozenset({"MaxPool", "Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze"})
-AVERAGES = frozenset({"AveragePool", "GlobalAveragePool"})
+AVERAGES = frozenset({"AveragePool", "GlobalAveragePool", "ReduceMean"})
 ACTIVATIONS = frozenset({"Relu", "Clip"})
 #: Nodes that read activations but compute nothing worth listing as float.
 NOT_LISTED = frozenset({"Shape", "Size", "Identity", "Constant", "ConstantOfShape"})

@@ -105,6 +105,34 @@ def test_transformer_block_reports_its_float_layers():
     assert cosines(model, result.model, inputs(10, 1, shape)).min() >= 0.99
 
 
+def test_reduce_mean_and_flatten_are_integer():
+    """torchvision's exports pool with ReduceMean (axes as an input): an i32 sum,
+    requantized; the Flatten after it keeps its scale."""
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w")
+    fc = numpy_helper.from_array(rng.standard_normal((5, 4)).astype(np.float32), "fc")
+    axes = numpy_helper.from_array(np.array([2, 3], np.int64), "axes")
+    nodes = [
+        onnx.helper.make_node("Conv", ["input", "w"], ["c"], pads=[1, 1, 1, 1]),
+        onnx.helper.make_node("Relu", ["c"], ["r"]),
+        onnx.helper.make_node("ReduceMean", ["r", "axes"], ["m"], keepdims=1),
+        onnx.helper.make_node("Flatten", ["m"], ["f"]),
+        onnx.helper.make_node("Gemm", ["f", "fc"], ["logits"], transB=1),
+    ]
+    graph = onnx.helper.make_graph(
+        nodes, "pool", [onnx.helper.make_tensor_value_info("input", onnx.TensorProto.FLOAT, [1, 3, 8, 8])],
+        [onnx.helper.make_tensor_value_info("logits", onnx.TensorProto.FLOAT, [1, 5])], [w, fc, axes],
+    )
+    model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    result = lamina.quantize(model, inputs(8, 0, (1, 3, 8, 8)))
+    assert result.left == []
+    assert statistics(result.model) == {
+        "qnn-fold-qdq.conv2d": 1, "qnn-fold-qdq.mean": 1, "qnn-fold-qdq.reshape": 1, "qnn-fold-qdq.dense-float-out": 1,
+    }
+    assert cosines(model, result.model, inputs(5, 1, (1, 3, 8, 8))).min() >= 0.99
+
+
 def test_realized_model_runs_as_int8_in_onnxruntime(cnn):
     """onnxruntime fuses the QDQ model into its int8 kernels; lamina's integer
     build gives the same logits (float: the Gemm's output is not quantized)."""
