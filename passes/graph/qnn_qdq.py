@@ -161,6 +161,8 @@ def integer_product(op: Operation, x: Quantized, w: Quantized) -> _Product | Rea
     x_zp = qp.constant(x.zp.reshape(()), x.elem)
     x_scale = np.float32(x.scale.reshape(()))
     if isinstance(op, relay.Conv2DOp):
+        if any(d < 0 for d in qp.shape(op.results[0])):  # qnn-canonicalize's conv2d needs static sizes
+            return "symbolic-shape"
         got = _weight(w, 4, 0)
         if isinstance(got, str):
             return got
@@ -217,11 +219,17 @@ def quantized_bias(v: SSAValue, product: _Product, along: int | None, beta: floa
     if along is not None:
         real = qp.placed(real.reshape(-1), len(acc_shape), along)
     ints = np.rint(real * beta / product.unit.astype(np.float64))
-    if np.broadcast_shapes(ints.shape, acc_shape) != acc_shape:
+    if not _fits(ints.shape, acc_shape):
         return "bias-shape"
     if not np.isfinite(ints).all() or np.abs(ints).max(initial=0) > np.iinfo(np.int32).max:
         return "bias-out-of-i32"
     return qp.constant(ints.astype(np.int32), I32)
+
+
+def _fits(shape: tuple[int, ...], into: tuple[int, ...]) -> bool:
+    """Whether `shape` broadcasts to `into` without changing it (a size-1 dim
+    fits any, a symbolic one, -1, only a 1)."""
+    return len(shape) <= len(into) and all(d in (1, t) for d, t in zip(reversed(shape), reversed(into), strict=False))
 
 
 def _product_pattern(x: Pattern, w: Pattern, bias: Pattern) -> Pattern:
