@@ -355,3 +355,30 @@ def test_shared_intermediate_is_left_and_the_product_still_integer():
     want = lamina.compile(model, opt_level=0).run(xq)
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
+
+
+def test_a_chain_given_up_leaves_no_op_behind():
+    """A conv whose bias is not a constant: the full chain is given up (its
+    ops checked before any is built), the product alone runs integer; the
+    quantized input ends with exactly one user, the integer conv."""
+    module = lamina.parse("""
+func.func @main(%q: tensor<1x2x3x3xui8>, %bias: tensor<1x2x1x1xf32>) -> tensor<1x2x3x3xui8> {
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %z = relay.constant dense<128> : tensor<ui8>
+  %w = relay.constant dense<3> : tensor<2x2x1x1xi8>
+  %zw = relay.constant dense<0> : tensor<i8>
+  %x = qnn.dequantize %q, %s, %z : (tensor<1x2x3x3xui8>, tensor<f32>, tensor<ui8>)
+  %wd = qnn.dequantize %w, %s, %zw : (tensor<2x2x1x1xi8>, tensor<f32>, tensor<i8>)
+  %c = relay.conv2d %x, %wd : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %b = relay.add %c, %bias : (tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %y = qnn.quantize %b, %s, %z : (tensor<1x2x3x3xf32>, tensor<f32>, tensor<ui8>)
+  func.return %y : tensor<1x2x3x3xui8>
+}
+""")
+    stats = manager.StatisticsInstrument()
+    manager.run_pipeline(module, "qnn-fold-qdq", manager.PassContext(instruments=[stats]))
+    counters = {k: v for r in stats.records for k, v in r.counters.items() if k.startswith("qnn-fold-qdq.")}
+    assert counters == {"qnn-fold-qdq.conv2d-float-out": 1}
+    main = next(op for op in module.walk() if op.name == "func.func")
+    q = main.regions[0].blocks.first.args[0]
+    assert [u.operation.name for u in q.uses] == ["qnn.conv2d"]

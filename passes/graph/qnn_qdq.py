@@ -42,7 +42,7 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import FloatAttr, ModuleOp
+from xdsl.dialects.builtin import FloatAttr, ModuleOp, f32
 from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -137,14 +137,37 @@ class _Activated(_Rule):
 # ------------------------------------------------------------------ products
 @dataclass
 class _Product:
-    """An integer product: its i32 accumulator, the real value of one unit of it
-    (`x_scale * w_scale`, f32, shaped to broadcast against it), and what is
-    added after it (a dense's own bias, times beta)."""
+    """An integer product, checked but not built yet (a rule that gives up
+    leaves no op behind): `op` over `x` and `w` (its zero point `w_zp`, a
+    scalar or a vector along its output channels); the real value of one unit
+    of the accumulator (`x_scale * w_scale`, f32, shaped to broadcast against
+    it); what is added after it (a dense's own bias, times beta)."""
 
-    acc: SSAValue
+    op: Operation
+    x: Quantized
+    w: Quantized
+    w_zp: np.ndarray
     unit: np.ndarray
     bias: SSAValue | None = None
     beta: float = 1.0
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return qp.shape(self.op.results[0])
+
+    def build(self) -> SSAValue:
+        """The i32 accumulator: `qnn.conv2d` or `qnn.matmul` (a dense's
+        transposes as `relay.transpose`, folded for a constant weight)."""
+        x_zp = qp.constant(self.x.zp.reshape(()), self.x.elem)
+        if isinstance(self.op, relay.Conv2DOp):
+            props = {k: self.op.properties[k] for k in ("strides", "padding", "dilation", "groups") if k in self.op.properties}
+            w_zp = qp.constant(qp.placed(self.w_zp, 4, 0), self.w.elem)
+            return qnn.Conv2DOp(self.x.q, self.w.q, x_zp, w_zp, **props).results[0]
+        lhs, rhs = self.x.q, self.w.q
+        if isinstance(self.op, relay.DenseOp):
+            lhs = lhs if "transpose_a" not in self.op.properties else _transpose(lhs)
+            rhs = rhs if "transpose_b" not in self.op.properties else _transpose(rhs)
+        return qnn.MatMulOp(lhs, rhs, x_zp, qp.constant(self.w_zp, self.w.elem)).results[0]
 
 
 def _weight(w: Quantized, rank: int, axis: int) -> tuple[np.ndarray, np.ndarray] | Reason:
@@ -155,42 +178,28 @@ def _weight(w: Quantized, rank: int, axis: int) -> tuple[np.ndarray, np.ndarray]
 
 
 def integer_product(op: Operation, x: Quantized, w: Quantized) -> _Product | Reason:
-    """`op` (conv2d, matmul or dense over dequantized x and w) on the integers."""
+    """`op` (conv2d, matmul or dense over dequantized x and w) on the integers,
+    or why it cannot be."""
     if not x.per_tensor:
         return "per-channel-activation"
-    x_zp = qp.constant(x.zp.reshape(()), x.elem)
     x_scale = np.float32(x.scale.reshape(()))
     if isinstance(op, relay.Conv2DOp):
         if any(d < 0 for d in qp.shape(op.results[0])):  # qnn-canonicalize's conv2d needs static sizes
             return "symbolic-shape"
         got = _weight(w, 4, 0)
-        if isinstance(got, str):
-            return got
-        scale, zp = got
-        props = {k: op.properties[k] for k in ("strides", "padding", "dilation", "groups") if k in op.properties}
-        acc = qnn.Conv2DOp(x.q, w.q, x_zp, qp.constant(qp.placed(zp, 4, 0), w.elem), **props).results[0]
-        return _Product(acc, qp.placed(x_scale * scale, 4, 1))
+        return got if isinstance(got, str) else _Product(op, x, w, got[1], qp.placed(x_scale * got[0], 4, 1))
     if isinstance(op, relay.MatmulOp):
         w_rank = len(qp.shape(w.q))
         got = _weight(w, w_rank, w_rank - 1) if w_rank > 1 else _weight(w, 1, 1)  # a vector: one column
-        if isinstance(got, str):
-            return got
-        scale, zp = got
-        acc = qnn.MatMulOp(x.q, w.q, x_zp, qp.constant(zp, w.elem)).results[0]
-        return _Product(acc, x_scale * scale)
+        return got if isinstance(got, str) else _Product(op, x, w, got[1], x_scale * got[0])
     assert isinstance(op, relay.DenseOp)
-    transpose_b = "transpose_b" in op.properties
-    got = _weight(w, 2, 0 if transpose_b else 1)
+    got = _weight(w, 2, 0 if "transpose_b" in op.properties else 1)
     if isinstance(got, str):
         return got
-    scale, zp = got
-    lhs = x.q if "transpose_a" not in op.properties else _transpose(x.q)
-    rhs = w.q if not transpose_b else _transpose(w.q)
-    acc = qnn.MatMulOp(lhs, rhs, x_zp, qp.constant(zp, w.elem)).results[0]
     alpha, beta = _float(op, "alpha"), _float(op, "beta")
-    unit = (x_scale * scale * np.float32(1.0 if alpha is None else alpha)).astype(np.float32)
+    unit = (x_scale * got[0] * np.float32(1.0 if alpha is None else alpha)).astype(np.float32)
     bias = op.operands[2] if len(op.operands) == 3 else None
-    return _Product(acc, unit, bias, 1.0 if beta is None else beta)
+    return _Product(op, x, w, got[1], unit, bias, 1.0 if beta is None else beta)
 
 
 def _transpose(v: SSAValue) -> SSAValue:
@@ -209,21 +218,20 @@ def _bias_real(v: SSAValue) -> np.ndarray | None:
     return None if data is None else data.astype(np.float64)
 
 
-def quantized_bias(v: SSAValue, product: _Product, along: int | None, beta: float = 1.0) -> SSAValue | Reason:
+def quantized_bias(v: SSAValue, product: _Product, along: int | None, beta: float = 1.0) -> np.ndarray | Reason:
     """The constant float bias `v` (times `beta`) in units of the accumulator,
-    rounded half to even to i32; `along`: the axis of a bias_add's 1-D bias."""
+    rounded half to even, as i32; `along`: the axis of a bias_add's 1-D bias."""
     real = _bias_real(v)
     if real is None:
         return "bias-not-constant"
-    acc_shape = qp.shape(product.acc)
     if along is not None:
-        real = qp.placed(real.reshape(-1), len(acc_shape), along)
+        real = qp.placed(real.reshape(-1), len(product.shape), along)
     ints = np.rint(real * beta / product.unit.astype(np.float64))
-    if not _fits(ints.shape, acc_shape):
+    if not _fits(ints.shape, product.shape):
         return "bias-shape"
     if not np.isfinite(ints).all() or np.abs(ints).max(initial=0) > np.iinfo(np.int32).max:
         return "bias-out-of-i32"
-    return qp.constant(ints.astype(np.int32), I32)
+    return ints.astype(np.int32)
 
 
 def _fits(shape: tuple[int, ...], into: tuple[int, ...]) -> bool:
@@ -259,18 +267,20 @@ class FoldProduct(_Activated):
         product = integer_product(m[self.prod].op, x, w)  # type: ignore[attr-defined]
         if isinstance(product, str):
             return product
-        acc = product.acc
+        biases = []
         for bias, along, beta in (
             (product.bias, None, product.beta),
             (m.get(self.bias) if self.bias_add in m else None, self._bias_axis(m), 1.0),
             (m.get(self.bias) if self.add in m else None, None, 1.0),
         ):
-            if bias is None:
-                continue
-            ints = quantized_bias(bias, product, along, beta)
-            if isinstance(ints, str):
-                return ints
-            acc = relay.AddOp(acc, ints).results[0]
+            if bias is not None:
+                ints = quantized_bias(bias, product, along, beta)
+                if isinstance(ints, str):
+                    return ints
+                biases.append(ints)
+        acc = product.build()
+        for ints in biases:
+            acc = relay.AddOp(acc, qp.constant(ints, I32)).results[0]
         multiplier = (product.unit / np.float32(out.scale.reshape(()))).astype(np.float32)
         return qp.requantize(acc, multiplier, out, self.bounds(m, out))
 
@@ -296,14 +306,15 @@ class FoldProductToFloat(_Rule):
         x, w = qp.dequantized(m[self.x]), qp.dequantized(m[self.w])
         if isinstance(x, str) or isinstance(w, str):
             return x if isinstance(x, str) else w  # type: ignore[return-value]
+        if qp.element(m.root) != f32:
+            return "not-f32"
         product = integer_product(m.op, x, w)  # type: ignore[arg-type]
         if isinstance(product, str):
             return product
         if product.bias is not None and product.beta != 1.0:
             return "gemm-beta"
-        real = qnn.DequantizeOp(product.acc, qp.constant(product.unit), qp.constant(np.int32(0), I32)).results[0]
-        if real.type != m.root.type:
-            return "not-f32"
+        unit, zero = qp.constant(product.unit), qp.constant(np.int32(0), I32)
+        real = qnn.DequantizeOp(product.build(), unit, zero).results[0]
         return real if product.bias is None else relay.AddOp(real, product.bias).results[0]
 
 
@@ -356,13 +367,12 @@ class FoldConcatenate(_Rule):
         if isinstance(out, str):
             return out
         ins = [qp.dequantized(v) for v in cat.operands]
-        values = []
         for x in ins:
             if isinstance(x, str):
                 return x
             if not x.per_tensor:
                 return "per-channel-activation"
-            values.append(qp.rescale(x, out, qnn.quantized_range(out.elem)))
+        values = [qp.rescale(x, out, qnn.quantized_range(out.elem)) for x in ins]  # type: ignore[arg-type]
         return relay.ConcatenateOp(*values, **dict(cat.properties)).results[0]
 
 
@@ -399,10 +409,10 @@ class FoldMove(_Activated):
         assert isinstance(x, Quantized) and isinstance(out, Quantized)
         if not x.per_tensor:
             return "per-channel-activation"
+        if any(_dequantizes(o) for op in chain for o in op.operands[1:]):
+            return "float-operand"
         moved = x.q
         for op in reversed(chain):
-            if any(isinstance(o, OpResult) and isinstance(o.op, qnn.DequantizeOp) for o in op.operands[1:]):
-                return "float-operand"
             moved = type(op)(moved, *op.operands[1:], **dict(op.properties)).results[0]
         return qp.rescale(Quantized(moved, x.scale, x.zp), out, self.bounds(m, out))
 
@@ -430,28 +440,27 @@ class FoldAverage(_Rule):
         dims = qp.shape(x.q)
         if any(d < 0 for d in dims):
             return "symbolic-shape"
+        if isinstance(op, relay.AvgPool2DOp):
+            if "ceil_mode" in op.properties:
+                return "ceil-mode"
+            if "count_include_pad" not in op.properties and any(ints_prop(op, "padding") if "padding" in op.properties else ()):
+                return "padding-not-counted"
         centred = qp.widen(x.q, x.zp.reshape(()))
-        got = _sum_pool(op, centred, dims) if isinstance(op, relay.AvgPool2DOp) else _sum(op, centred, dims)
-        if isinstance(got, str):
-            return got
-        total, count = got
+        total, count = _sum_pool(op, centred, dims) if isinstance(op, relay.AvgPool2DOp) else _sum(op, centred, dims)
         ratio = np.float64(x.scale.reshape(())) / (np.float64(out.scale.reshape(())) * count)
         return qp.requantize(total, np.asarray(ratio, np.float32), out, qnn.quantized_range(out.elem))
 
 
 def _sum(op: Operation, centred: SSAValue, dims: tuple[int, ...]) -> tuple[SSAValue, int]:
+    """The i32 sum over a mean's axes, and how many values each sum adds."""
     axes = [a % len(dims) for a in ints_prop(op, "axes")] if "axes" in op.properties else list(range(len(dims)))
     total = relay.SumOp(centred, **dict(op.properties)).results[0]
     return total, math.prod(dims[a] for a in axes)
 
 
-def _sum_pool(op: Operation, centred: SSAValue, dims: tuple[int, ...]) -> tuple[SSAValue, int] | Reason:
-    """Window sums of NCHW `centred` (im2col, then a sum over each window),
-    when every window has the same count: padding counted, no ceil mode."""
-    if "ceil_mode" in op.properties:
-        return "ceil-mode"
-    if "count_include_pad" not in op.properties and any(ints_prop(op, "padding") if "padding" in op.properties else ()):
-        return "padding-not-counted"
+def _sum_pool(op: Operation, centred: SSAValue, dims: tuple[int, ...]) -> tuple[SSAValue, int]:
+    """Window sums of NCHW `centred` (im2col, then a sum over each window; every
+    window counts the same: padding counted, no ceil mode), and the count."""
     kh, kw = ints_prop(op, "pool_size")
     n, c = dims[:2]
     oh, ow = qp.shape(op.results[0])[2:]
