@@ -198,12 +198,13 @@ def require_bindable_sizes(graph: func.FuncOp) -> None:
     must be the whole of some input dim (`seq`, not only `seq + 1`), so that the
     compiled model can bind it from the arrays it is run on."""
     names = io_names(graph.arg_attrs, "input", len(graph.function_type.inputs.data))
-    # Data-dependent sizes are set by the model itself (relay.narrow, relay.dyn_*).
+    # Data-dependent sizes are set by the model itself (relay.narrow, relay.dyn_*,
+    # a relay.loop's stacks from its trip count).
     given: set[str] = set()
     for op in graph.walk():
         if isinstance(op, relay.NarrowOp):
             given.add(op.size.data)
-        elif isinstance(op, relay.DynShapeOp | relay.DynArangeOp):
+        elif isinstance(op, relay.DynShapeOp | relay.DynArangeOp | relay.LoopOp):
             given.update(name for _, name in op.defined())
     needed: set[str] = set()
     for t in graph.function_type.inputs.data:

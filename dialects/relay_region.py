@@ -28,7 +28,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from xdsl.dialects.builtin import FunctionType, IntegerAttr, IntegerType, TensorType, i1
+from xdsl.dialects.builtin import (
+    FunctionType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    i1,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -53,7 +60,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects.shapes import dims_attr, dims_of, shape_dims, symbolic_tensor
-from lamina.symbolic import Dim
+from lamina.symbolic import Dim, Sym
 
 
 @irdl_op_definition
@@ -308,6 +315,11 @@ class LoopOp(IRDLOperation):
     (`[max_trips, ...]`, rows past the last iteration undefined), and the
     number of iterations run (tensor<i64>), which `relay.narrow` can cut the
     stacks to.
+
+    When the trip count is known only when the model runs, `trips_size` names
+    the size the loop sets from it before it runs (as `relay.dyn_arange` sets
+    its count): `max_trips` is that size, and the trip count must not be
+    negative.
     """
 
     name = "relay.loop"
@@ -318,6 +330,7 @@ class LoopOp(IRDLOperation):
     body = region_def("single_block")
     carried = prop_def(IntegerAttr)
     max_trips = opt_prop_def(Attribute)
+    trips_size = opt_prop_def(StringAttr)
     traits = traits_def(IsolatedFromAbove(), RecursiveMemoryEffect())
 
     def __init__(
@@ -329,10 +342,15 @@ class LoopOp(IRDLOperation):
         body: Region,
         max_trips: Dim | None = None,
         result_types: Sequence[Attribute] | None = None,
+        trips_size: str | None = None,
     ):
         props: dict[str, Attribute] = {"carried": IntegerAttr(carried, 64)}
+        if trips_size is not None and max_trips is None:
+            max_trips = Sym.var(trips_size)
         if max_trips is not None:
             props["max_trips"] = dims_attr([max_trips])
+        if trips_size is not None:
+            props["trips_size"] = StringAttr(trips_size)
         values = [SSAValue.get(v) for v in inputs]
         if result_types is None:
             last = body.block.last_op
@@ -366,6 +384,10 @@ class LoopOp(IRDLOperation):
     def rows(self) -> Dim | None:
         return dims_of(self.max_trips)[0] if self.max_trips is not None else None
 
+    def defined(self) -> list[tuple[int | None, str]]:
+        """The size the loop sets from its trip count (`trips_size`), if any."""
+        return [] if self.trips_size is None else [(None, self.trips_size.data)]
+
     def verify_(self) -> None:
         n = self.num_carried
         if not _scalar_type(self.trip_count.type, IntegerType(64)):
@@ -374,6 +396,13 @@ class LoopOp(IRDLOperation):
             raise VerifyException(f"relay.loop: cond must be a tensor<i1>, got {self.cond.type}")
         if not 0 <= n <= len(self.inputs):
             raise VerifyException(f"relay.loop: carried = {n} is not in 0..{len(self.inputs)}")
+        if self.trips_size is not None:
+            name = self.trips_size.data
+            if not name.isidentifier() or self.rows != Sym.var(name):
+                raise VerifyException(
+                    f"relay.loop: trips_size \"{name}\" must be an identifier and max_trips "
+                    f"that size, got max_trips {self.rows}"
+                )
         scalar_i64, scalar_i1 = TensorType(IntegerType(64), []), TensorType(i1, [])
         done = _check_body(self.name, "body", self.body, [scalar_i64, scalar_i1, *self.inputs.types])
         yielded = list(done.operand_types)
@@ -418,7 +447,13 @@ class LoopOp(IRDLOperation):
             parser.raise_error("relay.loop: needs carried = <count of loop-carried inputs>", start)
         trips = attrs.pop("max_trips", None)
         rows = dims_of(trips)[0] if trips is not None else None
-        op = cls(values[0], values[1], values[2:], carried.value.data, body, rows, list(fn_type.outputs.data))
+        sets = attrs.pop("trips_size", None)
+        if sets is not None and not isinstance(sets, StringAttr):
+            parser.raise_error("relay.loop: trips_size must be a string (a size name)", start)
+        op = cls(
+            values[0], values[1], values[2:], carried.value.data, body, rows, list(fn_type.outputs.data),
+            None if sets is None else sets.data,
+        )
         op.attributes |= attrs
         return op
 

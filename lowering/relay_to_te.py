@@ -186,6 +186,8 @@ class LowerRelayToTePass(ModulePass):
         counts: dict[str, SSAValue] = {}  # data-dependent sizes, by name
         for op in list(block.ops):
             if isinstance(op, relay.IfOp | relay.LoopOp):  # control flow: its bodies
+                if isinstance(op, relay.LoopOp):
+                    self._set_sizes(op, counts)
                 for region in op.regions:
                     self._lower_block(module, region.block, namer, seen)
                 continue
@@ -224,10 +226,17 @@ class LowerRelayToTePass(ModulePass):
             Rewriter.replace_op(op, call)
 
     @staticmethod
-    def _set_sizes(op: relay.DynShapeOp | relay.DynArangeOp, counts: dict[str, SSAValue]) -> None:
-        """The sizes a shape given as data sets, before the op runs: unbounded
-        (the runtime plans them at a capacity and grows it)."""
-        count = op.shape if isinstance(op, relay.DynShapeOp) else op.count
+    def _set_sizes(
+        op: relay.DynShapeOp | relay.DynArangeOp | relay.LoopOp, counts: dict[str, SSAValue]
+    ) -> None:
+        """The sizes a shape given as data (or a loop's trip count, its stacks'
+        rows) sets, before the op runs: unbounded (the runtime plans them at a
+        capacity and grows it)."""
+        count = (
+            op.shape if isinstance(op, relay.DynShapeOp)
+            else op.trip_count if isinstance(op, relay.LoopOp)
+            else op.count
+        )
         for index, name in op.defined():
             _check_new_size(op, name, counts)
             counts[name] = count

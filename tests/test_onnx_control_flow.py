@@ -279,3 +279,39 @@ def test_loop_states_passed_on_to_each_other() -> None:
         feeds = {"M": np.array(trips, np.int64)}
         feeds |= {f"{n}0": rng.uniform(-1, 1, 2).astype(np.float32) for n in "abcde"}
         _check(model, feeds, exe, reference="onnxruntime")
+
+
+def _run_time_trips_model(with_cond: bool) -> onnx.ModelProto:
+    """`_loop_model` with its trip count M a graph input: the stacks' rows are
+    a size the loop sets from M when it runs."""
+    model = _loop_model(with_cond)
+    graph = model.graph
+    kept = [t for t in graph.initializer if t.name != "M"]
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    graph.input.insert(0, helper.make_tensor_value_info("M", TensorProto.INT64, []))
+    onnx.checker.check_model(model)
+    return model
+
+
+@pytest.mark.parametrize("with_cond", [False, True])
+def test_loop_with_a_run_time_trip_count_stacks_its_scan_outputs(with_cond: bool) -> None:
+    """One compile, trip counts 0 to 40 (the stacks' capacity grows, the run
+    replanned), a negative one (no iteration), with and without a condition
+    that stops the loop early: against onnxruntime."""
+    model = _run_time_trips_model(with_cond)
+    exe = lamina.compile(model)
+    rng = np.random.default_rng(2)
+    for trips in (3, 0, 7, 1, 40, -2, 5):
+        feeds = {
+            "M": np.array(trips, np.int64),
+            "x": (rng.random(3) * 2).astype(np.float32),
+            "acc0": rng.random(3).astype(np.float32),
+        }
+        _check(model, feeds, exe, reference="onnxruntime")
+
+
+def test_loop_with_a_run_time_trip_count_needs_run_time_values() -> None:
+    model = _run_time_trips_model(False)
+    with pytest.raises(LaminaError, match=r"\(Loop, opset 17\): input #0 \('M'\) must be a constant"):
+        lamina.from_onnx(model, run_time_values=False)

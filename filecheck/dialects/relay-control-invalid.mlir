@@ -75,3 +75,14 @@ func.func @stack_rows(%n: tensor<i64>, %c: tensor<i1>, %x: tensor<4xf32>) -> ten
   } {carried = 0 : i64, max_trips = array<i64: 5>} : (tensor<i64>, tensor<i1>, tensor<4xf32>) -> (tensor<3x4xf32>, tensor<i64>)
   func.return %x : tensor<4xf32>
 }
+
+// -----
+
+func.func @trips_size_rows(%n: tensor<i64>, %c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: relay.loop: trips_size "trips" must be an identifier and max_trips that size, got max_trips 5
+  %s, %k = relay.loop(%n, %c, %x) {
+  ^bb0(%i: tensor<i64>, %cc: tensor<i1>, %z: tensor<4xf32>):
+    relay.yield %cc, %z : tensor<i1>, tensor<4xf32>
+  } {carried = 0 : i64, max_trips = array<i64: 5>, trips_size = "trips"} : (tensor<i64>, tensor<i1>, tensor<4xf32>) -> (tensor<5x4xf32>, tensor<i64>)
+  func.return %x : tensor<4xf32>
+}

@@ -50,3 +50,16 @@ func.func @scan_like(%n: tensor<i64>, %c: tensor<i1>, %x: tensor<?x3xf32, ["t"]>
   } {carried = 0 : i64, max_trips = ["t"]} : (tensor<i64>, tensor<i1>, tensor<?x3xf32, ["t"]>) -> (tensor<?x3xf32, ["t"]>, tensor<i64>)
   func.return %s : tensor<?x3xf32, ["t"]>
 }
+
+// A loop whose trip count is given at run time sets its stacks' rows from it
+// (trips_size: the size it sets, max_trips that size).
+// CHECK-LABEL: func.func @stack_run_time_rows
+// CHECK:         %s, %k = relay.loop(%n, %c, %x) {
+// CHECK:         } {carried = 0 : i64, max_trips = ["trips"], trips_size = "trips"} : (tensor<i64>, tensor<i1>, tensor<4xf32>) -> (tensor<?x4xf32, ["trips"]>, tensor<i64>)
+func.func @stack_run_time_rows(%n: tensor<i64>, %c: tensor<i1>, %x: tensor<4xf32>) -> tensor<?x4xf32, ["trips"]> {
+  %s, %k = relay.loop(%n, %c, %x) {
+  ^bb0(%i: tensor<i64>, %cc: tensor<i1>, %z: tensor<4xf32>):
+    relay.yield %cc, %z : tensor<i1>, tensor<4xf32>
+  } {carried = 0 : i64, max_trips = ["trips"], trips_size = "trips"} : (tensor<i64>, tensor<i1>, tensor<4xf32>) -> (tensor<?x4xf32, ["trips"]>, tensor<i64>)
+  func.return %s : tensor<?x4xf32, ["trips"]>
+}

@@ -4,8 +4,9 @@ body reads are the op's operands; outer constants are copied in).
 
 An If on a constant condition is inlined: only the branch taken is converted.
 A Loop needs a trip count `M` (a while loop, with `M` left out, is refused);
-its scan outputs are stacked over `M` rows and cut to the iterations run
-(`relay.narrow`) unless the condition is constantly true. A Scan is a loop
+its scan outputs are stacked over `M` rows (a size the loop sets when `M` is
+given at run time) and cut to the iterations run (`relay.narrow`) unless the
+condition is constantly true. A Scan is a loop
 over its scan axis whose body takes slices (`relay.take` at the iteration, or
 from the end for a reverse direction); before opset 9 its leading batch axis is
 unrolled, and its sequence_lens mask the steps past each entry's length.
@@ -100,7 +101,10 @@ def _always_true(ctx: NodeContext, cond: SSAValue | None, region: Region) -> boo
     )
 
 
-@converter("Loop", emits=("relay.loop", "relay.narrow"), notes="with a trip count M (no while loops)")
+@converter(
+    "Loop", emits=("relay.loop", "relay.narrow"),
+    notes="with a trip count M (no while loops), constant or run-time (the scan outputs' rows a size it sets)",
+)
 def _loop(ctx: NodeContext) -> Sequence[SSAValue]:
     body: onnx.GraphProto = ctx.attr("body")
     trips_in = ctx.optional_input(0)
@@ -118,13 +122,14 @@ def _loop(ctx: NodeContext) -> Sequence[SSAValue]:
     region, captured = ctx.importer.body(body, types, ctx.scope, _where(ctx, "body"))
     n_scans = len(body.output) - 1 - len(carried)
     rows: Dim | None = None
-    if n_scans:
-        if not ctx.is_const(0):
-            raise ctx.error(
-                "its scan outputs need a constant trip count M (the stacks' rows); make M an initializer"
-            )
-        rows = int(np.asarray(ctx.const_value(0)).reshape(-1)[0])
-    op = relay.LoopOp(trips, cond, [*carried, *captured], len(carried), region, rows)
+    sets: str | None = None
+    if n_scans and ctx.is_const(0):
+        rows = max(0, int(np.asarray(ctx.const_value(0)).reshape(-1)[0]))
+    elif n_scans:  # the stacks' rows: a size the loop sets from M (not negative) when it runs
+        ctx.at_run_time(0)  # (refused without run-time values)
+        sets = ctx.fresh_size("trips")
+        trips = ctx.emit(relay.MaximumOp(trips, ctx.constant(np.array(0, np.int64))))
+    op = relay.LoopOp(trips, cond, [*carried, *captured], len(carried), region, rows, trips_size=sets)
     results = ctx.emit_all(op)
     finals, stacks, count = results[: len(carried)], results[len(carried) : -1], results[-1]
     if stacks and not _always_true(ctx, cond_in, region):
