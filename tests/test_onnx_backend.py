@@ -52,9 +52,7 @@ RUNNABLE = onnx_conformance.runnable_cases(CONVERTERS, KINDS)
 #: The runnable cases lamina refuses (NotImplementedError), by test name without
 #: `_cpu`, with a piece of the message each must give. Measured with onnx 1.23.2:
 #: these are refused. Each is a strict xfail (see the docstring).
-UNSUPPORTED: dict[str, str] = {
-    "test_maxunpool_export_with_output_shape": "output_shape ('output_shape') is a run-time value",
-}
+UNSUPPORTED: dict[str, str] = {}
 
 #: Other expected failures: a regex over test names (without the `_cpu` suffix) and
 #: why. Each is a known lamina limitation or bug, reported, not hidden; strict: an
@@ -62,9 +60,6 @@ UNSUPPORTED: dict[str, str] = {
 XFAIL: dict[str, str] = {
     r"^test_affine_grid_(2d|2d_align_corners)_expanded$": (
         "Expand's shape is computed in an If branch from run-time values"
-    ),
-    r"^test_range_(float_type_positive_delta|int32_type_negative_delta)_expanded$": (
-        "a Loop with scan outputs whose trip count is a run-time value (the stack's rows)"
     ),
     r"^test_loop11$": "a Slice by the iteration number (a run-time start) in the loop body",
     r"^test_dft_inverse(_opset19)?$": (

@@ -120,3 +120,16 @@ def test_a_run_time_axis_without_a_transform_and_over_symbolic_sizes():
     dims[2].dim_param = "frames"
     with pytest.raises(lamina.FrontendError, match=r"DFT.*axes \[2\] .* have symbolic sizes.*make the axis a constant"):
         lamina.from_onnx(model)
+
+
+def test_value_specialization_asks_for_the_axis_and_the_length():
+    """With run-time values off (the backend's specialization), a run-time
+    axis or dft_length is asked for as a constant, naming the input (so the
+    backend binds it), instead of compiling the per-axis branches."""
+    x = rand(2, 6, 1)
+    model, _ = model_of([Case("DFT", [x, None, np.array(1, np.int64)])], 20)
+    with pytest.raises(lamina.FrontendError, match=r"\(DFT, opset 20\): input #2 \('c0_i2'\) must be a constant"):
+        lamina.from_onnx(model, run_time_values=False)
+    model, _ = model_of([Case("DFT", [x, np.array(4, np.int64)])], 20)
+    with pytest.raises(lamina.FrontendError, match=r"\(DFT, opset 20\): input #1 \('c0_i1'\) must be a constant"):
+        lamina.from_onnx(model, run_time_values=False)

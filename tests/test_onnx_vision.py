@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
 
 import lamina
 from tests.test_onnx_ops import RNG, Case, Const, check, model_of, rand
@@ -223,13 +224,38 @@ def test_max_unpool_undoes_max_pool():
     np.testing.assert_array_equal(got, want)
 
 
-def test_max_unpool_run_time_output_shape_is_refused_clearly():
-    case = _unpool_case((1, 1, 2, 2), [2, 2], [2, 2], [0, 0, 0, 0])
-    model, _ = model_of([Case("MaxUnpool", [*case.inputs, np.array([1, 1, 5, 5], np.int64)], case.attrs)], 11)
-    with pytest.raises(lamina.UnsupportedOpError, match=r"MaxUnpool.*output_shape \('c0_i2'\) is a run-time value.*constant"):
-        lamina.from_onnx(model)
+def test_max_unpool_output_shape_given_at_run_time():
+    """output_shape as a graph input: one compile, several shapes (each at
+    least the unpooled one, padded with zeros at the end of each axis), against
+    onnx.reference; a shape smaller than the unpooled one, or another batch,
+    stops the run with the node's name; value specialization still asks for it
+    as a constant."""
+    case = _unpool_case((2, 3, 2, 3), [2, 2], [2, 2], [0, 0, 0, 0])
+    x, indices = case.inputs
+    model, _ = model_of([Case("MaxUnpool", [x, indices, np.array([2, 3, 4, 6], np.int64)], case.attrs)], 11)
+    exe = lamina.compile(model)
+    reference = ReferenceEvaluator(model)
+    for out in ([2, 3, 4, 6], [2, 3, 7, 6], [2, 3, 4, 9], [2, 3, 5, 8]):
+        feeds = {"c0_i0": x, "c0_i1": indices, "c0_i2": np.array(out, np.int64)}
+        (got,) = exe.run(**feeds)
+        (want,) = reference.run(None, feeds)
+        assert got.shape == tuple(out)
+        np.testing.assert_array_equal(got, want)
+    for bad in ([2, 3, 3, 6], [1, 3, 4, 6]):
+        feeds = {"c0_i0": x, "c0_i1": indices, "c0_i2": np.array(bad, np.int64)}
+        with pytest.raises(lamina.InputError, match=r"\(MaxUnpool, opset 11\): the output_shape .* at least the unpooled shape \[2, 3, 4, 6\]"):
+            exe.run(**feeds)
+    with pytest.raises(lamina.FrontendError, match=r"MaxUnpool.*input #2 \('c0_i2'\) must be a constant"):
+        lamina.from_onnx(model, run_time_values=False)
+
+
+def test_max_unpool_output_shape_errors():
     bad = _unpool_case((1, 1, 2, 2), [2, 2], [2, 2], [0, 0, 0, 0], [1, 1, 3, 5])
     model, _ = model_of([bad], 11)
     with pytest.raises(lamina.FrontendError, match=r"output_shape \[1, 1, 3, 5\] must .* at least the unpooled shape \[1, 1, 4, 4\]"):
+        lamina.from_onnx(model)
+    case = _unpool_case((1, 1, 2, 2), [2, 2], [2, 2], [0, 0, 0, 0])
+    model, _ = model_of([Case("MaxUnpool", [*case.inputs, np.array([1, 1, 5], np.int64)], case.attrs)], 11)
+    with pytest.raises(lamina.FrontendError, match=r"output_shape must be 1-D with 4 entries \(X's rank\), got shape \[3\]"):
         lamina.from_onnx(model)
 

@@ -45,7 +45,7 @@ class _Transform:
         self.onesided = bool(ctx.attr("onesided", 0))
         self.length: int | None = None
         if ctx.optional_input(1) is not None:
-            if not ctx.is_const(1):
+            if ctx.at_run_time(1):
                 raise ctx.error(
                     f"dft_length ('{ctx.node.input[1]}') must be a constant: it sizes the "
                     "output and the DFT matrix (make it an initializer)"
@@ -155,7 +155,7 @@ def _dft(ctx: NodeContext) -> Sequence[SSAValue]:
         axis = axis_of(int(ctx.attr("axis", 1)))
     elif ctx.optional_input(2) is None:
         axis = axis_of(-2)
-    elif ctx.is_const(2):
+    elif not ctx.at_run_time(2):
         axis = axis_of(_ints(ctx.const_value(2))[0])
     else:
         return [_runtime_axis(ctx, t, x)]

@@ -2,7 +2,7 @@
 (`relay.roi_align`, an extern kernel), DeformConv (the columns of
 `relay.deform_im2col` times the weight, a batched `relay.matmul` per group)
 and MaxUnpool (a `relay.scatter_elements` of the values into zeros at their
-flat indices).
+flat indices, padded to an output_shape, given at run time or not).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from xdsl.ir import SSAValue
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.shapes import dims_attr
+from lamina.frontends.onnx import runtime_shapes as rs
 from lamina.frontends.onnx.context import NodeContext, shape
 from lamina.frontends.onnx.helpers import _elem, _ints, _rank, _reshape, _unit
 from lamina.frontends.onnx.nn import _spatial_attrs
@@ -127,7 +128,7 @@ def _deform_conv(ctx: NodeContext) -> Sequence[SSAValue]:
 @converter(
     "MaxUnpool",
     emits=("relay.broadcast_to", "relay.scatter_elements", "relay.pad"),
-    notes="N-D; output_shape only as a constant",
+    notes="N-D; output_shape constant or given at run time",
 )
 def _max_unpool(ctx: NodeContext) -> Sequence[SSAValue]:
     """The indices are flat into the default output shape (`(in - 1) * stride
@@ -150,12 +151,8 @@ def _max_unpool(ctx: NodeContext) -> Sequence[SSAValue]:
     if any(d < 0 for d in natural):
         raise ctx.error(f"kernel_shape, strides and pads give the negative output size {full}")
     wanted = full
-    if ctx.optional_input(2) is not None:
-        if not ctx.is_const(2):
-            raise ctx.unsupported(
-                f"output_shape ('{ctx.node.input[2]}') is a run-time value: lamina needs it as a "
-                "constant (an initializer) to size the output"
-            )
+    later = ctx.at_run_time(2)
+    if ctx.optional_input(2) is not None and not later:
         wanted = _ints(ctx.const_value(2))
         if len(wanted) != len(full) or wanted[:2] != list(dims[:2]) or any(
             w < f for w, f in zip(wanted, full, strict=True)
@@ -171,7 +168,35 @@ def _max_unpool(ctx: NodeContext) -> Sequence[SSAValue]:
     where = _reshape(ctx, indices, [math.prod(dims)])
     y = ctx.emit(relay.ScatterElementsOp(flat, where, values, axis=relay.i64_attr(0)))
     y = _reshape(ctx, y, full)
+    if later:
+        return [_unpool_to(ctx, y, rs.values(ctx, 2))]
     if wanted != full:
         grow = [w - f for w, f in zip(wanted, full, strict=True)]
         y = ctx.emit(relay.PadOp(y, pad_width=relay.i64_array([0] * len(full) + grow)))
     return [y]
+
+
+def _unpool_to(ctx: NodeContext, y: SSAValue, target: SSAValue) -> SSAValue:
+    """The unpooled `y` zero-padded at the end of each spatial axis to
+    `target`, an output_shape given when the model runs (each of its spatial
+    axes a size set by the data), checked then."""
+    m = rs.ShapeMath(ctx)
+    full = shape(y)
+    if shape(target) != (len(full),):
+        raise ctx.error(f"output_shape must be 1-D with {len(full)} entries (X's rank), got shape {list(shape(target))}")
+    ok = m.and_(m.eq(m.element(target, 0), m.dim(full[0])), m.eq(m.element(target, 1), m.dim(full[1])))
+    for a in range(2, len(full)):
+        ok = m.and_(ok, m.le(m.dim(full[a]), m.element(target, a)))
+    y = m.check(
+        y, ok, f"the output_shape given when the model runs must keep X's batch and channels and be at "
+        f"least the unpooled shape {list(full)} along each axis",
+    )
+    zero = m.v(0, _elem(y))
+    for a in range(2, len(full)):
+        d = m.dim(full[a])
+
+        def source(m: rs.ShapeMath, i: SSAValue, d: SSAValue = d) -> tuple[SSAValue, SSAValue | None]:
+            return m.clamp(i, 0, m.sub(d, 1)), m.lt(i, d)
+
+        y = rs.remap(ctx, y, a, m.element(target, a), source, zero)
+    return y
