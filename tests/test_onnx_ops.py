@@ -1071,7 +1071,7 @@ def test_converter_errors_name_the_node():
     x = rand(2, 3)
     model, _ = model_of([Case("Col2Im", [rand(1, 4, 4), np.array([3, 3], np.int64), Const(np.array([2, 2], np.int64))])], 18)
     with pytest.raises(lamina.FrontendError, match=r"ONNX node 'case0' \(Col2Im, opset 18\): input #1 \('c0_i1'\) must be a constant"):
-        lamina.from_onnx(model)
+        lamina.from_onnx(model, run_time_values=False)
     model, _ = model_of([Case("Concat", [x, rand(3, 3)], {"axis": 1})], 14)
     with pytest.raises(lamina.FrontendError, match=r"'case0' \(Concat.*relay.concatenate: .* differ outside axis 1"):
         lamina.from_onnx(model)
@@ -1088,7 +1088,7 @@ def test_shape_from_a_graph_input_names_that_input():
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     with pytest.raises(lamina.FrontendError, match=r"graph input #0 \('n'\) must be a constant: input #1 \('m'\)"):
-        lamina.from_onnx(model)
+        lamina.from_onnx(model, run_time_values=False)
 
 
 @pytest.mark.parametrize(
@@ -1425,6 +1425,36 @@ def test_col2im():
         _col2im(1, 1, [4, 4], [2, 2], np.uint8, strides=[2, 2]),
     ]
     check(cases, opset=18, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "attrs", [{}, {"strides": [2, 1], "pads": [1, 0, 2, 1]}, {"strides": [3, 2], "dilations": [2, 2], "pads": [1, 2, 0, 1]}]
+)
+def test_col2im_with_shapes_given_at_run_time(attrs):
+    """image_shape and block_shape as graph inputs, the input's dims symbolic:
+    one compile, run at several images, blocks and channels against
+    onnx.reference (pixels no block covers are 0); shapes that do not tile the
+    input stop the run with the node's name."""
+    inputs = [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", "ck", "l"]),
+        helper.make_tensor_value_info("image", TensorProto.INT64, [2]),
+        helper.make_tensor_value_info("block", TensorProto.INT64, [2]),
+    ]
+    node = helper.make_node("Col2Im", ["x", "image", "block"], ["y"], name="fold", **attrs)
+    graph = helper.make_graph([node], "g", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    exe = lamina.compile(model)
+    reference = ReferenceEvaluator(model)
+    for n, c, image, block in [(1, 1, [6, 9], [1, 3]), (2, 3, [7, 6], [2, 3]), (1, 2, [9, 8], [3, 2]), (1, 1, [4, 5], [1, 1])]:
+        x = _col2im(n, c, image, block, **attrs).inputs[0]
+        feeds = {"x": x, "image": np.array(image, np.int64), "block": np.array(block, np.int64)}
+        (got,) = exe.run(**feeds)
+        (want,) = reference.run(None, feeds)
+        assert got.shape == want.shape == (n, c, *image)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    feeds = {"x": rand(1, 4, 3), "image": np.array([5, 5], np.int64), "block": np.array([2, 2], np.int64)}
+    with pytest.raises(lamina.InputError, match=r"ONNX node 'fold' \(Col2Im, opset 18\): the image and block shapes .* must tile the input"):
+        exe.run(**feeds)
 
 
 def test_bitcast():

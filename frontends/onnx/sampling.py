@@ -4,8 +4,8 @@ AffineGrid is decomposed: its grid is a constant base grid (homogeneous pixel
 coordinates in [-1, 1]) times each batch's transposed `theta`, one batched
 `relay.matmul`; a `size` given only when the model runs builds each axis'
 coordinates over a size set by the data and sums their products with
-`theta`'s columns. The `image_shape` and `block_shape` of Col2Im must be
-constants.
+`theta`'s columns. Col2Im is `relay.col2im` for constant image and block
+shapes; given at run time, a gather over the taps and the pixels, summed.
 """
 
 from __future__ import annotations
@@ -115,17 +115,24 @@ def _affine_grid(ctx: NodeContext) -> Sequence[SSAValue]:
     return [_cast(ctx, _reshape(ctx, grid, [size[0], *spatial, r]), elem)]
 
 
-@converter("Col2Im", emits=("relay.col2im",), notes="N-D; constant image and block shapes")
+@converter(
+    "Col2Im", emits=("relay.col2im", "relay.take", "relay.sum"),
+    notes="N-D; image and block shapes constant, or given at run time (a gather and a sum over the taps)",
+)
 def _col2im(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
-    image = _ints(ctx.const_value(1))
-    block = _ints(ctx.const_value(2))
-    n = len(image)
-    if len(block) != n:
-        raise ctx.error(
-            f"block_shape {block} and image_shape {image} must have one value per "
-            "spatial axis each"
-        )
+    later = [ctx.at_run_time(1), ctx.at_run_time(2)]
+    image = None if later[0] else _ints(ctx.const_value(1))
+    block = None if later[1] else _ints(ctx.const_value(2))
+    n = len(image) if image is not None else len(block) if block is not None else shape(ctx.input(1))[0]
+    for name, i, given in (("image_shape", 1, image), ("block_shape", 2, block)):
+        count = len(given) if given is not None else shape(ctx.input(i))
+        if count != n and count != (n,):
+            raise ctx.error(f"block_shape and image_shape must have one value per spatial axis each; {name} has {count}")
+    if not isinstance(n, int) or n < 1:
+        raise ctx.error(f"image_shape must be a 1-D tensor of a static length >= 1, got {n} values")
+    if len(shape(x)) != 3:
+        raise ctx.error(f"input must be 3-D (N, C * prod(block_shape), L), got {list(shape(x))}")
     attrs = {"dilations": [1] * n, "strides": [1] * n, "pads": [0] * (2 * n)}
     values = {}
     for name, default in attrs.items():
@@ -134,6 +141,8 @@ def _col2im(ctx: NodeContext) -> Sequence[SSAValue]:
             raise ctx.error(
                 f"{name} {values[name]} needs {len(default)} values for {n} spatial axes"
             )
+    if image is None or block is None:
+        return [_col2im_runtime(ctx, x, image, block, n, values["strides"], values["pads"], values["dilations"])]
     op = relay.Col2ImOp(
         x,
         image_size=relay.i64_array(image),
@@ -143,6 +152,93 @@ def _col2im(ctx: NodeContext) -> Sequence[SSAValue]:
         dilation=relay.i64_array(values["dilations"]),
     )
     return [ctx.emit(op)]
+
+
+def _col2im_runtime(
+    ctx: NodeContext, x: SSAValue, image: list[int] | None, block: list[int] | None, n: int,
+    strides: list[int], pads: list[int], dilations: list[int],
+) -> SSAValue:
+    """Col2Im whose image or block shape is given when the model runs: each
+    output pixel gathers, for every tap of the block, the value of the block
+    position that covers it with that tap (a `relay.take` over the taps and
+    pixels, zero where no block does), summed over the taps. The image's
+    axes (and the taps, and the channels, for a run-time block shape) are sizes
+    set by the data; the shapes are checked then (the blocks must tile
+    `input`'s last axis, the block size divide its channels)."""
+    m = rs.ShapeMath(ctx)
+    batch, packed, blocks = shape(x)
+
+    def entry(given: list[int] | None, i: int, a: int) -> rs.Value:
+        return given[a] if given is not None else m.element(rs.values(ctx, i), a)
+
+    img = [entry(image, 1, a) for a in range(n)]
+    blk = [entry(block, 2, a) for a in range(n)]
+    # Block positions per axis: (image + pads - dilation (block - 1) - 1) / stride + 1.
+    span = [m.sub(m.add(img[a], pads[a] + pads[n + a] - 1), m.mul(dilations[a], m.sub(blk[a], 1))) for a in range(n)]
+    per_axis = [m.add(m.div(m.max(s, 0), strides[a]), 1) for a, s in enumerate(span)]
+    taps: rs.Value = math.prod(block) if block is not None else _product(m, blk)
+    count = _product(m, per_axis)
+    ok = m.eq(count, m.dim(blocks))
+    for a in range(n):
+        ok = m.and_(ok, m.and_(m.le(0, span[a]), m.le(1, blk[a])))
+    if block is None:
+        ok = m.and_(ok, m.eq(m.mod(m.dim(packed), m.max(taps, 1)), 0))
+    elif isinstance(packed, int) and packed % int(taps):
+        raise ctx.error(f"input's axis 1 ({packed}) is not a multiple of the block size {taps} (block_shape {block})")
+    x = m.check(
+        x, ok, "the image and block shapes given when the model runs must tile the input: its last axis "
+        "the number of block positions, its axis 1 a multiple of the block size",
+    )
+    # (N, C, taps * L): the taps of a channel side by side.
+    if block is not None and isinstance(packed, int):
+        flat = _reshape(ctx, x, [batch, packed // int(taps), int(taps) * blocks])
+    else:
+        target = m.stack([m.dim(batch), m.div(m.dim(packed), m.max(taps, 1)), m.mul(taps, m.dim(blocks))])
+        flat = rs.reshape(ctx, x, target, allowzero=True)
+    # Index maps over (taps, *image): the position each tap reads, and whether one does.
+    grid = [1] * (n + 1)
+
+    def along(v: SSAValue, axis: int) -> SSAValue:
+        dims = list(grid)
+        dims[axis] = shape(v)[0]
+        return m.reshape(v, dims)
+
+    kk = along(_positions(ctx, taps, "taps"), 0)
+    index: SSAValue | None = None
+    valid: SSAValue | None = None
+    inner: rs.Value = 1
+    for a in reversed(range(n)):
+        k = m.mod(m.div(kk, inner), blk[a])
+        inner = _product(m, [inner, blk[a]])
+        p = along(_positions(ctx, img[a], f"i{a}_"), a + 1)
+        src = m.sub(m.add(p, pads[a]), m.mul(k, dilations[a]))
+        at = m.div(m.max(src, 0), strides[a])
+        hit = m.and_(m.and_(m.le(0, src), m.eq(m.mod(src, strides[a]), 0)), m.lt(at, per_axis[a]))
+        later = _product(m, per_axis[a + 1 :])
+        term = m.mul(at, later)
+        index = term if index is None else m.add(index, term)
+        valid = hit if valid is None else m.and_(valid, hit)
+    assert index is not None and valid is not None
+    index = m.where(valid, m.add(m.mul(kk, m.dim(blocks)), index), 0)
+    gathered = ctx.emit(relay.TakeOp(flat, index, axis=relay.i64_attr(2)))  # (N, C, taps, *image)
+    mask = m.reshape(valid, [1, 1, *shape(valid)])
+    zero = m.v(0, _elem(x))
+    kept = ctx.emit(relay.WhereOp(mask, gathered, zero))
+    return ctx.emit(relay.SumOp(kept, axes=relay.i64_array([2])))
+
+
+def _product(m: rs.ShapeMath, values: Sequence[rs.Value]) -> rs.Value:
+    out: rs.Value = 1
+    for v in values:
+        out = out * v if isinstance(out, int) and isinstance(v, int) else m.mul(out, v)
+    return out
+
+
+def _positions(ctx: NodeContext, count: rs.Value, what: str) -> SSAValue:
+    """`[0, count)` as i64: a constant for a known count, else over a size set by the data."""
+    if isinstance(count, int):
+        return ctx.constant(np.arange(count, dtype=np.int64))
+    return rs.arange(ctx, count, what)
 
 
 def _affine_grid_runtime(ctx: NodeContext, theta: SSAValue, size: SSAValue) -> SSAValue:
