@@ -147,6 +147,12 @@ class ShapeMath:
         message = f"{describe_node(self.ctx.node, self.ctx.opset)}: {why}"
         return self.ctx.emit(relay.CheckOp(x, self.all(ok), message=StringAttr(message)))
 
+    def count(self, n: SSAValue, why: str) -> SSAValue:
+        """The i64 `n`, once it is not negative (a size computed from values
+        given when the model runs): the run stops with the node's name and
+        `why` otherwise, not at the size it would set."""
+        return self.check(n, self.le(0, n), why)
+
 
 def _symbolic(dims: Sequence[Dim]) -> bool:
     return any(isinstance(d, Sym) for d in dims)
@@ -183,11 +189,12 @@ def reshape(ctx: NodeContext, x: SSAValue, target: SSAValue, allowzero: bool = F
         out = m.where(minus, m.div(numel, m.max(known, 1)), out)
         count = m.reduce(relay.SumOp, ctx.emit(relay.CastOp(minus, dtype=I64)))
         ok = m.and_(m.and_(m.le(count, 1), m.all(m.le(0, out))), m.eq(m.reduce(relay.ProdOp, out), numel))
+        ok = m.and_(ok, m.or_(m.eq(count, 0), m.ne(known, 0)))  # a -1 beside a 0 is any size
     else:
         ok = m.eq(numel, 1)
     x = m.check(
         x, ok, "the shape given when the model runs must keep the input's element count "
-        "(at most one -1, no other negative)"
+        "(at most one -1, not beside a 0; no other negative)"
     )
     names = fresh(ctx, "d", k)
     return ctx.emit(relay.DynReshapeOp(x, out, sizes=_names(names), dims=dims_attr([Sym.var(n) for n in names])))
@@ -199,22 +206,33 @@ def _names(names: Sequence[str]) -> ArrayAttr:
 
 def broadcast(ctx: NodeContext, x: SSAValue, target: SSAValue) -> SSAValue:
     """`x` broadcast against the run-time shape `target` (ONNX Expand: numpy
-    broadcasting both ways). A dim of `x` other than 1 stays, and the
-    target's entry there must be 1 or that dim; elsewhere the entry is the
-    result's dim."""
+    broadcasting both ways). A static dim of `x` other than 1 stays, and the
+    target's entry there must be 1 or that dim; a symbolic one (which may be 1
+    when the model runs) is first read along its axis over a size set by the
+    data (`remap`); elsewhere the entry is the result's dim."""
     m = ShapeMath(ctx)
     (k,) = shape(target)
     assert isinstance(k, int)
+    x = m.check(x, m.le(0, target), "the shape given when the model runs has a negative dim")
     src = shape(x)
     rank = max(k, len(src))
     lead = [m.dim(d) for d in src[: rank - k]]
     full = m.concat([m.reshape(d, [1]) for d in lead] + [target]) if lead else target
+    for a in range(max(rank - k, rank - len(src)), rank):
+        xa = a - (rank - len(src))
+        xd = src[xa]
+        if isinstance(xd, Sym):  # 1 or not, as the model runs: 1 broadcasts
+            e, d = m.element(full, a), m.dim(xd)
+            one = m.eq(d, 1)
+            d = m.check(d, m.or_(one, m.or_(m.eq(e, 1), m.eq(e, d))), _NO_BROADCAST)
+            x = remap(ctx, x, xa, m.where(one, e, d), lambda m, i, one=one: (m.where(one, 0, i), None))
+    src = shape(x)
     names: list[str] = []
     dims: list[Dim] = []
     checks: list[SSAValue] = []
     for a in range(rank):
         xd: Dim = src[a - (rank - len(src))] if a >= rank - len(src) else 1
-        if a < rank - k:  # not in the target: x's dim
+        if a < rank - k or isinstance(xd, Sym):  # not in the target, or remapped: x's dim
             names.append("")
             dims.append(xd)
         elif xd == 1:
@@ -230,10 +248,13 @@ def broadcast(ctx: NodeContext, x: SSAValue, target: SSAValue) -> SSAValue:
         ok = checks[0]
         for c in checks[1:]:
             ok = m.and_(ok, c)
-        x = m.check(x, ok, "the shape given when the model runs does not broadcast with the input's (each dim must be 1 or equal)")
+        x = m.check(x, ok, _NO_BROADCAST)
     if not any(names):
         return x if tuple(dims) == src else ctx.emit(relay.BroadcastToOp(x, shape=dims_attr(dims)))
     return ctx.emit(relay.DynBroadcastToOp(x, full, sizes=_names(names), dims=dims_attr(dims)))
+
+
+_NO_BROADCAST = "the shape given when the model runs does not broadcast with the input's (each dim must be 1 or equal)"
 
 
 def arange(ctx: NodeContext, count: Value, what: str = "n") -> SSAValue:
@@ -338,6 +359,7 @@ def tile(ctx: NodeContext, x: SSAValue, repeats: SSAValue) -> SSAValue:
     m = ShapeMath(ctx)
     src = shape(x)
     rank = len(src)
+    x = m.check(x, m.le(0, repeats), "the repeats given when the model runs must not be negative")
     spread = m.reshape(x, [d for dim in src for d in (1, dim)])
     both = ctx.emit(relay.ConcatenateOp(m.reshape(repeats, [rank, 1]), m.reshape(m.dims(x), [rank, 1]), axis=relay.i64_attr(1)))
     full = m.reshape(both, [2 * rank])
@@ -393,7 +415,10 @@ def slice_(
     end = _per_axis(m, hits, ends, dim, rank)
     step = _per_axis(m, hits, steps, 1, rank) if steps is not None else m.v(np.ones(rank, np.int64))
     ok = m.and_(_axes_ok(m, a, named, rank), m.all(m.ne(step, 0)))
-    step = m.where(m.eq(step, 0), 1, step)
+    # A step of 0 stops the run (below); one past the axis' size takes one
+    # element at most, so it is clamped there (no overflow in the size).
+    reach = m.max(dim, 1)
+    step = m.clamp(m.where(m.eq(step, 0), 1, step), m.sub(0, reach), reach)
     begin = m.where(m.lt(begin, 0), m.add(begin, dim), begin)
     end = m.where(m.lt(end, 0), m.add(end, dim), end)
     up = m.lt(0, step)
@@ -444,7 +469,10 @@ def pad(
     before, after = (_per_axis(m, hits, v, 0, rank) for v in (head, tail))
     for j in range(rank) if touched is None else sorted(set(touched)):
         d, lo = m.element(dim, j), m.element(before, j)
-        count = m.add(m.add(d, lo), m.element(after, j))
+        count = m.count(
+            m.add(m.add(d, lo), m.element(after, j)),
+            f"the pads given when the model runs crop more than axis {j} holds",
+        )
 
         def source(m: ShapeMath, i: SSAValue, d: SSAValue = d, lo: SSAValue = lo) -> tuple[SSAValue, SSAValue | None]:
             at = m.sub(i, lo)
@@ -470,7 +498,8 @@ def center_crop_pad(ctx: NodeContext, x: SSAValue, target: SSAValue, axes: Seque
     dim = m.dims(x)
     zero = m.v(0, _elem(x))
     for k, j in enumerate(axes):
-        d, t = m.element(dim, j), m.element(target, k)
+        d = m.element(dim, j)
+        t = m.count(m.element(target, k), f"the shape given when the model runs has a negative size for axis {j}")
         offset = m.where(m.lt(t, d), m.div(m.sub(d, t), 2), m.sub(0, m.div(m.sub(t, d), 2)))
 
         def source(m: ShapeMath, i: SSAValue, d: SSAValue = d, off: SSAValue = offset) -> tuple[SSAValue, SSAValue | None]:

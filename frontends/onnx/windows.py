@@ -48,7 +48,7 @@ def _window(ctx: NodeContext) -> Sequence[SSAValue]:
         w = a0 - a1 * np.cos(2 * np.pi * i / span) + a2 * np.cos(4 * np.pi * i / span)
         return [_cast(ctx, ctx.constant(w), out)]
     m = rs.ShapeMath(ctx)
-    count = m.i64(_reshape(ctx, size, []))
+    count = m.count(m.i64(_reshape(ctx, size, [])), "size must be non-negative")
     i = _cast(ctx, rs.arange(ctx, count, "window"), f64)
     span = _cast(ctx, count if periodic else m.sub(count, 1), f64)
     turn = m.div(m.mul(i, m.v(2 * np.pi, f64)), span)
