@@ -10,6 +10,7 @@ buffers, `params` the weights (numpy arrays, never printed into LLVM IR) and
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import threading
 from collections.abc import Sequence
@@ -21,12 +22,16 @@ from xdsl.dialects.builtin import ModuleOp
 
 from lamina import host
 from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY
-from lamina.errors import InputError
+from lamina.errors import InputError, LaminaError
+from lamina.lowering.tir_to_llvm.buffers import REPLAN
 from lamina.runtime.dynamic import DynamicPlan, bind_sizes
 from lamina.runtime.export import export_library
 from lamina.symbolic import Dim, evaluate
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+#: A run plans unbounded sizes at their capacities unless that takes more than
+#: twice the memory of the last run's sizes and this much; then at those sizes.
+_SLACK_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -85,9 +90,12 @@ class CompiledModel:
         self.assumptions = list(assumptions)
         #: The data-dependent sizes the model sets itself, with their upper
         #: bounds (buffers are planned at the bound; None: unbounded, planned at
-        #: a capacity grown to the largest value seen), in the order it sets them.
+        #: a capacity, see `_planned`), in the order it sets them.
         self.bounds = list(bounds)
+        #: Per unbounded size, the largest value a completed run needed, and
+        #: its value in the last completed run.
         self._capacity: dict[str, int] = {n: 1 for n, b in self.bounds if b is None}
+        self._last: dict[str, int] = dict(self._capacity)
         #: The messages `main` may stop with (it writes the number of the one
         #: that failed, from 1, into the last `args` slot).
         self.exits = list(exits)
@@ -168,10 +176,32 @@ class CompiledModel:
             buf = staging[spec.name]
             np.copyto(buf, arr, casting="no")
             bound.append(buf)
-        for name, limit in self.bounds:  # at their bounds until the model sets them
-            env[name] = self._capacity[name] if limit is None else evaluate(limit, env)
-        self._local.env = env
+        self._local.env = self._planned(env) if self.bounds else env
         return bound
+
+    def _planned(self, env: dict[str, int]) -> dict[str, int]:
+        """`env` with the sizes the model sets at what the run plans with: a
+        bounded size at its bound, an unbounded one at its capacity (the
+        largest value a run needed), or at its value in the last run when the
+        capacities together would take much more memory than that run did
+        (sizes that peaked in different runs multiply in a buffer)."""
+
+        def fill(guess: dict[str, int]) -> dict[str, int]:
+            out = dict(env)
+            for name, limit in self.bounds:
+                out[name] = guess[name] if limit is None else evaluate(limit, out)
+            return out
+
+        wide = fill(self._capacity)
+        if self._capacity == self._last:
+            return wide
+        last = fill(self._last)
+        return wide if self._bytes(wide) <= 2 * self._bytes(last) + _SLACK_BYTES else last
+
+    def _bytes(self, env: dict[str, int]) -> int:
+        """The memory a run at sizes `env` allocates: outputs and workspace."""
+        outs = sum(math.prod(self._shape(s, env)) * s.dtype.itemsize for s in self.outputs)
+        return outs + (self._plan.plan(env).size if self._plan is not None else self.workspace_size)
 
     def _staging(self, env: dict[str, int]) -> dict[str, np.ndarray]:
         """This thread's aligned input buffers for the sizes `env` (kept while
@@ -192,14 +222,24 @@ class CompiledModel:
         ins = self._bind(args, kwargs)
         env: dict[str, int] = self._local.env
         set_num_threads(self.num_threads)
-        while True:
-            outs, table, first_size = self._call(ins, env)
+        for _ in range(len(self.bounds) + 2):  # a stop to replan at most once per size
+            try:
+                outs, table, first_size = self._call(ins, env)
+            except MemoryError as e:
+                if not self._capacity:
+                    raise
+                asked = ", ".join(f"{n} = {env[n]}" for n in self._capacity)
+                raise InputError(f"the model's data asks for more memory than there is ({asked}): {e}") from None
             status = int(table[len(table) - 1] or 0) if self.exits else 0
             if not status:
                 break
-            if not self._grow(env, table, first_size):
+            if self.exits[status - 1] != REPLAN:
                 raise InputError(f"the model stopped: {self.exits[status - 1]}")
+            self._replan(env, table, first_size)
+        else:
+            raise LaminaError("the model kept asking for more memory than planned")
         if self.bounds:
+            self._remember(table, first_size)
             return self._actual(outs, env, table, first_size)
         return outs
 
@@ -228,19 +268,22 @@ class CompiledModel:
         )
         return outs, table, first_size
 
-    def _grow(self, env: dict[str, int], table: Any, first_size: int) -> bool:
-        """After a stop: raise the capacity of every unbounded size the model
-        set past it to that value (the run is then repeated); False when none
-        did, i.e. the stop was a failed check."""
-        grown = False
+    def _replan(self, env: dict[str, int], table: Any, first_size: int) -> None:
+        """After a stop because a size outgrew its capacity: plan again with
+        each unbounded size at the value the model wrote into its slot (the
+        value it set, or the capacity it was not yet set past), bounds after."""
         for name, limit in self.bounds:
             if limit is None:
-                value = int(table[first_size + self.sizes.index(name)] or 0)
-                if value > env[name]:
-                    self._capacity[name] = max(self._capacity[name], value)
-                    env[name] = value
-                    grown = True
-        return grown
+                env[name] = int(table[first_size + self.sizes.index(name)] or 0)
+            else:
+                env[name] = evaluate(limit, env)
+
+    def _remember(self, table: Any, first_size: int) -> None:
+        """After a completed run: the unbounded sizes' values and capacities."""
+        for name in self._capacity:
+            value = int(table[first_size + self.sizes.index(name)] or 0)
+            self._last[name] = value
+            self._capacity[name] = max(self._capacity[name], value)
 
     def _actual(
         self, outs: list[np.ndarray], env: dict[str, int], table: Any, first_size: int
