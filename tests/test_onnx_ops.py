@@ -951,6 +951,43 @@ def test_resize_linear_and_cubic():
     check(cases, opset=19, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize(
+    ("mode", "attrs"),
+    [
+        ("linear", {}),
+        ("cubic", {}),
+        ("linear", {"coordinate_transformation_mode": "align_corners"}),
+        ("cubic", {"coordinate_transformation_mode": "pytorch_half_pixel", "exclude_outside": 1, "cubic_coeff_a": -0.5}),
+        ("cubic", {"coordinate_transformation_mode": "asymmetric"}),
+    ],
+)
+def test_resize_antialias_with_run_time_scales_and_sizes(mode, attrs):
+    """Antialias with scales or sizes given when the model runs (the taps along
+    each axis a size set by the scale): one compile per model, the input's
+    spatial dims symbolic, downscales, upscales (no widening) and mixes,
+    against onnx.reference."""
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, "h", "w"])]
+    scales = helper.make_tensor_value_info("scales", TensorProto.FLOAT, [4])
+    sizes = helper.make_tensor_value_info("sizes", TensorProto.INT64, [2])
+    runs = {
+        "scales": ([scales], ["x", "", "scales"], {}, [(9, 7, [1, 1, 0.5, 0.4]), (6, 8, [1, 1, 1.5, 0.3]),
+                                                     (5, 5, [1, 1, 0.8, 1.0]), (12, 4, [1, 1, 0.25, 2.0])]),
+        "sizes": ([sizes], ["x", "", "", "sizes"], {"axes": [2, 3]}, [(9, 7, [4, 3]), (6, 8, [9, 2]), (10, 10, [1, 3])]),
+    }
+    for shape_in, names, extra, cases in runs.values():
+        node = helper.make_node("Resize", names, ["y"], mode=mode, antialias=1, **attrs, **extra)
+        graph = helper.make_graph([node], "g", inputs + shape_in, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+        exe = lamina.compile(model)
+        reference = ReferenceEvaluator(model)
+        for h, w, value in cases:
+            feeds = {"x": rand(1, 2, h, w), shape_in[0].name: np.array(value, np.float32 if shape_in[0] is scales else np.int64)}
+            (got,) = exe.run(**feeds)
+            (want,) = reference.run(None, feeds)
+            assert got.shape == want.shape, f"{mode} {attrs} at {(h, w)}, {value}"
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=f"{mode} {attrs} at {(h, w)}, {value}")
+
+
 def test_resize_opset_10_and_upsample():
     """Resize-10 and Upsample use asymmetric coordinates (nearest: floor); the
     reference has no Resize-10, so it is checked against numpy."""

@@ -46,6 +46,7 @@ from xdsl.irdl import (
     prop_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
@@ -324,13 +325,21 @@ class DynResizeOp(DynShapeOp):
     data too: `params` (f64 `[3 * rank]`) holds the scales, then the roi's
     begins and ends (normalized, for `tf_crop_and_resize`), read when the model
     runs; the other properties are `relay.resize`'s. Axes outside `axes` keep
-    their size and are not interpolated (their `sizes` entry is "")."""
+    their size and are not interpolated (their `sizes` entry is "").
+
+    With `antialias` (linear or cubic), a downscale widens the kernel by the
+    inverse of its scale, so the number of taps along a resized axis is known
+    only when the scale is: `taps` holds, per resized axis, an i64 `[T]` whose
+    size `T` (set by the data, e.g. by `relay.dyn_arange`) is that count,
+    `2 - 2 (floor(-support / min(scale, 1)) + 1)`; the kernel sums over them."""
 
     name = "relay.dyn_resize"
     data = operand_def(TensorType)  # (restated: operands in this order)
     shape = operand_def(TensorType)
     params = operand_def(TensorType)
+    taps = var_operand_def(TensorType)
     axes = prop_def(Attribute)
+    antialias = opt_prop_def(UnitAttr)
     method = opt_prop_def(StringAttr)
     coordinate_transformation_mode = opt_prop_def(StringAttr)
     rounding_method = opt_prop_def(StringAttr)
@@ -341,7 +350,7 @@ class DynResizeOp(DynShapeOp):
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        data, shape, params = types
+        data, shape, params, *taps = types
         out = super().infer([data, shape], props)
         rank = len(shape_of(data))
         if params.get_element_type() != f64 or shape_of(params) != (3 * rank,):
@@ -361,6 +370,18 @@ class DynResizeOp(DynShapeOp):
         for a in range(rank):
             if (a in axes) != bool(names[a]):
                 raise VerifyException(f"{cls.name}: axis {a} must set a size if and only if it is resized")
+        if "antialias" in props:
+            if str_prop(props, "method", "nearest_neighbor") == "nearest_neighbor":
+                raise VerifyException(f"{cls.name}: antialias needs method linear or cubic")
+            if len(taps) != len(axes) or any(
+                t.get_element_type() != I64 or len(shape_of(t)) != 1 for t in taps
+            ):
+                raise VerifyException(
+                    f"{cls.name}: antialias needs one 1-D i64 taps operand per resized axis "
+                    f"({len(axes)}), got ({', '.join(map(str, taps))})"
+                )
+        elif taps:
+            raise VerifyException(f"{cls.name}: taps operands are for antialias only")
         return out
 
     @property

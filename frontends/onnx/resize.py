@@ -4,7 +4,7 @@ rounding, with scales or sizes, axes and keep_aspect_ratio_policy.
 Scales, sizes and roi known while compiling give `relay.resize`; given only
 when the model runs (or folded to symbolic dims), their output sizes are
 computed then (`runtime_shapes`) and `relay.dyn_resize` reads the scales and
-roi as data."""
+roi as data (antialiased, its taps along each axis a size set by the scale)."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def _resize_to(
     "Resize",
     emits=("relay.resize", "relay.dyn_resize"),
     notes="nearest, linear, cubic; every coordinate mode; scales or sizes (run-time too), axes, "
-    "keep_aspect_ratio_policy, antialias (known scales)",
+    "keep_aspect_ratio_policy, antialias",
 )
 def _resize(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)
@@ -169,8 +169,6 @@ def _resize_at_run_time(ctx: NodeContext, x: SSAValue, axes: list[int], mode: st
     """Resize whose scales, sizes or roi are given when the model runs: the
     output sizes computed then by ONNX's rules, `relay.dyn_resize` reading the
     scales and roi as data."""
-    if antialias:
-        raise ctx.unsupported("antialias with scales or sizes given when the model runs is not supported")
     m = rs.ShapeMath(ctx)
     src = shape(x)
     rank = len(src)
@@ -220,7 +218,19 @@ def _resize_at_run_time(ctx: NodeContext, x: SSAValue, axes: list[int], mode: st
     sizes_attr = [names[a] if a in axes else "" for a in range(rank)]
     dims = [Sym.var(names[a]) if a in axes else src[a] for a in range(rank)]
     target = m.stack([out[axes.index(a)] if a in axes else m.element(have, a) for a in range(rank)])
-    return _emit_dyn_resize(ctx, x, target, params, sizes_attr, dims, axes, mode, coordinates)
+    taps = [_taps(ctx, s, mode) for _, s in sorted(zip(axes, scale, strict=True))] if antialias else []
+    return _emit_dyn_resize(ctx, x, target, params, sizes_attr, dims, axes, mode, coordinates, taps=taps)
+
+
+def _taps(ctx: NodeContext, scale: SSAValue, mode: str) -> SSAValue:
+    """The taps of an antialiased resize along an axis of run-time `scale`:
+    `[0, T)` over a size set by the data, `T = 2 - 2 (floor(-support /
+    min(scale, 1)) + 1)` (the kernel widened by the inverse of a downscale)."""
+    m = rs.ShapeMath(ctx)
+    support = 1.0 if mode == "linear" else 2.0
+    shrink = m.min(scale, m.v(1.0, f64))
+    first = m.add(m.i64(ctx.emit(relay.FloorOp(m.div(m.v(-support, f64), shrink)))), 1)
+    return rs.arange(ctx, m.sub(2, m.mul(first, 2)), "taps")
 
 
 def _scaled_at_run_time(ctx: NodeContext, x: SSAValue, mode: str) -> SSAValue:
@@ -243,7 +253,7 @@ def _scaled_at_run_time(ctx: NodeContext, x: SSAValue, mode: str) -> SSAValue:
 
 def _emit_dyn_resize(
     ctx: NodeContext, x: SSAValue, target: SSAValue, params: SSAValue, sizes: list[str], dims: list[Dim],
-    axes: list[int], mode: str, coordinates: str, rounding: str | None = None,
+    axes: list[int], mode: str, coordinates: str, rounding: str | None = None, taps: Sequence[SSAValue] = (),
 ) -> SSAValue:
     if mode not in _RESIZE_METHODS:
         raise ctx.unsupported(f'mode="{mode}" is not supported')
@@ -255,7 +265,8 @@ def _emit_dyn_resize(
     method = _RESIZE_METHODS[mode]
     return ctx.emit(
         relay.DynResizeOp(
-            x, target, params,
+            x, target, params, *taps,
+            antialias=_unit(bool(taps)),
             sizes=ArrayAttr([StringAttr(n) for n in sizes]),
             dims=dims_attr(dims),
             axes=relay.i64_array(sorted(axes)),

@@ -20,13 +20,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import f64, i64
+from xdsl.dialects.builtin import TensorType, f64, i64
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
 from lamina.dialects.shapes import dims
+from lamina.dialects.te import ReduceKind
 from lamina.lowering.expr import Expr, is_float
-from lamina.lowering.topi.base import Kernel, _shape, _type, register_compute
+from lamina.lowering.topi.base import Kernel, _shape, _tensor, _type, register_compute
 from lamina.symbolic import Dim
 
 #: A scalar known while compiling, or an f64 value computed when the kernel runs.
@@ -251,7 +252,7 @@ def resize(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 def dyn_resize(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     """Resize to sizes set by the data, the scales and roi read from `params`
     (`[scales, roi begins, roi ends]`) when the kernel runs."""
-    x, _, params = ins
+    x, _, params, *taps = ins
     assert isinstance(op, relay.DynResizeOp)
     shape = _shape(x)
     size = dims(_type(op))
@@ -268,7 +269,85 @@ def dyn_resize(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
             for a in range(rank)
         ]
 
+    if taps:  # antialias: the taps' count along each resized axis is a size
+        return _antialiased(k, op, x, maps, {a: dims(_type_of(t))[0] for a, t in zip(op.resized, taps, strict=True)})
     return _interpolate(k, op, x, maps, antialias=False)
+
+
+def _type_of(v: SSAValue) -> TensorType:
+    assert isinstance(v.type, TensorType)
+    return v.type
+
+
+def _antialiased(
+    k: Kernel, op: relay.RelayOp, x: SSAValue, maps: Callable[[Expr], Sequence[_ResizeAxis]], taps: dict[int, Dim]
+) -> SSAValue:
+    """The antialiased (linear or cubic) resize over scales read when the
+    kernel runs: the kernel is widened by `1 / min(scale, 1)` along each
+    resized axis, so its taps there are a size (`taps[axis]`) and the value is
+    a reduction over them, `sum x[p] * prod_a w_a / prod_a sum_a w_a` (ONNX's
+    separable weights, normalized per axis: one reduction per axis for the
+    sums, one for the weighted values, in f64, then their quotient)."""
+    out = _type(op)
+    method = relay.str_prop(op, "method", "linear")
+    alpha = relay.float_prop(op, "cubic_alpha", -0.75)
+    exclude = relay.flag_prop(op, "cubic_exclude")
+    support = 1.0 if method == "linear" else 2.0
+    resized = sorted(taps)
+
+    def tap(e: Expr, ax: _ResizeAxis, y: SSAValue, t: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """Tap `t` of output index `y`: the input index it reads (clamped) and its weight."""
+        coord = ax.coordinate(e, y)
+        scale = ax.scale if isinstance(ax.scale, SSAValue) else e.const(float(ax.scale), f64)
+        shrink = e.min(scale, e.const(1.0, f64))
+        first = e.add(e.floor(e.div(e.const(-support, f64), shrink)), e.const(1.0, f64))
+        at = e.add(e.add(e.floor(coord), first), e.from_index(t, f64))
+        w = _resize_kernel(e, method, e.mul(e.sub(at, coord), shrink), alpha)
+        p = e.to_index(e.cast(at, i64))
+        if exclude:
+            w = e.select(e.in_range(p, 0, ax.size), w, e.const(0.0, f64))
+        return e.clamp(p, 0, ax.size - 1), w
+
+    def total(a: int) -> SSAValue:
+        def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+            return tap(e, maps(e)[a], idx[0], idx[1])[1]
+
+        return k.compute(_tensor([dims(out)[a]], f64), body, ReduceKind.SUM, [taps[a]])
+
+    sums = {a: total(a) for a in resized}
+
+    def weighted(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        at, ts = list(idx[: len(dims(out))]), dict(zip(resized, idx[len(dims(out)) :], strict=True))
+        value_at, weight = list(at), None
+        for a, ax in enumerate(maps(e)):
+            if a in ts:
+                value_at[a], w = tap(e, ax, at[a], ts[a])
+                weight = w if weight is None else e.mul(weight, w)
+        v = e.cast(e.read(x, value_at), f64)
+        return v if weight is None else e.mul(v, weight)
+
+    extents = [taps[a] for a in resized]
+    num = k.compute(_tensor(dims(out), f64), weighted, ReduceKind.SUM, extents)
+    extrapolation = relay.float_prop(op, "extrapolation_value", 0.0)
+    mode = relay.str_prop(op, "coordinate_transformation_mode", "half_pixel")
+
+    def normalized(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        v = e.read(num, idx)
+        for a in resized:
+            v = e.div(v, e.read(sums[a], [idx[a]]))
+        value = e.cast(v, out.get_element_type())
+        if mode != "tf_crop_and_resize":
+            return value
+        outside = []
+        for a, ax in enumerate(maps(e)):
+            if a in taps:
+                coord = ax.coordinate(e, idx[a])
+                top = e.from_index(e.index(ax.size - 1), f64)
+                outside.append(e.or_(e.cmp("lt", coord, e.const(0.0, f64)), e.cmp("gt", coord, top)))
+        fill = e.const(extrapolation if is_float(out.get_element_type()) else int(extrapolation), out.get_element_type())
+        return e.select(e.or_all(outside), fill, value)
+
+    return k.compute(out, normalized)
 
 
 __all__ = ["dyn_resize", "resize"]
