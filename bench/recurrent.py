@@ -11,8 +11,8 @@ inputs, the second over the first's 128 (both directions' outputs side by
 side), hidden size 64. The GRU is the same stack of GRUs. With `--symbolic`
 the sequence length is a symbolic dim: lamina compiles once and the run is
 checked at several lengths before the timing at `--seq`. Both sides run on
-`--threads` threads; the best median of `--runs` runs over 5 alternating rounds is
-reported.
+`--threads` threads; the best median of `--runs` runs over `--rounds`
+alternating rounds is reported.
 """
 
 from __future__ import annotations
@@ -100,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--symbolic", action="store_true", help="the sequence length a symbolic dim")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--runs", type=int, default=30, help="timed runs per round (the best median of 5 is reported)")
+    p.add_argument("--rounds", type=int, default=5, help="alternating rounds")
     args = p.parse_args(argv)
     import onnxruntime as ort
 
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         x = rng.standard_normal((args.seq, args.batch, args.inputs)).astype(np.float32)
         ours, theirs = best_medians(
-            [lambda e=exe, v=x: e.run(x=v), lambda s=sess, v=x: s.run(None, {"x": v})], args.runs
+            [lambda e=exe, v=x: e.run(x=v), lambda s=sess, v=x: s.run(None, {"x": v})], args.runs, args.rounds
         )
         label = f"{args.layers}-layer bidir {op}({args.inputs}, {args.hidden}) batch {args.batch}"
         seq_label = f"{args.seq} ({'symbolic' if args.symbolic else 'static'})"

@@ -271,3 +271,22 @@ def test_weight_shapes_are_checked():
                               {"hidden_size": 2}, outputs=3)], 14)
     with pytest.raises(lamina.FrontendError, match=r"initial_h has shape \[2, 2, 2\], expected \[1, 2, 2\]"):
         lamina.from_onnx(model)
+
+
+# --------------------------------------------------------- bench/recurrent.py
+def test_stacked_bidirectional_models_of_the_benchmark():
+    """bench/recurrent.py's stacked models (two bidirectional layers, the second
+    over the first's outputs), small, with a symbolic sequence length: its
+    own check against onnxruntime at several lengths passes (exit code 0)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "recurrent.py"
+    spec = importlib.util.spec_from_file_location("lamina_bench_recurrent", path)
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench
+    spec.loader.exec_module(bench)
+    args = ["--inputs", "3", "--hidden", "5", "--batch", "2", "--seq", "4", "--runs", "1", "--rounds", "1", "--symbolic"]
+    assert bench.main([*args, "--models", "lstm,gru,rnn"]) == 0
