@@ -1534,7 +1534,7 @@ def test_bitcast():
         (Case("Col2Im", [rand(1, 4, 5), Const(np.array([3, 3])), Const(np.array([2, 2]))], {}), 18,
          lamina.FrontendError, r"axis 2 \(5\) must be the number of blocks, 2 x 2 = 4"),
         (Case("Col2Im", [rand(1, 4, 4), Const(np.array([3, 3])), Const(np.array([2]))], {}), 18,
-         lamina.FrontendError, r"block_shape \[2\] and image_shape \[3, 3\] must have one value"),
+         lamina.FrontendError, r"block_shape and image_shape must have one value per spatial axis each; block_shape has 1"),
         (Case("Col2Im", [rand(1, 4, 4), Const(np.array([3, 3])), Const(np.array([2, 2]))], {"pads": [1, 1]}), 18,
          lamina.FrontendError, r"pads \[1, 1\] needs 4 values for 2 spatial axes"),
         (Case("BitCast", [rand(3)], {"to": TensorProto.INT64}), 26,
