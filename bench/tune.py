@@ -110,20 +110,22 @@ def tune_one(name: str, out: Path, budget: float, rounds: int) -> dict[str, obje
 
 
 def curve(records: Path, points: int) -> list[tuple[int, float]]:
-    """Sum of weight x best time after every `len / points` records, in the
-    order they were measured (tasks not measured yet count their default)."""
+    """Sum of weight x best time at `points` even steps of the records, in the
+    order they were measured, from the first record after which every task
+    has a time (the defaults)."""
     rs, _ = read_records(records)
-    out = []
+    tasks = {r.workload for r in rs}
     best: dict[str, float] = {}
     weight: dict[str, int] = {}
-    step = max(1, len(rs) // points)
-    for i, r in enumerate(rs, 1):
+    sums = []
+    for r in rs:
         weight[r.workload] = r.weight
         if r.ok and r.seconds is not None:
             best[r.workload] = min(best.get(r.workload, r.seconds), r.seconds)
-        if i % step == 0 or i == len(rs):
-            out.append((i, sum(weight[w] * s for w, s in best.items())))
-    return out
+        sums.append(sum(weight[w] * s for w, s in best.items()) if len(best) == len(tasks) else None)
+    first = next(i for i, s in enumerate(sums) if s is not None)
+    step = max(1, (len(rs) - first) // points)
+    return [(i + 1, sums[i]) for i in range(len(rs) - 1, first - 1, -step)][::-1]  # type: ignore[misc]
 
 
 def search_curve(name: str, out: Path, trials: int) -> None:
