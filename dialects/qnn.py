@@ -10,15 +10,15 @@ weight). Integer products accumulate in i32.
   point's type; round half to even, saturating.
 - `qnn.dequantize q, scale, zp`: `(q - zp) * scale` in the scale's float type.
 - `qnn.requantize acc, multiplier, zp {out_min, out_max}`: an i32 accumulator
-  to u8/s8: `clamp(round(f64(acc) * f64(multiplier)) + zp, out_min, out_max)`,
+  to u8/s8: `clamp(round(f32(acc) * f32(multiplier)) + zp, out_min, out_max)`,
   the multiplier being `in_scale / out_scale` (a float scale, not a fixed-point
   one); the clamp range is the output type's, or narrower where a relu or a
-  clip was folded into it (`out_min`/`out_max`, both optional). The product
-  is rounded half to even before the zero point is added, as onnxruntime and
-  QuantizeLinear do (ONNX's reference QLinearMatMul rounds after adding it:
-  the two differ by a step at an exact half with an odd zero point); the f64
-  product can differ from onnxruntime's f32 one by a step where f32 rounds
-  onto a half.
+  clip was folded into it (`out_min`/`out_max`, both optional). The product is
+  computed in f32 and rounded half to even before the zero point is added,
+  exactly as onnxruntime's int8 kernels (MLAS) do; ONNX's reference
+  QLinearMatMul rounds after adding the zero point (a step apart at an exact
+  half with an odd zero point). An accumulator beyond 2^24 is rounded to f32
+  first, as there.
 - `qnn.matmul a, b, a_zp, b_zp` and `qnn.conv2d x, w, x_zp, w_zp`: the
   products of the zero-point-corrected operands, in i32 (ONNX MatMulInteger,
   ConvInteger; `relay.matmul` and `relay.conv2d`'s shapes and attributes).
@@ -170,7 +170,7 @@ def clamp_range(src: Operation | dict[str, Attribute], elem: Attribute) -> tuple
 @irdl_op_definition
 class RequantizeOp(QnnOp):
     """An i32 accumulator to u8/s8: `clamp(round(acc * multiplier) + zp)`, the
-    product in f64, the multiplier `in_scale / out_scale`; clamped to
+    product in f32 (as onnxruntime), the multiplier `in_scale / out_scale`; clamped to
     `[out_min, out_max]` (by default the output type's range: a narrower one is
     a folded relu or clip)."""
 

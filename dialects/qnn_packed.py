@@ -3,11 +3,11 @@ operands packed for x86's `vpdpbusd` (4 consecutive bytes of the reduction
 per i32 lane, TVM's `conv2d_NCHWc_int8` and `dense_vnni` layouts), with the
 requantization fused into the write-back:
 
-    out = clamp(round(f64(acc + bias) * multiplier) + zero_point, out_min, out_max)
+    out = clamp(round(f32(acc + bias) * multiplier) + zero_point, out_min, out_max)
 
 `acc` is the sum of `u8(x) * s8(w)` (raw values: the input's zero point
 correction is part of the constant `bias`, computed when compiling; the
-weight's zero point is 0), the product in f64 rounded half to even, as
+weight's zero point is 0), the product in f32 rounded half to even, as
 `qnn.requantize`. `qnn-canonicalize` makes them from `qnn.conv2d`/`qnn.matmul`
 followed by `qnn.requantize` where the host's kernels apply. Part of the `qnn`
 dialect (`dialects/qnn.py` lists them).
@@ -15,10 +15,10 @@ dialect (`dialects/qnn.py` lists them).
 - `qnn.conv2d_nchwc x, w, bias, multiplier, zp`: x u8 `[N, C/cb, H, W, cb]`
   (already padded with its zero point), w s8 `[O/ob, C/cb, KH, KW, cb/4, 4*ob]`
   (for each quad of input channels, `ob` output channels' 4 bytes),
-  bias i32 and multiplier f64 `[O/ob, ob]`, zp the output's zero point (a u8 or
+  bias i32 and multiplier f32 `[O/ob, ob]`, zp the output's zero point (a u8 or
   s8 scalar, its type the output's) -> `[N, O/ob, OH, OW, ob]`.
 - `qnn.dense_packed a, w, bias, multiplier, zp`: a u8 `[M, K]`, w s8
-  `[N/nb, K/4, 4*nb]`, bias i32 and multiplier f64 `[N]` -> `[M, N]`.
+  `[N/nb, K/4, 4*nb]`, bias i32 and multiplier f32 `[N]` -> `[M, N]`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     Signedness,
     TensorType,
-    f64,
+    f32,
 )
 from xdsl.ir import Attribute
 from xdsl.irdl import (
@@ -69,7 +69,7 @@ def _expect(op: str, what: str, t: TensorType, elem: Attribute, shape: tuple[int
 def _epilogue(op: str, props: dict[str, Attribute], bias: TensorType, mult: TensorType, zp: TensorType, channels: tuple[int, ...]) -> Attribute:
     """The fused requantization's operands and clamp range; the output type."""
     _expect(op, "bias", bias, I32, channels)
-    _expect(op, "multiplier", mult, f64, channels)
+    _expect(op, "multiplier", mult, f32, channels)
     elem = zp.get_element_type()
     if elem not in _RANGES or shape_of(zp):
         raise VerifyException(f"{op}: the zero point must be a ui8 or i8 scalar, got {zp}")

@@ -1,5 +1,5 @@
 """qnn-fold-qdq: each QDQ chain it rewrites computes the integers of an integer
-numpy reference, bit-exact (requantization `clip(rint(f64(acc) * f64(m)) + zp)`,
+numpy reference, bit-exact (requantization `clip(rint(f32(acc) * f32(m)) + zp)`,
 round half to even; the multiplier `x_scale * w_scale / y_scale` in f32), and
 stays within one step of onnxruntime's int8 kernels; what it leaves in float
 is counted with its reason and computes what the float QDQ graph computes.

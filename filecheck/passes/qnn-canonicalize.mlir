@@ -1,7 +1,7 @@
 // qnn-canonicalize: every qnn op becomes relay integer and float ops.
 // quantize: divide, round (half to even), add the zero point, clip to the
 // type's range, cast; dequantize: cast both to the scale's type, subtract,
-// multiply; requantize: the same as quantize in f64; matmul: i32 operands less
+// multiply; requantize: the same as quantize, the product in f32; matmul: i32 operands less
 // their zero points, relay.matmul; conv2d: the same, then per group im2col +
 // reshape + matmul (groups sliced with strided_slice, joined by concatenate);
 // add/mul: dequantize both, the float op, quantize.
@@ -86,18 +86,17 @@ func.func @dequantize(%q: tensor<2x4xi8>, %s: tensor<f32>, %z: tensor<i8>) -> te
 
 // -----
 
-// The product is computed in f64: both operands cast, round, the zero point
-// added, clipped to u8's range.
+// The product is computed in f32 (as onnxruntime): the accumulator cast, round,
+// the zero point added, clipped to u8's range.
 // CHECK-LABEL: func.func @requantize(
-// CHECK-NEXT:    %0 = relay.cast %acc {dtype = f64} : (tensor<3x5xi32>) -> tensor<3x5xf64>
-// CHECK-NEXT:    %1 = relay.cast %m {dtype = f64} : (tensor<5xf32>) -> tensor<5xf64>
-// CHECK-NEXT:    %2 = relay.multiply %0, %1 : (tensor<3x5xf64>, tensor<5xf64>) -> tensor<3x5xf64>
-// CHECK-NEXT:    %3 = relay.round %2 : tensor<3x5xf64>
-// CHECK-NEXT:    %4 = relay.cast %z {dtype = f64} : (tensor<ui8>) -> tensor<f64>
-// CHECK-NEXT:    %5 = relay.add %3, %4 : (tensor<3x5xf64>, tensor<f64>) -> tensor<3x5xf64>
-// CHECK-NEXT:    %6 = relay.clip %5 {a_min = 0.000000e+00 : f64, a_max = 2.550000e+02 : f64} : tensor<3x5xf64>
-// CHECK-NEXT:    %7 = relay.cast %6 {dtype = ui8} : (tensor<3x5xf64>) -> tensor<3x5xui8>
-// CHECK-NEXT:    func.return %7 : tensor<3x5xui8>
+// CHECK-NEXT:    %0 = relay.cast %acc {dtype = f32} : (tensor<3x5xi32>) -> tensor<3x5xf32>
+// CHECK-NEXT:    %1 = relay.multiply %0, %m : (tensor<3x5xf32>, tensor<5xf32>) -> tensor<3x5xf32>
+// CHECK-NEXT:    %2 = relay.round %1 : tensor<3x5xf32>
+// CHECK-NEXT:    %3 = relay.cast %z {dtype = f32} : (tensor<ui8>) -> tensor<f32>
+// CHECK-NEXT:    %4 = relay.add %2, %3 : (tensor<3x5xf32>, tensor<f32>) -> tensor<3x5xf32>
+// CHECK-NEXT:    %5 = relay.clip %4 {a_min = 0.000000e+00 : f64, a_max = 2.550000e+02 : f64} : tensor<3x5xf32>
+// CHECK-NEXT:    %6 = relay.cast %5 {dtype = ui8} : (tensor<3x5xf32>) -> tensor<3x5xui8>
+// CHECK-NEXT:    func.return %6 : tensor<3x5xui8>
 func.func @requantize(%acc: tensor<3x5xi32>, %m: tensor<5xf32>, %z: tensor<ui8>) -> tensor<3x5xui8> {
   %0 = qnn.requantize %acc, %m, %z : (tensor<3x5xi32>, tensor<5xf32>, tensor<ui8>)
   func.return %0 : tensor<3x5xui8>
@@ -107,8 +106,8 @@ func.func @requantize(%acc: tensor<3x5xi32>, %m: tensor<5xf32>, %z: tensor<ui8>)
 
 // A clamp range (a folded relu): the clip's bounds are it.
 // CHECK-LABEL: func.func @requantize_clamped(
-// CHECK:         relay.clip %{{.*}} {a_min = 5.000000e+00 : f64, a_max = 2.000000e+02 : f64} : tensor<3x5xf64>
-// CHECK-NEXT:    relay.cast %{{.*}} {dtype = ui8} : (tensor<3x5xf64>) -> tensor<3x5xui8>
+// CHECK:         relay.clip %{{.*}} {a_min = 5.000000e+00 : f64, a_max = 2.000000e+02 : f64} : tensor<3x5xf32>
+// CHECK-NEXT:    relay.cast %{{.*}} {dtype = ui8} : (tensor<3x5xf32>) -> tensor<3x5xui8>
 func.func @requantize_clamped(%acc: tensor<3x5xi32>, %m: tensor<f32>, %z: tensor<ui8>) -> tensor<3x5xui8> {
   %0 = qnn.requantize %acc, %m, %z {out_min = 5 : i64, out_max = 200 : i64} : (tensor<3x5xi32>, tensor<f32>, tensor<ui8>)
   func.return %0 : tensor<3x5xui8>

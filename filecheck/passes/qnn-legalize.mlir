@@ -10,7 +10,7 @@
 // CHECK-NEXT:    %[[B:[0-9]+]] = relay.layout_transform %[[C4]] {src_layout = "NCHW", dst_layout = "NCHW4c"} : (tensor<1x4x8x8xui8>) -> tensor<1x1x8x8x4xui8>
 // CHECK-NEXT:    %[[P:[0-9]+]] = relay.pad %[[B]] {pad_width = array<i64: 0, 0, 1, 1, 0, 0, 0, 1, 1, 0>, pad_value = 5.000000e+00 : f64} : (tensor<1x1x8x8x4xui8>) -> tensor<1x1x10x10x4xui8>
 // CHECK:         relay.constant dense<-305> : tensor<{{[0-9]+}}x{{[0-9]+}}xi32>
-// CHECK:         %[[Y:[0-9]+]] = qnn.conv2d_nchwc %[[P]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {out_min = 0 : i64, out_max = 255 : i64, strides = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x1x10x10x4xui8>, tensor<{{[0-9]+}}x1x3x3x1x{{[0-9]+}}xi8>, tensor<{{[0-9]+}}x{{[0-9]+}}xi32>, tensor<{{[0-9]+}}x{{[0-9]+}}xf64>, tensor<ui8>)
+// CHECK:         %[[Y:[0-9]+]] = qnn.conv2d_nchwc %[[P]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {out_min = 0 : i64, out_max = 255 : i64, strides = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x1x10x10x4xui8>, tensor<{{[0-9]+}}x1x3x3x1x{{[0-9]+}}xi8>, tensor<{{[0-9]+}}x{{[0-9]+}}xi32>, tensor<{{[0-9]+}}x{{[0-9]+}}xf32>, tensor<ui8>)
 // CHECK-NEXT:    %{{.*}} = relay.layout_transform %[[Y]] {src_layout = "NCHW{{[0-9]+}}c", dst_layout = "NCHW"}
 // CHECK-NOT:     qnn.conv2d {{.*}}
 // CHECK-NOT:     qnn.requantize
@@ -30,7 +30,7 @@ func.func @conv(%x: tensor<1x3x8x8xui8>) -> tensor<1x16x8x8xui8> {
 // CHECK-LABEL: func.func @dense(%a: tensor<2x5x64xui8>) -> tensor<2x5x32xi8> {
 // CHECK:         %[[F:[0-9]+]] = relay.reshape %a {shape = array<i64: 10, 64>} : (tensor<2x5x64xui8>) -> tensor<10x64xui8>
 // CHECK:         relay.constant dense<57344> : tensor<32xi32>
-// CHECK:         %[[D:[0-9]+]] = qnn.dense_packed %[[F]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {out_min = -128 : i64, out_max = 127 : i64} : (tensor<10x64xui8>, tensor<{{[0-9]+}}x16x{{[0-9]+}}xi8>, tensor<32xi32>, tensor<32xf64>, tensor<i8>) -> tensor<10x32xi8>
+// CHECK:         %[[D:[0-9]+]] = qnn.dense_packed %[[F]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {out_min = -128 : i64, out_max = 127 : i64} : (tensor<10x64xui8>, tensor<{{[0-9]+}}x16x{{[0-9]+}}xi8>, tensor<32xi32>, tensor<32xf32>, tensor<i8>) -> tensor<10x32xi8>
 // CHECK-NEXT:    %{{.*}} = relay.reshape %[[D]] {shape = array<i64: 2, 5, 32>} : (tensor<10x32xi8>) -> tensor<2x5x32xi8>
 func.func @dense(%a: tensor<2x5x64xui8>) -> tensor<2x5x32xi8> {
   %w = relay.constant dense<-7> : tensor<64x32xi8>

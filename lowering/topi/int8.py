@@ -6,8 +6,8 @@ lanes per output column (or row), in a local buffer that LLVM promotes to
 registers; per reduction quad they load one packed weight vector (4 bytes per
 lane) and, per column, broadcast 4 input bytes into a `tir.dot4`, as oneDNN's
 and MLAS's u8s8 kernels do (TVM: `conv2d_NCHWc_int8`, `dense_vnni`). The
-write-back is the fused requantization, in f64 as `qnn.requantize`:
-`clamp(roundeven(f64(acc + bias) * multiplier) + zp)`.
+write-back is the fused requantization, in f32 as `qnn.requantize`:
+`clamp(roundeven(f32(acc + bias) * multiplier) + zp)`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith, vector
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import IntegerType, VectorType, f64, i32
+from xdsl.dialects.builtin import IntegerType, VectorType, f32, i32
 from xdsl.ir import Attribute, SSAValue
 
 from lamina.dialects import relay, tir
@@ -69,11 +69,11 @@ class _Tile:
 def _requantize(
     b: TirBuilder, op: PackedOp, acc: SSAValue, bias: SSAValue, mult: SSAValue, zp: SSAValue
 ) -> SSAValue:
-    """`clamp(roundeven(f64(acc + bias) * mult) + zp)` lane by lane, in the
-    zero point's type (`bias` i32 and `mult` f64 vectors, `zp` a scalar)."""
+    """`clamp(roundeven(f32(acc + bias) * mult) + zp)` lane by lane, in the
+    zero point's type (`bias` i32 and `mult` f32 vectors, `zp` a scalar)."""
     lanes = acc.type.element_count()  # type: ignore[attr-defined]
     out_elem = zp.type
-    wide = b.emit(arith.SIToFPOp(b.emit(arith.AddiOp(acc, bias)), VectorType(f64, [lanes])))
+    wide = b.emit(arith.SIToFPOp(b.emit(arith.AddiOp(acc, bias)), VectorType(f32, [lanes])))
     rounded = b.emit(mathd.RoundEvenOp(b.emit(arith.MulfOp(wide, mult))))
     q = b.emit(arith.FPToSIOp(rounded, VectorType(i32, [lanes])))
     shift = b.emit(vector.BroadcastOp(b.cast(zp, i32), VectorType(i32, [lanes])))
@@ -120,7 +120,7 @@ def _conv2d_nchwc(b: TirBuilder, op: relay.RelayOp) -> None:
         o = b.irem(rest, b.index(oblocks))
         i = b.idiv(rest, b.index(oblocks))
         bias_v = _row(b, bias, [o], lanes, i32)
-        mult_v = _row(b, mult, [o], lanes, f64)
+        mult_v = _row(b, mult, [o], lanes, f32)
 
         def columns(first: SSAValue, count: int) -> None:
             tile.zero(count)
@@ -163,7 +163,7 @@ def _dense_packed(b: TirBuilder, op: relay.RelayOp) -> None:
         tile = _Tile(b, rows, lanes)
         col = b.iscale(j, lanes)
         bias_v = b.emit(tir.LoadOp(bias, [col], VectorType(i32, [lanes])))
-        mult_v = b.emit(tir.LoadOp(mult, [col], VectorType(f64, [lanes])))
+        mult_v = b.emit(tir.LoadOp(mult, [col], VectorType(f32, [lanes])))
 
         def block(first: SSAValue, count: int) -> None:
             tile.zero(count)

@@ -3,7 +3,7 @@
 
 - `quantize(x, s, zp)`: `cast(clip(round(x / s) + zp, qmin, qmax))`;
 - `dequantize(q, s, zp)`: `(float(q) - float(zp)) * s` (an i32 `q - zp` in i64);
-- `requantize(acc, m, zp)`: `cast(clip(round(f64(acc) * f64(m)) + zp))`, the
+- `requantize(acc, m, zp)`: `cast(clip(round(f32(acc) * f32(m)) + zp))`, the
   clip to its clamp range (`out_min`/`out_max`, a folded relu or clip);
 - `matmul(a, b, a_zp, b_zp)`: `matmul(i32(a) - a_zp, i32(b) - b_zp)`;
 - `conv2d(x, w, x_zp, w_zp)`: the zero-point-corrected operands in i32, then
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FloatAttr, IntegerType, ModuleOp, f64
+from xdsl.dialects.builtin import FloatAttr, IntegerType, ModuleOp, f32, f64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -79,7 +79,7 @@ def _dequantize(b: _Builder, op: qnn.DequantizeOp) -> SSAValue:
 
 def _requantize(b: _Builder, op: qnn.RequantizeOp) -> SSAValue:
     acc, multiplier, zp = op.operands
-    product = b(relay.MultiplyOp(b.cast(acc, f64), b.cast(multiplier, f64)))
+    product = b(relay.MultiplyOp(b.cast(acc, f32), b.cast(multiplier, f32)))
     return b.saturate(b(relay.RoundOp(product)), zp, qnn.clamp_range(op, _elem(zp)))
 
 

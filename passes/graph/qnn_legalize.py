@@ -24,7 +24,7 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType, f64
+from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -55,7 +55,7 @@ class _Epilogue:
 
     requantize: qnn.RequantizeOp
     bias: np.ndarray  # i32, broadcast over the accumulator
-    multiplier: np.ndarray  # f64, broadcast over the accumulator
+    multiplier: np.ndarray  # f32, broadcast over the accumulator
     adds: list[Operation]  # the bias adds, in order
 
     def erase(self, product: Operation) -> None:
@@ -95,7 +95,7 @@ def _epilogue(acc: SSAValue) -> _Epilogue | str:
                 np.broadcast_shapes(mult.shape, shape)
             except ValueError:
                 return "epilogue-shape"
-            return _Epilogue(user, bias, mult.astype(np.float64), adds)
+            return _Epilogue(user, bias, mult.astype(np.float32), adds)
         return "no-requantize"
 
 
@@ -167,7 +167,7 @@ def _conv2d(op: qnn.Conv2DOp) -> str | None:
     consts = [
         make_constant(packed, relay.tensor(packed.shape, S8), (w.name_hint or "weight") + "_vnni"),
         make_constant(total.astype(np.int32).reshape(o // ob, ob), relay.tensor([o // ob, ob], I32), "bias_i32"),
-        make_constant(mult.reshape(o // ob, ob), relay.tensor([o // ob, ob], f64), "multiplier"),
+        make_constant(mult.reshape(o // ob, ob), relay.tensor([o // ob, ob], f32), "multiplier"),
         _scalar(int(_const(req.zero_point).reshape(())), zp_elem),  # type: ignore[union-attr]
     ]
     new += consts
@@ -213,7 +213,7 @@ def _dense(op: qnn.MatMulOp) -> str | None:
     packed = np.ascontiguousarray(wide.T.reshape(padded // nb, nb, k // 4, 4).transpose(0, 2, 1, 3).reshape(padded // nb, k // 4, 4 * nb))
     total = np.zeros(padded, np.int64)
     total[:cols] = bias.astype(np.int64) - int(za.reshape(())) * wdata.astype(np.int64).sum(axis=0)
-    mult = np.concatenate([mult.astype(np.float64), np.ones(padded - cols)])
+    mult = np.concatenate([mult.astype(np.float32), np.ones(padded - cols, np.float32)])
     if np.abs(total).max(initial=0) > np.iinfo(np.int32).max:
         return "bias-out-of-i32"
     req = out.requantize
@@ -226,7 +226,7 @@ def _dense(op: qnn.MatMulOp) -> str | None:
     consts = [
         make_constant(packed, relay.tensor(packed.shape, S8), (w.name_hint or "weight") + "_vnni"),
         make_constant(total.astype(np.int32), relay.tensor([padded], I32), "bias_i32"),
-        make_constant(mult, relay.tensor([padded], f64), "multiplier"),
+        make_constant(mult, relay.tensor([padded], f32), "multiplier"),
         _scalar(int(_const(req.zero_point).reshape(())), zp_elem),  # type: ignore[union-attr]
     ]
     new += consts
