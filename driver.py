@@ -77,6 +77,7 @@ GRAPH_PIPELINE: tuple[str, ...] = (
     "merge-compiler-regions",
     "partition-graph",
     "external-codegen",
+    "conv2d-winograd",  # O3: the 3x3 convolutions tuning chose Winograd for
     "alter-op-layout",
     "fold-constant",
     "cse",

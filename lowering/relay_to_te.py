@@ -214,7 +214,8 @@ class LowerRelayToTePass(ModulePass):
                 raise LoweringError(f"{op.name}: {e}") from None
             tuning = dispatch.current()  # (tuning records, or the tuner's task extraction)
             if tuning is not None and isinstance(kernel, te.FuncOp):
-                tuning.kernel_built(kernel, workload_key(kernel), calls)
+                with dispatch.building(op):
+                    tuning.kernel_built(kernel, workload_key(kernel), calls)
             if isinstance(op, relay.NarrowOp):
                 self._set_size(op, counts)
             key = structural_key(kernel)

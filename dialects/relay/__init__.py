@@ -23,7 +23,7 @@ the shared type-inference helpers, `Window`, the attribute builders), `constant`
 (softmax, bias_add, pooling, normalizations), `layout` (reshape, transpose,
 slicing, gather, pad, resize, im2col, ...), `algorithm` (scatters, top-k,
 cumulative scans), `dynamic` (ops of data-dependent size: nonzero, NMS,
-unique, narrow), `blocked` (conv2d_nchwc, layout_transform) and `sampling` (grid_sample, col2im); the region ops
+unique, narrow), `blocked` (conv2d_nchwc, layout_transform), `sampling` (grid_sample, col2im) and `winograd` (Winograd convolution's transforms); the region ops
 `relay.fused` and `relay.yield` are in `lamina.dialects.relay_region`. This
 package re-exports every public name of those modules, and builds `RELAY_OPS`
 (and `__all__`) from the op classes they define. An installed package may add
@@ -53,6 +53,7 @@ from lamina.dialects.relay import (
     products,
     reductions,
     sampling,
+    winograd,
 )
 
 # Re-export every public name of the family modules, as the single-module
@@ -69,6 +70,7 @@ from lamina.dialects.relay.nn import *  # noqa: F403
 from lamina.dialects.relay.products import *  # noqa: F403
 from lamina.dialects.relay.reductions import *  # noqa: F403
 from lamina.dialects.relay.sampling import *  # noqa: F403
+from lamina.dialects.relay.winograd import *  # noqa: F403
 from lamina.dialects.relay_region import FusedOp, IfOp, LoopOp, YieldOp
 from lamina.errors import LaminaError
 from lamina.plugins import RELAY_OPS_GROUP
@@ -87,6 +89,7 @@ _FAMILIES: tuple[ModuleType, ...] = (
     algorithm,
     dynamic,
     sampling,
+    winograd,
 )
 
 #: The region ops, which are relay ops too but not `RelayOp`s.

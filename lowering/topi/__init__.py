@@ -20,6 +20,7 @@ multi-result op such as `relay.split`). The computes live by op family:
 - `dynamic`: extern kernels of the ops of data-dependent size (nonzero,
   non-max suppression, unique), which write padded results and a count;
 - `sampling`: grid_sample, col2im;
+- `winograd`: Winograd convolution's transforms and their matrices;
 - `int8`: the packed int8 kernels (`qnn.conv2d_nchwc`, `qnn.dense_packed`),
   written in TIR around `tir.dot4`;
 - `cost`: the flop count of an op (`flops`).
@@ -42,6 +43,7 @@ from lamina.lowering.topi import (
     reductions,
     resize,
     sampling,
+    winograd,
 )
 from lamina.lowering.topi.algorithm import (
     EXTERNS,
@@ -94,4 +96,5 @@ __all__ = [
     "resize",
     "sampling",
     "scheduled",
+    "winograd",
 ]

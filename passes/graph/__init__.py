@@ -3,6 +3,7 @@
 from lamina.passes.graph import (  # noqa: F401
     alter_op_layout,
     canonicalize,
+    conv2d_winograd,
     fold_constant,
     fuse_ops,
     qnn_canonicalize,

@@ -22,6 +22,7 @@ from xdsl.rewriter import Rewriter
 
 from lamina.dialects import relay
 from lamina.dialects.constants import make_constant, value_data
+from lamina.lowering.strategy.dispatch import ORIGIN_ATTR
 
 #: Properties that tie an op to axis positions: such an op keeps its layout.
 _AXIS_PROPS = ("axis", "axes", "perm", "shape")
@@ -151,11 +152,17 @@ def replace(
 ) -> None:
     """Insert `new` before `at` (default: `old`), let `result` (default: the last
     new op's) stand for `old`'s result, erase `old` and whatever transform or
-    constant it alone used."""
+    constant it alone used. The new ops other than constants and transforms
+    inherit `old`'s origin (`lamina.origin`), if it has one."""
     at = old if at is None else at
     result = new[-1].results[0] if result is None else result
     block = at.parent_block()
     assert block is not None
+    origin = old.attributes.get(ORIGIN_ATTR)
+    if origin is not None:  # (task extraction: what `old` becomes belongs to its origin)
+        for op in new:
+            if not isinstance(op, relay.ConstantOp | relay.LayoutTransformOp):
+                op.attributes[ORIGIN_ATTR] = origin
     block.insert_ops_before(new, at)
     result.name_hint = old.results[0].name_hint
     old.results[0].replace_all_uses_with(result)

@@ -1,0 +1,177 @@
+"""The CPU strategy's templates for Winograd convolution's transforms
+(`relay.winograd_input_transform`, `relay.winograd_output_transform`; the
+batched product between them is `gemm`'s).
+
+Both transforms are sum reductions over a tile's `a x a` positions whose
+matrix entries are read from a constant operand, vectorized along the channel
+block (the lanes hold `block` channels of one position):
+
+- `winograd_input`: output axes `s` (the `a*a` transformed positions), `p`
+  (tiles), `c` (channels); a register tile of `rows` positions x `cols`
+  channel vectors, so that each input vector read serves `rows` positions and
+  each matrix entry `cols` vectors;
+- `winograd_output`: output axes `n, kb, h, w, kb_i` (the blocked result); a
+  register tile of `rows x cols` output tiles of `m x m` points, each point a
+  vector accumulator; the conv's epilogue (bias, activation, residual add) runs
+  on the accumulators as they are written back.
+
+Their knobs, `WinogradInputKnobs` and `WinogradOutputKnobs`, follow
+`lamina.lowering.strategy.cpu`'s: `default(host, ...)` for an untuned build,
+`space(host, ...)` for a tuner. The tile size `m` is not one of them: it
+changes the graph (`conv2d-winograd`), so the tuner measures each `m` as an
+implementation of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lamina import host
+from lamina.dialects.tir import ForKind
+from lamina.lowering.schedule import Annotate, Primitive, Reorder, Schedule, Split
+from lamina.lowering.strategy.cpu import _parallel_tiles, _registers_check
+from lamina.lowering.strategy.dispatch import TemplateCall, log_call
+from lamina.lowering.strategy.knobs import DEFAULT_GRAIN, GRAINS, Knobs, Space, choices
+
+#: Vector accumulators of a default register tile: enough independent FMAs to
+#: cover their latency, with room for the operands on 16-register hosts too.
+WINOGRAD_ACCUMULATORS = 12
+
+
+def _divisors(n: int, at_most: int) -> tuple[int, ...]:
+    return tuple(d for d in range(1, min(n, at_most) + 1) if n % d == 0)
+
+
+def _vectors(cpu: host.HostCPU, block: int) -> int:
+    """Registers one channel block takes."""
+    return -(-block // cpu.lanes(32))
+
+
+@dataclass(frozen=True)
+class WinogradInputKnobs(Knobs):
+    """`winograd_input`'s knobs: a register tile of `rows` transformed
+    positions (a divisor of `a*a`) x `cols` channel vectors, the reduction's
+    columns unrolled (`unroll`), and the parallel granularity."""
+
+    rows: int
+    cols: int
+    unroll: bool
+    grain: int
+
+    @staticmethod
+    def default(cpu: host.HostCPU, extents: tuple[int, ...], m: int, block: int) -> WinogradInputKnobs:
+        """The largest divisor of `a*a` up to `WINOGRAD_ACCUMULATORS`
+        positions, one vector, the reduction as loops."""
+        per = _vectors(cpu, block)
+        rows = max(_divisors(extents[0], max(1, WINOGRAD_ACCUMULATORS // per)))
+        return WinogradInputKnobs(rows, 1, False, DEFAULT_GRAIN)
+
+    @staticmethod
+    def space(cpu: host.HostCPU, extents: tuple[int, ...], m: int, block: int) -> Space[WinogradInputKnobs]:
+        d = WinogradInputKnobs.default(cpu, extents, m, block)
+        positions, _, channels = extents
+        per = _vectors(cpu, block)
+
+        def why(k: WinogradInputKnobs) -> str | None:
+            return _registers_check("winograd_input", k.rows * k.cols * per, k.cols * per + 1)
+
+        return Space(WinogradInputKnobs, {
+            "rows": _divisors(positions, cpu.vector_registers),
+            "cols": _divisors(channels // block, 4),
+            "unroll": (False, True),
+            "grain": choices(*GRAINS, keep=(d.grain,)),
+        }, why)
+
+
+def winograd_input(
+    extents: tuple[int, ...], m: int, block: int, knobs: WinogradInputKnobs | None = None
+) -> Schedule:
+    """The input transform (output axes `s, p, c`, reduce axes `i, j` of the
+    tile): per tile and channel vectors, `rows` positions accumulate in
+    registers over the whole tile; the channel block in the vector lanes."""
+    if knobs is None:
+        log_call(TemplateCall("winograd_input", winograd_input, WinogradInputKnobs, (extents, m, block)))
+        knobs = WinogradInputKnobs.default(host.cpu(), extents, m, block)
+    positions, tiles, channels = extents
+    steps: list[Primitive] = [Split("i2", block), Split("i0", knobs.rows)]
+    chans, inner = "i2.o", []
+    if knobs.cols > 1:
+        steps.append(Split("i2.o", knobs.cols))
+        chans, inner = "i2.o.o", ["i2.o.i"]
+    outer = ["i1", chans, "i0.o"]
+    steps.append(Reorder((*outer, "r0", "r1", "i0.i", *inner, "i2.i")))
+    extents_outer = [tiles, channels // block // knobs.cols, positions // knobs.rows]
+    steps += _parallel_tiles(outer, extents_outer, knobs.grain)
+    unrolled = ["r1"] if knobs.unroll else []
+    steps += [Annotate(ForKind.UNROLLED, name) for name in (*unrolled, "i0.i", *inner)]
+    steps.append(Annotate(ForKind.VECTORIZED, "i2.i"))
+    return Schedule(tuple(steps))
+
+
+@dataclass(frozen=True)
+class WinogradOutputKnobs(Knobs):
+    """`winograd_output`'s knobs: a register tile of `rows` x `cols` output
+    tiles (each `m x m` vector accumulators), the reduction's columns unrolled
+    (`unroll`), and the parallel granularity."""
+
+    rows: int
+    cols: int
+    unroll: bool
+    grain: int
+
+    @staticmethod
+    def default(cpu: host.HostCPU, extents: tuple[int, ...], m: int) -> WinogradOutputKnobs:
+        """As many whole tiles along a row as `WINOGRAD_ACCUMULATORS` (at least
+        one), the reduction as loops."""
+        per = m * m * _vectors(cpu, extents[4])
+        cols = max(1, min(WINOGRAD_ACCUMULATORS // per, -(-extents[3] // m)))
+        return WinogradOutputKnobs(1, cols, False, DEFAULT_GRAIN)
+
+    @staticmethod
+    def space(cpu: host.HostCPU, extents: tuple[int, ...], m: int) -> Space[WinogradOutputKnobs]:
+        d = WinogradOutputKnobs.default(cpu, extents, m)
+        per = m * m * _vectors(cpu, extents[4])
+        tiles_h, tiles_w = -(-extents[2] // m), -(-extents[3] // m)
+
+        def why(k: WinogradOutputKnobs) -> str | None:
+            vectors = _vectors(cpu, extents[4])
+            return _registers_check("winograd_output", k.rows * k.cols * per, vectors + 1)
+
+        return Space(WinogradOutputKnobs, {
+            "rows": choices(1, 2, 3, 4, at_most=tiles_h, keep=(1,)),
+            "cols": choices(1, 2, 3, 4, 5, 6, 7, at_most=tiles_w, keep=(d.cols,)),
+            "unroll": (False, True),
+            "grain": choices(*GRAINS, keep=(d.grain,)),
+        }, why)
+
+
+def winograd_output(
+    extents: tuple[int, ...], m: int, knobs: WinogradOutputKnobs | None = None
+) -> Schedule:
+    """The output transform (output axes `n, kb, h, w, kb_i`, reduce axes `xi,
+    nu`): a tile of `rows x cols` output tiles of `m x m` points accumulates in
+    registers over the `a*a` positions and is written back through the
+    epilogue; the channel block in the vector lanes."""
+    if knobs is None:
+        log_call(TemplateCall("winograd_output", winograd_output, WinogradOutputKnobs, (extents, m)))
+        knobs = WinogradOutputKnobs.default(host.cpu(), extents, m)
+    n, blocks, height, width, _ = extents
+    rows, cols = m * knobs.rows, m * knobs.cols
+    steps: list[Primitive] = [Split("i2", rows), Split("i3", cols)]
+    outer = ["i0", "i1", "i2.o", "i3.o"]
+    steps.append(Reorder((*outer, "r0", "r1", "i2.i", "i3.i", "i4")))
+    extents_outer = [n, blocks, -(-height // rows), -(-width // cols)]
+    steps += _parallel_tiles(outer, extents_outer, knobs.grain)
+    unrolled = ["r1"] if knobs.unroll else []
+    steps += [Annotate(ForKind.UNROLLED, name) for name in (*unrolled, "i2.i", "i3.i")]
+    steps.append(Annotate(ForKind.VECTORIZED, "i4"))
+    return Schedule(tuple(steps))
+
+
+__all__ = [
+    "WINOGRAD_ACCUMULATORS",
+    "WinogradInputKnobs",
+    "WinogradOutputKnobs",
+    "winograd_input",
+    "winograd_output",
+]

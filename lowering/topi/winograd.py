@@ -1,0 +1,159 @@
+"""Winograd convolution, F(m x m, 3 x 3): the transform matrices and the
+computes of `relay.winograd_input_transform` and
+`relay.winograd_output_transform` (TVM's `topi.nn.winograd_util` and the
+transforms of `conv2d_winograd`); the batched product between them is
+`relay.matmul`'s compute.
+
+The matrices come from the Cook-Toom construction over the interpolation
+points TVM uses (Barabasz et al., "Error Analysis and Improving the Accuracy
+of Winograd Convolution for Deep Neural Networks"), plus the point at
+infinity: for F(m, r) with `a = m + r - 1` points, `A^T` evaluates the output
+polynomial (`[m, a]`), `G` the kernel's, divided by the Lagrange
+denominators (`[a, r]`), and `B^T` holds the Lagrange numerators' coefficients
+(`[a, a]`), so that `y = A^T ((G g) * (B^T d))` is the correlation of `d`
+with `g`. They are computed in f64; the compile casts what it embeds.
+
+Both transforms are sum reductions over a tile's positions with the
+transform's entries read from its (constant) matrix operand: the CPU strategy's
+`winograd_input` and `winograd_output` templates schedule them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.ir import SSAValue
+
+from lamina.dialects import relay
+from lamina.dialects.shapes import dims
+from lamina.dialects.te import ReduceKind
+from lamina.lowering.expr import Expr
+from lamina.lowering.strategy import winograd as strategy
+from lamina.lowering.strategy.cpu import hinted
+from lamina.lowering.topi.base import Kernel, _shape, _type, register_compute, scheduled
+
+#: The interpolation points of F(m, 3) by tile size (TVM's, the point at
+#: infinity implied).
+POINTS: dict[int, tuple[float, ...]] = {
+    2: (0.0, -1.0, 1.0),
+    4: (0.0, -1.0, 1.0, 0.5, -2.0),
+    6: (0.0, -1.0, 1.0, 0.5, -0.5, 2.0, -2.0),
+}
+
+
+def winograd_matrices(m: int, r: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`(A^T [m, a], B^T [a, a], G [a, r])` of F(m, r) in f64, `a = m + r - 1`
+    (the Cook-Toom construction over `POINTS[m]` and infinity)."""
+    points = POINTS.get(m)
+    if points is None or len(points) != m + r - 2:
+        raise ValueError(f"no Winograd points for F({m}, {r}); tile sizes: {sorted(POINTS)}")
+    a = m + r - 1
+    at, bt, g = np.zeros((m, a)), np.zeros((a, a)), np.zeros((a, r))
+    for j, p in enumerate(points):
+        others = [q for k, q in enumerate(points) if k != j]
+        denominator = math.prod(p - q for q in others)
+        at[:, j] = [p**i for i in range(m)]
+        g[j] = [p**k / abs(denominator) for k in range(r)]
+        # The numerator prod(x - q) in ascending powers; its sign goes with it.
+        bt[j, : a - 1] = np.sign(denominator) * np.polynomial.polynomial.polyfromroots(others)
+    at[m - 1, a - 1] = 1.0
+    g[a - 1, r - 1] = 1.0
+    bt[a - 1] = np.polynomial.polynomial.polyfromroots(points)
+    return at + 0.0, bt + 0.0, g + 0.0  # (no negative zeros)
+
+
+def input_transform(m: int) -> np.ndarray:
+    """`B^T (x) B^T` (`[a*a, a*a]`, f64): the operand of `relay.winograd_input_transform`."""
+    _, bt, _ = winograd_matrices(m)
+    return np.kron(bt, bt)
+
+
+def output_transform(m: int) -> np.ndarray:
+    """`A^T (x) A^T` (`[m*m, a*a]`, f64): the operand of `relay.winograd_output_transform`."""
+    at, _, _ = winograd_matrices(m)
+    return np.kron(at, at)
+
+
+def weight_transform(weight: np.ndarray, m: int, block: int) -> np.ndarray:
+    """`U[k / kb, s, c, k % kb] = (G w[k, c] G^T)[s]` (f64) of a `[K, C, 3, 3]`
+    weight, in panels of `kb = block` output channels: the right operand of
+    the batched product, `[K/kb, a*a, C, kb]`."""
+    _, _, g = winograd_matrices(m)
+    a = g.shape[0]
+    k, c = weight.shape[:2]
+    u = np.einsum("ai,kcij,bj->abck", g, weight.astype(np.float64), g)
+    return np.ascontiguousarray(u.reshape(a * a, c, k // block, block).transpose(2, 0, 1, 3))
+
+
+def _padding(op: relay.RelayOp) -> tuple[int, int, int, int]:
+    pad = relay.ints_prop(op, "padding") or (0, 0, 0, 0)
+    top, left, bottom, right = pad
+    return top, left, bottom, right
+
+
+@register_compute(relay.WinogradInputTransformOp)
+def winograd_input_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """`out[s, p, c] = sum(i, j) T[s, i * a + j] * x[n, c / cb, th * m - pt + i,
+    tw * m - pl + j, c % cb]` (zero outside `x`) with `p = (n * TH + th) * TW + tw`."""
+    x, t = ins
+    m = relay.int_prop(op, "tile_size", 0)
+    a = m + relay.WINOGRAD_KERNEL - 1
+    _, _, h, w, block = _shape(x)
+    top, left, bottom, right = _padding(op)
+    out_h, out_w = h + top + bottom - a + m, w + left + right - a + m
+    th, tw = relay.winograd_tiles(out_h, m), relay.winograd_tiles(out_w, m)
+    # Reads leave x where there is padding or the last tile overhangs its end.
+    checked = [False, False, top > 0 or th * m + a - m > h + top, left > 0 or tw * m + a - m > w + left, False]
+    out = _type(op)
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        s, p, c, i, j = idx
+        per_image = e.index(th * tw)
+        tile = e.irem(p, per_image)
+        row = e.ishift(e.iadd(e.iscale(e.idiv(tile, e.index(tw)), m), i), -top)
+        col = e.ishift(e.iadd(e.iscale(e.irem(tile, e.index(tw)), m), j), -left)
+        cb = e.index(block)
+        at = [e.idiv(p, per_image), e.idiv(c, cb), row, col, e.irem(c, cb)]
+        v = e.read_or(x, at, 0, checked)
+        return e.mul(e.read(t, [s, e.iadd(e.iscale(i, a), j)]), v)
+
+    result = k.compute(out, body, ReduceKind.SUM, [a, a])
+    scheduled(result, strategy.winograd_input(hinted(dims(out)), m, block))
+    return result
+
+
+@register_compute(relay.WinogradOutputTransformOp)
+def winograd_output_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """`out[n, kb, h, w, ki] = sum(xi, nu) T[(h % m) * m + w % m, xi * a + nu] *
+    M[kb, xi * a + nu, (n * TH + h / m) * TW + w / m, ki]`."""
+    mm, t = ins
+    m = relay.int_prop(op, "tile_size", 0)
+    a = m + relay.WINOGRAD_KERNEL - 1
+    out = _type(op)
+    _, _, out_h, out_w, _ = _shape(op.results[0])
+    th, tw = relay.winograd_tiles(out_h, m), relay.winograd_tiles(out_w, m)
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        n, kb, oh, ow, ki, xi, nu = idx
+        mi = e.index(m)
+        tile = e.iadd(e.iscale(e.iadd(e.iscale(n, th), e.idiv(oh, mi)), tw), e.idiv(ow, mi))
+        position = e.iadd(e.iscale(xi, a), nu)
+        entry = e.iadd(e.iscale(e.irem(oh, mi), m), e.irem(ow, mi))
+        return e.mul(e.read(t, [entry, position]), e.read(mm, [kb, position, tile, ki]))
+
+    result = k.compute(out, body, ReduceKind.SUM, [a, a])
+    scheduled(result, strategy.winograd_output(hinted(dims(out)), m))
+    return result
+
+
+__all__ = [
+    "POINTS",
+    "input_transform",
+    "output_transform",
+    "weight_transform",
+    "winograd_input_transform",
+    "winograd_matrices",
+    "winograd_output_transform",
+]
