@@ -54,8 +54,7 @@ def _progress(event: RoundDone) -> None:
     s = event.state
     if s is None or event.trials % 40 >= 8:
         return
-    tuned = sum(t.task.weight * (t.best_seconds or 0) for t in event.states)
-    default = sum(t.task.weight * (t.default_seconds or 0) for t in event.states)
+    tuned, default = event.latency(True), event.latency(False)
     print(
         f"    [{event.elapsed:5.0f} s, {event.trials} trials] kernels {default * 1e3:.2f} -> "
         f"{tuned * 1e3:.2f} ms; last: {s.task.name}", flush=True,

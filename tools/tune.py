@@ -25,6 +25,7 @@ from rich.live import Live
 from rich.table import Table
 
 from lamina.errors import LaminaError
+from lamina.lowering.strategy.dispatch import Implementation
 from lamina.runtime.peak import describe_host
 from lamina.tools.report import console
 from lamina.tuning import (
@@ -35,7 +36,7 @@ from lamina.tuning import (
     load_records,
     tune,
 )
-from lamina.tuning.records import Record
+from lamina.tuning.records import DEFAULT_IMPLEMENTATION, Record, TuningRecords
 from lamina.tuning.runners import DEFAULT_TIMEOUT
 
 _UNITS = {"s": 1, "m": 60, "h": 3600}
@@ -178,17 +179,50 @@ def report_table(records: Sequence[Record]) -> tuple[Table, list[str], float, fl
     return table, knobs, total_default, total_best
 
 
+def implementation_table(records: TuningRecords) -> Table | None:
+    """Per graph op with several implementations (a 3x3 convolution: direct or
+    Winograd's): each implementation's kernel calls and time (the sum of their
+    best times), and the one a compile picks; None without such ops."""
+    if not records.implementations:
+        return None
+    times = records.implementation_times()
+    chosen = records.chosen()
+    table = Table(title="implementations (time: the sum of their kernels' best times)", title_justify="left")
+    for col in ("op", "implementation", "kernel calls", "time µs", "vs default", "compiled"):
+        table.add_column(col, justify="left" if col in ("op", "implementation") else "right", no_wrap=True)
+    seen: set[tuple[str, Implementation]] = set()
+    for impl in records.implementations:
+        key = (impl.workload, impl.choice)
+        if key in seen:
+            continue
+        seen.add(key)
+        op_times = times.get(impl.workload, {})
+        seconds = op_times.get(impl.choice)
+        default = next((t for i, t in op_times.items() if i.name == DEFAULT_IMPLEMENTATION), None)
+        picked = chosen.get(impl.workload, Implementation.of(DEFAULT_IMPLEMENTATION)) == impl.choice
+        table.add_row(
+            impl.op, str(impl.choice), str(len(impl.kernels)), _us(seconds),
+            f"{default / seconds:.2f}x" if default and seconds else "-",
+            "yes" if picked and (seconds is not None or impl.choice.name == DEFAULT_IMPLEMENTATION) else "",
+        )
+    return table
+
+
 def cmd_report(path: str, out: Console, err: Console) -> int:
     with notes_printed(err):
         records = load_records(path)
     if not records.records:
         out.print(f"{path}: no tuning records for this CPU ({records.target})", highlight=False)
         return 0
-    table, knobs, default, best = report_table(records.records)
+    table, knobs, _, _ = report_table(records.records)
     table.title = f"{path}: {len(records.records)} records, {records.target}"
     out.print(table)
     if knobs:
         out.print("best knobs:\n  " + "\n  ".join(knobs), highlight=False)
+    impls = implementation_table(records)
+    if impls is not None:
+        out.print(impls)
+    default, best = records.latency(False), records.latency(True)
     if default and best:
         out.print(
             f"time per inference in the tuned kernels: {default * 1e3:.3f} ms by default, "
@@ -231,8 +265,12 @@ def cmd_tune(
     except KeyboardInterrupt:
         err.print(f"lamina: every measurement so far is in {args.output}; the same command resumes")
         raise
-    table, _, _, _ = report_table(load_records(args.output).records)
+    records = load_records(args.output)
+    table, _, _, _ = report_table(records.records)
     out.print(table)
+    impls = implementation_table(records)
+    if impls is not None:
+        out.print(impls)
     default, best = summary.latency(False), summary.latency(True)
     if default and best:
         out.print(
@@ -266,4 +304,12 @@ def add_parser(sub: Any, common: argparse.ArgumentParser, fn: Callable[[argparse
     t.set_defaults(fn=fn)
 
 
-__all__ = ["add_parser", "cmd_report", "cmd_tune", "duration", "notes_printed", "report_table"]
+__all__ = [
+    "add_parser",
+    "cmd_report",
+    "cmd_tune",
+    "duration",
+    "implementation_table",
+    "notes_printed",
+    "report_table",
+]

@@ -16,6 +16,22 @@ rendered to when measured (for people; compiling re-renders the knobs).
 
 Lines are appended and flushed one by one, so an interrupted tuning keeps every
 measurement; a torn last line (a killed process) is skipped with a note.
+
+A graph op with several implementations (a 3x3 convolution: direct or
+Winograd's) has one implementation line per implementation, written when a
+tuning starts, that lists the kernels it calls:
+
+    {"lamina_implementation": 1, "workload": "a1b2c3d4e5f60718",
+     "op": "conv2d 1x64x56x56 * 64x64x3x3 padding 1,1,1,1 f32",
+     "implementation": "winograd", "knobs": {"m": 4}, "kernels": ["3f9c...", ...],
+     "cpu": "znver4", "features": "9d41c0e2b7aa", "time": 1767225600.0}
+
+`workload` is the op's (`conv2d-winograd`'s conv workload), `kernels` one
+kernel workload per call (over every instance of the op in the model). An
+implementation's time is the sum of its kernels' best times, when every one
+has an `ok` record; a compile gives the op its fastest implementation.
+These lines are format `lamina_implementation` 1; a lamina that does not know
+them skips them with a note and reads the kernel records as before.
 """
 
 from __future__ import annotations
@@ -33,10 +49,15 @@ from typing import IO, Any
 
 from lamina import host
 from lamina.errors import LaminaError
+from lamina.lowering.strategy.dispatch import Implementation
 from lamina.lowering.strategy.sites import ApplyBest, Choice
 
 #: The format's version, the value of every line's `lamina_records` field.
 VERSION = 1
+#: The version of implementation lines (their `lamina_implementation` field).
+IMPLEMENTATION_VERSION = 1
+#: The implementation every op has and a compile uses without records.
+DEFAULT_IMPLEMENTATION = "direct"
 
 STATUSES = ("ok", "crash", "timeout", "wrong", "error")
 
@@ -117,6 +138,58 @@ class Record:
         return record
 
 
+@dataclass(frozen=True)
+class ImplementationRecord:
+    """One implementation of a graph op and the kernels it calls (see the
+    module's docstring)."""
+
+    workload: str
+    op: str
+    implementation: str
+    knobs: dict[str, Any]
+    kernels: list[str]
+    cpu: str
+    features: str
+    time: float = 0.0
+
+    @property
+    def target(self) -> Target:
+        return Target(self.cpu, self.features)
+
+    @property
+    def choice(self) -> Implementation:
+        return Implementation.of(self.implementation, self.knobs)
+
+    def to_line(self) -> str:
+        return json.dumps(
+            {"lamina_implementation": IMPLEMENTATION_VERSION, **asdict(self)}, separators=(", ", ": ")
+        )
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> ImplementationRecord:
+        """An implementation line's record; a LaminaError saying what is wrong."""
+        version = data.get("lamina_implementation")
+        if version != IMPLEMENTATION_VERSION:
+            raise LaminaError(
+                f"implementation format version {version!r}, this lamina reads {IMPLEMENTATION_VERSION}"
+            )
+        fields = {k: v for k, v in data.items() if k != "lamina_implementation"}
+        try:
+            record = ImplementationRecord(**fields)
+        except TypeError as e:
+            raise LaminaError(str(e).replace("ImplementationRecord.__init__() ", "")) from None
+        types = {"workload": str, "op": str, "implementation": str, "knobs": dict, "kernels": list,
+                 "cpu": str, "features": str}
+        for name, want in types.items():
+            if not isinstance(getattr(record, name), want):
+                raise LaminaError(f"field '{name}' is {getattr(record, name)!r}")
+        if not all(isinstance(k, str) for k in record.kernels) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in record.knobs.values()
+        ):
+            raise LaminaError("kernels must be workloads (strings) and knobs integers")
+        return record
+
+
 _TYPES: dict[str, tuple[type, ...]] = {
     "workload": (str,), "task": (str,), "site": (int,), "template": (str,), "knobs": (dict,),
     "default": (bool,), "status": (str,), "seconds": (float, int, type(None)), "flops": (int,),
@@ -142,7 +215,17 @@ def _open_error(path: Path, why: str) -> LaminaError:
 
 def read_records(path: str | os.PathLike[str]) -> tuple[list[Record], list[str]]:
     """Every record of the file at `path` (any CPU), and notes on the lines that
-    are not records (skipped)."""
+    are not records (skipped; implementation lines are not kernel records, and
+    are skipped without a note: `read_all` reads them)."""
+    records, _, notes = read_all(path)
+    return records, notes
+
+
+def read_all(
+    path: str | os.PathLike[str],
+) -> tuple[list[Record], list[ImplementationRecord], list[str]]:
+    """Every kernel record and implementation line of the file at `path` (any
+    CPU), and notes on the lines that are neither (skipped)."""
     p = Path(path)
     if not p.exists():
         raise _open_error(p, "no such file")
@@ -153,12 +236,17 @@ def read_records(path: str | os.PathLike[str]) -> tuple[list[Record], list[str]]
     except (OSError, UnicodeDecodeError) as e:
         raise _open_error(p, f"{type(e).__name__}: {e}") from None
     records: list[Record] = []
+    implementations: list[ImplementationRecord] = []
     bad: list[tuple[int, str]] = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            records.append(Record.from_json(json.loads(line)))
+            data = json.loads(line)
+            if isinstance(data, dict) and "lamina_implementation" in data:
+                implementations.append(ImplementationRecord.from_json(data))
+            else:
+                records.append(Record.from_json(data))
         except json.JSONDecodeError as e:
             bad.append((number, f"not JSON ({e.msg})"))
         except LaminaError as e:
@@ -170,7 +258,7 @@ def read_records(path: str | os.PathLike[str]) -> tuple[list[Record], list[str]]
             f"{p}: skipped {len(bad)} line(s) that are not tuning records "
             f"(line {number}: {why})"
         )
-    return records, notes
+    return records, implementations, notes
 
 
 @dataclass
@@ -184,8 +272,11 @@ class TuningRecords:
     records: list[Record]
     notes: list[str] = field(default_factory=list)
     #: The workloads whose tuned knobs compiles have applied (kept up to date
-    #: by every compile given these records).
+    #: by every compile given these records), and the graph workloads given
+    #: an implementation other than their default.
     applied: set[str] = field(default_factory=set)
+    #: The implementation lines (this CPU's).
+    implementations: list[ImplementationRecord] = field(default_factory=list)
 
     def best(self) -> dict[str, Record]:
         """The fastest good record of each workload."""
@@ -195,13 +286,69 @@ class TuningRecords:
                 out[r.workload] = r
         return out
 
+    def implementation_times(self) -> dict[str, dict[Implementation, float]]:
+        """Per graph workload, the time of each of its implementations whose
+        kernels all have a good record: the sum of their best times."""
+        best = self.best()
+        out: dict[str, dict[Implementation, float]] = {}
+        for impl in self.implementations:
+            if impl.kernels and all(w in best for w in impl.kernels):
+                seconds = sum(best[w].seconds or 0.0 for w in impl.kernels)
+                out.setdefault(impl.workload, {})[impl.choice] = seconds
+        return out
+
+    def chosen(self) -> dict[str, Implementation]:
+        """The graph workloads whose fastest implementation is not their
+        default one, and that implementation (a tie keeps the default)."""
+        out = {}
+        for workload, times in self.implementation_times().items():
+            default = next((t for i, t in times.items() if i.name == DEFAULT_IMPLEMENTATION), None)
+            if default is None:
+                continue  # (nothing to compare with)
+            impl, seconds = min(times.items(), key=lambda item: item[1])
+            if seconds < default and impl.name != DEFAULT_IMPLEMENTATION:
+                out[workload] = impl
+        return out
+
+    def latency(self, tuned: bool = True) -> float:
+        """The time per inference of the kernels measured both ways (weight x
+        default or best time), in seconds. Tuned, each graph op whose default
+        implementation is timed counts at its fastest implementation instead
+        of its default's kernels; kernels only another implementation calls
+        count by default never."""
+        by = self.by_workload()
+        best = self.best()
+        default = {
+            w: min(r.seconds for r in rs if r.default and r.ok and r.seconds is not None)
+            for w, rs in by.items()
+            if any(r.default and r.ok for r in rs)
+        }
+        direct = Counter(
+            w for i in self.implementations if i.implementation == DEFAULT_IMPLEMENTATION for w in i.kernels
+        )
+        others = {w for i in self.implementations if i.implementation != DEFAULT_IMPLEMENTATION for w in i.kernels}
+        measured = [w for w in by if w in best and w in default and (w in direct or w not in others)]
+        if not tuned:
+            return sum(by[w][0].weight * default[w] for w in measured)
+        timed = {
+            op: times for op, times in self.implementation_times().items()
+            if any(i.name == DEFAULT_IMPLEMENTATION for i in times)
+        }
+        replaced = Counter(
+            w for i in self.implementations
+            if i.implementation == DEFAULT_IMPLEMENTATION and i.workload in timed for w in i.kernels
+        )
+        total = sum(min(times.values()) for times in timed.values())
+        return total + sum((by[w][0].weight - replaced[w]) * (best[w].seconds or 0.0) for w in measured)
+
     def dispatch(self) -> ApplyBest:
         """The dispatch context that gives each kernel its best record's knobs
-        (a workload whose best is the default schedule keeps it)."""
+        (a workload whose best is the default schedule keeps it) and each graph
+        op with several implementations its fastest."""
         choices = {
             w: Choice(r.site, r.template, r.knobs) for w, r in self.best().items() if not r.default
         }
-        return ApplyBest(choices, self.applied)
+        return ApplyBest(choices, self.applied, implementations=self.chosen())
 
     def by_workload(self) -> dict[str, list[Record]]:
         out: dict[str, list[Record]] = {}
@@ -216,7 +363,7 @@ def load_records(
     """The records at `path` for `target` (default: this CPU); records for
     other CPUs are left out with a note naming them."""
     target = target or Target.host()
-    records, notes = read_records(path)
+    records, implementations, notes = read_all(path)
     mine = [r for r in records if r.target == target]
     others = Counter(str(r.target) for r in records if r.target != target)
     if others:
@@ -225,7 +372,8 @@ def load_records(
             f"{path}: ignored {sum(others.values())} record(s) tuned on another CPU ({which}); "
             f"this CPU is {target}: tune on it with `lamina tune`"
         )
-    return TuningRecords(Path(path), target, mine, notes)
+    impls = [i for i in implementations if i.target == target]
+    return TuningRecords(Path(path), target, mine, notes, implementations=impls)
 
 
 def warn(notes: Iterable[str]) -> None:
@@ -253,7 +401,7 @@ class RecordWriter:
                 f.seek(-1, os.SEEK_END)
                 self._torn = f.read(1) != b"\n"
 
-    def write(self, record: Record) -> None:
+    def write(self, record: Record | ImplementationRecord) -> None:
         if self._file is None:
             try:
                 self._file = self.path.open("a", encoding="utf-8")
@@ -277,14 +425,18 @@ class RecordWriter:
 
 
 __all__ = [
+    "DEFAULT_IMPLEMENTATION",
+    "IMPLEMENTATION_VERSION",
     "STATUSES",
     "VERSION",
+    "ImplementationRecord",
     "Record",
     "RecordWriter",
     "Target",
     "TuningNote",
     "TuningRecords",
     "load_records",
+    "read_all",
     "read_records",
     "warn",
 ]

@@ -8,6 +8,15 @@ without its name and schedules), weighted by how many times the model calls
 it, and tunes its anchor site (the materialized compute with the most work)
 over the knobs of the template that schedules it. Kernels over symbolic sizes
 are not tasks (their sizes are only known at run time).
+
+A graph op with several implementations (a 3x3 convolution: direct, or
+Winograd's F(m x m, 3 x 3) for each tile size `m`, `conv2d-winograd`) has the
+kernels of each as tasks: `extract` builds the model once per implementation
+(every eligible op given that one, each op's kernels marked with its origin)
+and lists, per op workload and implementation, the kernels it calls
+(`OpImplementation`). A compile then gives each op the implementation whose
+kernels' best times sum to the least (TVM's choice among an op strategy's
+implementations by their best records).
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from typing import Any
 import onnx
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.ir import Operation
 
 from lamina.dialects import te
 from lamina.dialects.resources import blobs
@@ -31,10 +41,12 @@ from lamina.ir import context, print_ir
 from lamina.lowering.schedule import Schedule
 from lamina.lowering.strategy import dispatch
 from lamina.lowering.strategy.cpu import hinted
-from lamina.lowering.strategy.dispatch import TemplateCall
+from lamina.lowering.strategy.dispatch import ORIGIN_ATTR, Implementation, TemplateCall
 from lamina.lowering.strategy.knobs import Knobs, Space
 from lamina.lowering.strategy.sites import SCHEDULE_ATTR, Site, anchor, kernel_sites
 from lamina.passes import PassContext, run_pipeline
+from lamina.passes.graph.conv2d_winograd import ORIGINS, TILE_SIZE, WINOGRAD
+from lamina.tuning.records import DEFAULT_IMPLEMENTATION
 
 #: The kernel's name in a task's standalone module.
 KERNEL = "kernel"
@@ -110,16 +122,62 @@ def _static(kernel: te.FuncOp) -> bool:
     return all(isinstance(t, TensorType) and not is_symbolic(t) for t in types)
 
 
+#: The tile sizes of Winograd's convolution the tuner measures (F(6 x 6, 3 x
+#: 3) is left out: its dense transforms cost more than its product saves).
+WINOGRAD_TILES = (2, 4)
+@dataclass(frozen=True)
+class KernelCall:
+    """One kernel call of a build: the kernel's workload and, when it belongs
+    to a graph op with several implementations, that op's workload (`origin`)."""
+
+    workload: str
+    origin: str | None = None
+
+
+@dataclass(frozen=True)
+class OpImplementation:
+    """One implementation of a graph op of the model: the op's workload and
+    description, the implementation, and the workloads of the kernels it calls
+    (one per call, over every instance of the op in the model)."""
+
+    workload: str
+    op: str
+    implementation: Implementation
+    kernels: tuple[str, ...]
+
+
+def _origin(op: Operation | None) -> tuple[str, str] | None:
+    """The (workload, description) of the graph op a kernel's source was made
+    from (the first marked op in it), if any."""
+    for inner in op.walk() if op is not None else ():
+        attr = inner.attributes.get(ORIGIN_ATTR)
+        if isinstance(attr, StringAttr):
+            key, _, text = attr.data.partition(" ")
+            return key, text
+    return None
+
+
 @dataclass
 class TaskExtraction:
     """The dispatch context of task extraction: one task per workload, its
-    weight counted over the kernels built."""
+    weight counted over the kernels built, and every call in order."""
 
     tasks: dict[str, Task] = field(default_factory=dict)
     #: Kernels left out, and why (symbolic sizes, nothing to tune).
     skipped: list[str] = field(default_factory=list)
+    #: Every kernel built, in the order the model calls them.
+    calls: list[KernelCall] = field(default_factory=list)
+    #: The description of each origin seen.
+    ops: dict[str, str] = field(default_factory=dict)
+
+    def implementation(self, workload: str) -> Implementation | None:
+        return None  # (the extraction's pass config says which)
 
     def kernel_built(self, kernel: te.FuncOp, workload: str, calls: list[TemplateCall[Any]]) -> None:
+        origin = _origin(dispatch.source())
+        if origin is not None:
+            self.ops[origin[0]] = origin[1]
+        self.calls.append(KernelCall(workload, origin[0] if origin is not None else None))
         if workload in self.tasks:
             self.tasks[workload].weight += 1
             return
@@ -142,6 +200,66 @@ class TaskExtraction:
         )
 
 
+@dataclass
+class Extraction:
+    """A model's tasks (heaviest first), the kernel calls of its default build
+    and the implementations of its graph ops that have several."""
+
+    tasks: list[Task]
+    calls: list[KernelCall]
+    implementations: list[OpImplementation]
+
+
+def _build(module: ModuleOp, opt_level: int, tile_size: int) -> TaskExtraction:
+    """The kernels of `module` as a compile at `opt_level` builds them, with
+    every Winograd-eligible convolution's tile size `tile_size` (0: direct)."""
+    extraction = TaskExtraction()
+    ctx = PassContext(opt_level=opt_level, config={ORIGINS.key: True, TILE_SIZE.key: tile_size})
+    with dispatch.using(extraction):
+        run_pipeline(module, ["optimize", "lower-relay-to-te"], ctx, mlir_ctx=context())
+    return extraction
+
+
+def extract(
+    model: str | os.PathLike[str] | onnx.ModelProto | ModuleOp,
+    input_shapes: dict[str, Sequence[int]] | None = None,
+    opt_level: int = 3,
+) -> Extraction:
+    """The tasks of an ONNX model (path or ModelProto) or a graph-level module
+    as `lamina.compile` at `opt_level` would build its kernels, in every
+    implementation of its graph ops that have several (see the module's
+    docstring)."""
+    with blobs.recording() as created:
+        try:
+            module = model.clone() if isinstance(model, ModuleOp) else from_onnx(model, input_shapes)
+            default = _build(module.clone(), opt_level, 0)
+            variants = {(DEFAULT_IMPLEMENTATION, 0): default}
+            if default.ops:  # (ops with other implementations)
+                for m in WINOGRAD_TILES:
+                    variants[(WINOGRAD, m)] = _build(module.clone(), opt_level, m)
+        finally:
+            blobs.release(created)
+    tasks = dict(default.tasks)
+    for build in variants.values():
+        for workload, task in build.tasks.items():
+            tasks.setdefault(workload, task)
+    if not tasks:
+        raise LaminaError(
+            "the model has no kernel to tune (every kernel is over symbolic sizes or "
+            "an extern kernel); fix symbolic sizes with input_shapes="
+        )
+    implementations = [
+        OpImplementation(
+            key, text, Implementation.of(name, {"m": m} if m else {}),
+            tuple(c.workload for c in build.calls if c.origin == key),
+        )
+        for key, text in default.ops.items()
+        for (name, m), build in variants.items()
+    ]
+    ordered = sorted(tasks.values(), key=lambda t: -t.weight * t.flops)
+    return Extraction(ordered, default.calls, implementations)
+
+
 def extract_tasks(
     model: str | os.PathLike[str] | onnx.ModelProto | ModuleOp,
     input_shapes: dict[str, Sequence[int]] | None = None,
@@ -149,23 +267,19 @@ def extract_tasks(
 ) -> list[Task]:
     """The tasks of an ONNX model (path or ModelProto) or a graph-level module,
     heaviest first (weight x flops), as `lamina.compile` at `opt_level` would
-    build its kernels."""
-    with blobs.recording() as created:
-        try:
-            module = model.clone() if isinstance(model, ModuleOp) else from_onnx(model, input_shapes)
-            extraction = TaskExtraction()
-            ctx = PassContext(opt_level=opt_level)
-            with dispatch.using(extraction):
-                run_pipeline(module, ["optimize", "lower-relay-to-te"], ctx, mlir_ctx=context())
-        finally:
-            blobs.release(created)
-    tasks = list(extraction.tasks.values())
-    if not tasks:
-        raise LaminaError(
-            "the model has no kernel to tune (every kernel is over symbolic sizes or "
-            "an extern kernel); fix symbolic sizes with input_shapes="
-        )
-    return sorted(tasks, key=lambda t: -t.weight * t.flops)
+    build its kernels, those of every implementation included (`extract`)."""
+    return extract(model, input_shapes, opt_level).tasks
 
 
-__all__ = ["KERNEL", "Task", "TaskExtraction", "extract_tasks", "standalone"]
+__all__ = [
+    "KERNEL",
+    "WINOGRAD_TILES",
+    "Extraction",
+    "KernelCall",
+    "OpImplementation",
+    "Task",
+    "TaskExtraction",
+    "extract",
+    "extract_tasks",
+    "standalone",
+]

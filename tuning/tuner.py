@@ -12,6 +12,15 @@ space is exhausted; Ctrl-C ends it too, with everything measured kept.
 
 Existing records for this CPU resume the tuning: their candidates are not
 measured again, and they train the cost model from the start.
+
+The kernels of every implementation of the graph ops that have several (a 3x3
+convolution: direct or Winograd's) are tasks like any other; the records get
+one implementation line per implementation (its kernels), so that a compile
+gives each op the implementation whose kernels are fastest together, and the
+model's latency counts the fastest implementation of each such op. The
+scheduler leaves out the calls of an implementation out of the race (more than
+`SLACK` slower than its op's fastest so far): a task only they call is searched
+once no other task is left.
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,10 +38,17 @@ from xdsl.dialects.builtin import ModuleOp
 from lamina.errors import LaminaError
 from lamina.lowering.strategy.knobs import Knobs
 from lamina.tuning.measure import MeasureInput, MeasureResult
-from lamina.tuning.records import Record, RecordWriter, Target, load_records, warn
+from lamina.tuning.records import (
+    ImplementationRecord,
+    Record,
+    RecordWriter,
+    Target,
+    load_records,
+    warn,
+)
 from lamina.tuning.runners import DEFAULT_TIMEOUT, Runner, make_runner
 from lamina.tuning.search import SearchPolicy, TaskState, make_search
-from lamina.tuning.tasks import Task, extract_tasks
+from lamina.tuning.tasks import KernelCall, OpImplementation, Task, extract
 
 #: Candidates measured per round of one task.
 BATCH = 8
@@ -41,23 +57,89 @@ BATCH = 8
 ALPHA, WINDOW = 0.2, 3
 
 
-def pick_task(states: Sequence[TaskState]) -> TaskState | None:
+#: An implementation of a graph op this much slower than the op's fastest is
+#: out of the race: tuning its kernels is not expected to make it the fastest.
+SLACK = 1.15
+
+
+def pick_task(states: Sequence[TaskState], weights: Mapping[str, float] | None = None) -> TaskState | None:
     """The task to search next (Ansor's gradient-based task scheduler): the
-    one whose next round is expected to cut `sum(weight x best time)` the most;
-    None when no task is left to search."""
+    one whose next round is expected to cut `sum(weight x best time)` the most
+    (`weights`: the calls that count, by workload, instead of the tasks'
+    weights; a task of weight 0 is searched only when no other is left); None
+    when no task is left to search."""
     best: tuple[float, TaskState] | None = None
     for s in states:
         seconds = s.best_seconds
         if s.broken is not None or seconds is None or s.exhausted:
             continue
+        weight = s.task.weight if weights is None else weights.get(s.task.workload, s.task.weight)
+        if weight <= 0:
+            continue
         backward = 0.0
         if len(s.history) > WINDOW:
             backward = (s.history[-1] - s.history[-1 - WINDOW]) / WINDOW
         forward = -seconds / (s.rounds + 1)
-        grad = s.task.weight * (ALPHA * backward + (1 - ALPHA) * forward)
+        grad = weight * (ALPHA * backward + (1 - ALPHA) * forward)
         if best is None or grad < best[0]:
             best = (grad, s)
+    if best is None and weights is not None:
+        return pick_task(states)
     return best[1] if best else None
+
+
+def weights_in_race(states: Sequence[TaskState], implementations: Sequence[OpImplementation]) -> dict[str, float]:
+    """The calls of each task that count for the scheduler: its weight less
+    its calls in the implementations out of the race (more than `SLACK` slower
+    than their op's fastest, at the best times so far)."""
+    times: dict[str, float] = {}
+    for s in states:
+        if s.best_seconds is not None:
+            times[s.task.workload] = s.best_seconds
+    by_op: dict[str, list[tuple[OpImplementation, float]]] = {}
+    for impl in implementations:
+        if all(w in times for w in impl.kernels):
+            by_op.setdefault(impl.workload, []).append((impl, sum(times[w] for w in impl.kernels)))
+    weights = {s.task.workload: float(s.task.weight) for s in states}
+    for timed in by_op.values():
+        fastest = min(t for _, t in timed)
+        for impl, seconds in timed:
+            if seconds > SLACK * fastest:
+                for w in impl.kernels:
+                    weights[w] = max(0.0, weights.get(w, 0.0) - 1)
+    return weights
+
+
+def latency(
+    states: Sequence[TaskState],
+    calls: Sequence[KernelCall] | None = None,
+    implementations: Sequence[OpImplementation] = (),
+    tuned: bool = True,
+) -> float:
+    """The model's time per inference in its tasks, in seconds: the default
+    build's kernel `calls`, each at its task's best time (`tuned`; a graph op
+    with several implementations at its fastest one's kernels) or default
+    time. Without `calls`, the sum over the tasks of weight x time. Tasks
+    measured both ways only."""
+    times = {
+        s.task.workload: (s.best_seconds if tuned else s.default_seconds)
+        for s in states
+        if s.default_seconds is not None and s.best_seconds is not None
+    }
+    if calls is None:
+        return sum(s.task.weight * times[s.task.workload] for s in states if s.task.workload in times)
+    if not tuned:
+        return sum(times.get(c.workload, 0.0) for c in calls)
+    fastest: dict[str, float] = {}
+    for impl in implementations:
+        if all(w in times for w in impl.kernels):
+            seconds = sum(times[w] for w in impl.kernels)
+            fastest[impl.workload] = min(fastest.get(impl.workload, seconds), seconds)
+    total = sum(fastest.values())
+    for c in calls:
+        if c.origin is None or c.origin not in fastest:
+            total += times.get(c.workload, 0.0)
+    return total
 
 
 @dataclass
@@ -71,29 +153,34 @@ class RoundDone:
     budget: int | None
     elapsed: float
     time_budget: float | None
+    calls: list[KernelCall] | None = None
+    implementations: list[OpImplementation] = field(default_factory=list)
+
+    def latency(self, tuned: bool = True) -> float:
+        """The model's time in its tasks so far (`latency`), in seconds."""
+        return latency(self.states, self.calls, self.implementations, tuned)
 
 
 @dataclass
 class TuneSummary:
     """A finished tuning: its tasks' states, the trials measured in this run,
-    the time it took and notes (records left out, another CPU measuring)."""
+    the time it took and notes (records left out, another CPU measuring); the
+    default build's kernel calls and the graph ops' implementations, when the
+    tasks were extracted from the model."""
 
     records: Path
     states: list[TaskState]
     trials: int
     elapsed: float
     notes: list[str] = field(default_factory=list)
+    calls: list[KernelCall] | None = None
+    implementations: list[OpImplementation] = field(default_factory=list)
 
     def latency(self, tuned: bool = True) -> float:
-        """Sum over the tasks of weight x time per call, in seconds: with the
-        best schedules (`tuned`) or the defaults (tasks measured both ways)."""
-        total = 0.0
-        for s in self.states:
-            best = s.best_seconds
-            if s.default_seconds is None or best is None:
-                continue
-            total += s.task.weight * (best if tuned else s.default_seconds)
-        return total
+        """The model's time per inference in its tasks, in seconds, with the
+        best schedules and implementations (`tuned`) or the defaults
+        (`latency`)."""
+        return latency(self.states, self.calls, self.implementations, tuned)
 
 
 class _Loop:
@@ -111,6 +198,18 @@ class _Loop:
         self.states = [TaskState(t, t.space()) for t in tasks]
         self._references = {t.workload: t.text() for t in tasks}
         self.trials = 0
+        self.written: set[tuple[object, ...]] = set()
+
+    def write_implementations(self, writer: RecordWriter, implementations: Sequence[OpImplementation]) -> None:
+        """An implementation line for each of `implementations` the file lacks."""
+        for impl in implementations:
+            record = ImplementationRecord(
+                impl.workload, impl.op, impl.implementation.name, dict(impl.implementation.knobs),
+                list(impl.kernels), self.host.cpu, self.host.features, time.time(),
+            )
+            if _identity(record) not in self.written:
+                writer.write(record)
+                self.written.add(_identity(record))
 
     def resume(self) -> None:
         """Take in the records already in the file (this CPU's)."""
@@ -118,6 +217,7 @@ class _Loop:
             return
         existing = load_records(self.path, self.host)
         self.notes += existing.notes
+        self.written = {_identity(i) for i in existing.implementations}
         by_workload = existing.by_workload()
         for state in self.states:
             task = state.task
@@ -174,6 +274,11 @@ class _Loop:
         )
 
 
+def _identity(r: ImplementationRecord) -> tuple[object, ...]:
+    """What makes two implementation lines the same line (but the time)."""
+    return (r.workload, r.implementation, tuple(sorted(r.knobs.items())), tuple(r.kernels), r.target)
+
+
 def tune(
     model: str | os.PathLike[str] | onnx.ModelProto | ModuleOp,
     records: str | os.PathLike[str],
@@ -214,8 +319,11 @@ def tune(
     writer = RecordWriter(path)  # (checks the path before anything is done)
     start = time.monotonic()
     policy = make_search(search, seed) if isinstance(search, str) else search
-    loop = _Loop(tasks if tasks is not None else extract_tasks(model, input_shapes, opt_level),
+    extraction = extract(model, input_shapes, opt_level) if tasks is None else None
+    loop = _Loop(extraction.tasks if extraction is not None else tasks,  # type: ignore[arg-type]
                  path, policy, threads, seed)
+    calls = extraction.calls if extraction is not None else None
+    implementations = extraction.implementations if extraction is not None else []
     loop.resume()
     warn(loop.notes)
     warned = len(loop.notes)
@@ -229,12 +337,16 @@ def tune(
 
     def report(state: TaskState | None) -> None:
         if progress is not None:
-            progress(RoundDone(loop.states, state, loop.trials, trials, time.monotonic() - start, time_budget))
+            progress(RoundDone(
+                loop.states, state, loop.trials, trials, time.monotonic() - start, time_budget,
+                calls, implementations,
+            ))
 
     owned = isinstance(runner, str)
     run: Runner = make_runner(runner, workers, timeout) if isinstance(runner, str) else runner
     try:
         with writer:
+            loop.write_implementations(writer, implementations)
             defaults = [(s, s.task.default(), True) for s in loop.states if s.default_seconds is None and s.broken is None]
             for i in range(0, len(defaults), max(batch, run.parallelism)):
                 if left() <= 0 or not time_left():
@@ -243,7 +355,7 @@ def tune(
                 report(None)
             policy.round_done()
             while left() > 0 and time_left():
-                state = pick_task(loop.states)
+                state = pick_task(loop.states, weights_in_race(loop.states, implementations))
                 if state is None:
                     break
                 n = min(batch, left())
@@ -265,7 +377,9 @@ def tune(
         if owned:
             run.close()
     warn(loop.notes[warned:])
-    return TuneSummary(path, loop.states, loop.trials, time.monotonic() - start, loop.notes)
+    return TuneSummary(
+        path, loop.states, loop.trials, time.monotonic() - start, loop.notes, calls, implementations,
+    )
 
 
-__all__ = ["BATCH", "RoundDone", "TuneSummary", "pick_task", "tune"]
+__all__ = ["BATCH", "SLACK", "RoundDone", "TuneSummary", "latency", "pick_task", "tune", "weights_in_race"]

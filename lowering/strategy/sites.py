@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import StringAttr
 from lamina.dialects import te
 from lamina.errors import LaminaError
 from lamina.lowering.strategy.cpu import default_call, hinted
-from lamina.lowering.strategy.dispatch import TemplateCall
+from lamina.lowering.strategy.dispatch import Implementation, TemplateCall
 from lamina.lowering.strategy.knobs import Knobs
 
 SCHEDULE_ATTR = "schedule"
@@ -92,10 +92,20 @@ class ApplyBest:
     from an older lamina) is left out, with a note."""
 
     choices: Mapping[str, Choice]
-    #: The workloads whose kernels got their tuned knobs.
+    #: The workloads whose kernels got their tuned knobs (and the graph
+    #: workloads given their implementation).
     applied: set[str] = field(default_factory=set)
     #: What was left out, and why.
     notes: list[str] = field(default_factory=list)
+    #: The implementation of each graph workload that has a faster one than
+    #: its default (`conv2d-winograd`'s convolutions).
+    implementations: Mapping[str, Implementation] = field(default_factory=dict)
+
+    def implementation(self, workload: str) -> Implementation | None:
+        impl = self.implementations.get(workload)
+        if impl is not None:
+            self.applied.add(workload)
+        return impl
 
     def kernel_built(self, kernel: te.FuncOp, workload: str, calls: list[TemplateCall[Any]]) -> None:
         choice = self.choices.get(workload)
