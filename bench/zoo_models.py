@@ -82,6 +82,9 @@ ZOO: dict[str, Entry] = {
     "convnext_tiny": Entry("depthwise convnet", _vision("convnext_tiny")),
     # transformers: encoders, a decoder-only model, a vision transformer
     "bert": Entry("attention encoder", _text("BertConfig", "BertModel")),
+    # BERT-base with a sequence-classification head (10 classes): logits, for
+    # comparisons by top-1 (bench/int8.py)
+    "bert_cls": Entry("attention encoder", _text("BertConfig", "BertForSequenceClassification", num_labels=10)),
     "distilbert": Entry("attention encoder", _text("DistilBertConfig", "DistilBertModel")),
     "gpt2": Entry("decoder-only transformer", _text("GPT2Config", "GPT2Model")),
     "vit_b_16": Entry("vision transformer", _vision("vit_b_16")),
