@@ -1,5 +1,5 @@
 """alter-op-layout (O3): convolutions become pad + im2col + 1x1 convolution and
-dense weights are transposed at compile time; compiled models still compute what
+dense weights are packed in column panels (or transposed) at compile time; compiled models still compute what
 onnxruntime / the ONNX reference evaluator compute."""
 
 from __future__ import annotations
@@ -228,6 +228,43 @@ def test_dense_transposed_weight() -> None:
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
 
+
+
+def test_dense_pack() -> None:
+    """Products by a constant weight whose columns divide into the lanes read it
+    packed in column panels (`relay.dense_pack`, a bias added after it); odd row
+    counts leave tails; alpha keeps the transposed dense."""
+    inits = {
+        "w_t": RNG.standard_normal((48, 7)),  # N x K: transB
+        "b_t": RNG.standard_normal(48),
+        "w_n": RNG.standard_normal((7, 32)),
+        "b_n": RNG.standard_normal((5, 32)),
+        "w_m": RNG.standard_normal((7, 64)),
+        "w_a": RNG.standard_normal((32, 7)),
+    }
+    nodes = [
+        helper.make_node("Gemm", ["x", "w_t", "b_t"], ["y_t"], transB=1),
+        helper.make_node("Gemm", ["x", "w_n", "b_n"], ["y_n"]),
+        helper.make_node("MatMul", ["x3", "w_m"], ["y_m"]),
+        helper.make_node("Gemm", ["x", "w_a"], ["y_a"], transB=1, alpha=0.5),
+    ]
+    model = make_model(
+        nodes,
+        {"x": (5, 7), "x3": (3, 11, 7)},
+        {"y_t": (5, 48), "y_n": (5, 32), "y_m": (3, 11, 64), "y_a": (5, 32)},
+        inits,
+    )
+    o3 = optimized(model, 3)
+    assert count(o3, relay.DensePackOp) == 3
+    assert count(o3, relay.DenseOp) == 1  # alpha: the transposed dense
+    assert count(optimized(model, 2), relay.DensePackOp) == 0
+    x = RNG.standard_normal((5, 7)).astype(np.float32)
+    x3 = RNG.standard_normal((3, 11, 7)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x, "x3": x3})
+    for threads in (1, 2):
+        got = lamina.compile(model, opt_level=3, num_threads=threads).run(x, x3)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
 
 def test_resnet18_at_o3_matches_onnxruntime() -> None:
     ort = pytest.importorskip("onnxruntime")

@@ -23,14 +23,14 @@ def _model():
         helper.make_node("Conv", ["c", "w3"], ["d"], group=2),  # grouped
         helper.make_node("MaxPool", ["d"], ["e"], kernel_shape=[2, 2], strides=[2, 2]),
         helper.make_node("Flatten", ["e"], ["f"]),
-        helper.make_node("MatMul", ["f", "w4"], ["g"]),
+        helper.make_node("MatMul", ["f", "w4"], ["g"]),  # a packed weight (relay.dense_pack)
         helper.make_node("Softmax", ["g"], ["y"]),
     ]
-    inits = [w("w1", [8, 3, 3, 3]), w("w2", [8, 1, 3, 3]), w("w3", [8, 4, 1, 1]), w("w4", [128, 10])]
+    inits = [w("w1", [8, 3, 3, 3]), w("w2", [8, 1, 3, 3]), w("w3", [8, 4, 1, 1]), w("w4", [128, 16])]
     graph = helper.make_graph(
         nodes, "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16])],
         inits,
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])

@@ -6,6 +6,7 @@ natively and compared with numpy on shapes the tiles do and do not divide."""
 from __future__ import annotations
 
 import ctypes
+import random
 from collections.abc import Sequence
 
 import numpy as np
@@ -13,8 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.context import Context
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp, VectorType
 
+from lamina import host
 from lamina.dialects import tir
 from lamina.dialects.tir import ForKind
 from lamina.errors import LaminaError, LoweringError
@@ -29,7 +32,8 @@ from lamina.lowering.schedule import (
     Schedule,
     Split,
 )
-from lamina.lowering.strategy.cpu import gemm, injective, reduction
+from lamina.lowering.strategy.cpu import GemmKnobs, gemm, injective, reduction
+from lamina.lowering.strategy.dispatch import TemplateCall
 from lamina.lowering.te_to_tir import LowerTeToTirPass
 from lamina.lowering.tir_to_llvm import LowerTirToLlvmPass
 from lamina.passes.tir.unroll import TirUnrollPass
@@ -576,3 +580,55 @@ def test_batched_rows_with_a_2d_right_operand_are_one_gemm(a_shape: tuple[int, .
     for threads in (1, 2):
         got = lamina.compile(model, num_threads=threads).run(a)[0]
         np.testing.assert_allclose(got, a @ w, rtol=1e-5, atol=1e-5)
+
+
+def dense_pack_te(name: str, rows: int, k: int, panels: int, nb: int, schedule: str) -> str:
+    """`C[i, n] = sum(k) A[i, k] * W[n / nb, k, n % nb]`: a product by a weight
+    packed in column panels (`relay.dense_pack`'s compute)."""
+    a, w, c = _tensor((rows, k), "f32"), _tensor((panels, k, nb), "f32"), _tensor((rows, panels * nb), "f32")
+    return f"""
+te.func @{name} {{
+  %A = te.placeholder "A" : {a}
+  %W = te.placeholder "W" : {w}
+  %C = te.compute (%i, %n) reduce sum (%k) [{k}]{_attr(schedule)} : {c} {{
+    %nb = arith.constant {nb} : index
+    %p = arith.divui %n, %nb : index
+    %j = arith.remui %n, %nb : index
+    %x = te.read %A[%i, %k] : {a}
+    %y = te.read %W[%p, %k, %j] : {w}
+    %m = arith.mulf %x, %y : f32
+    te.yield %m : f32
+  }}
+  te.output %C : {c}
+}}"""
+
+
+def test_gemm_space_of_a_packed_weight_computes_the_product() -> None:
+    """Points of the gemm space over a packed weight (register tiles of whole
+    panels, column blocks, unrolled reduce steps; 13 rows leave a tail) each
+    compute `A @ W`, and the tile's weight reads are contiguous vectors."""
+    nb = host.cpu().lanes(32)
+    rows, k, panels = 13, 12, 6
+    call_ = TemplateCall("gemm", gemm, GemmKnobs, ((rows, panels * nb), 0, (1,), 32, 1, k, False, nb))
+    space = call_.space()
+    assert all(nr % nb == 0 for nr in space.choices["nr"])
+    points = [call_.default(), *random.Random(0).sample(list(space), 11)]
+    text = "\n".join(dense_pack_te(f"dp{i}", rows, k, panels, nb, str(call_.render(p))) for i, p in enumerate(points))
+    for kernel in lower_te(text).ops:
+        weight = [
+            op for op in kernel.walk()
+            if isinstance(op, tir.LoadOp) and op.buffer == kernel.body.block.args[1]
+        ]  # one vector from lane 0 of a panel each
+        assert weight and all(
+            isinstance(op.result.type, VectorType) and isinstance(op.indices[2].owner, arith.ConstantOp)
+            and op.indices[2].owner.value.value.data == 0
+            for op in weight
+        ), kernel
+    native = compile_te(text)
+    rng = np.random.default_rng(0)
+    a, w = rand((rows, k), "f32", rng), rand((k, panels * nb), "f32", rng)
+    packed = aligned(np.ascontiguousarray(w.reshape(k, panels, nb).transpose(1, 0, 2)), np.dtype(np.float32))
+    for i, p in enumerate(points):
+        out = out_buffer((rows, panels * nb), "f32")
+        call(native, f"dp{i}", a, packed, out)
+        check(out, a @ w, "f32", str(p))

@@ -40,7 +40,8 @@ pytest.importorskip("xgboost")
 
 
 def _model(rows: int = 24) -> object:
-    """x[rows, 64] @ w[64, 48], relu: one GEMM task."""
+    """x[rows, 64] @ w[64, 48], relu: one GEMM task (its weight packed in
+    column panels: `relay.dense_pack`)."""
     w = np.random.default_rng(0).standard_normal((64, 48)).astype(np.float32)
     nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Relu", ["m"], ["y"])]
     graph = helper.make_graph(
@@ -55,6 +56,7 @@ def _model(rows: int = 24) -> object:
 CALLS: list[TemplateCall[object]] = [
     TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((30, 40), 0, (1,), 32, 1, 16, False)),
     TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((2, 7, 5, 6), 1, (2, 3), 32, 3, 8, False)),
+    TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((3, 11, 64), 1, (2,), 32, 1, 7, True, 16)),
     TemplateCall("window", cpu.window, cpu.WindowKnobs, ((1, 4, 9, 13), 2, 32)),
     TemplateCall("conv_nchwc", cpu.conv_nchwc, cpu.NchwcKnobs, ((1, 2, 5, 7, 16), 32)),
     TemplateCall("injective", cpu.injective, cpu.InjectiveKnobs, ((3, 70), 32)),
@@ -83,9 +85,10 @@ def test_every_point_of_a_space_is_a_valid_schedule(call: TemplateCall[object]) 
 
 def test_invalid_points_are_rejected_before_they_are_built() -> None:
     space = CALLS[0].space()
-    spill = cpu.GemmKnobs(mr=16, nr=48, rows_outer=False, grain=16, unroll_k=1)
+    spill = cpu.GemmKnobs(mr=16, nr=48, col_block=1, unroll_k=1, grain=16)
     assert "vector registers" in (space.check(spill) or "")
-    assert "not one of" in (space.check(cpu.GemmKnobs(6, 32, False, 16, 3)) or "")  # 3 is no choice
+    assert "not one of" in (space.check(cpu.GemmKnobs(6, 32, 1, 3, 16)) or "")  # 3 is no choice
+    assert "do not divide" in (space.check(cpu.GemmKnobs(6, 16, 2, 1, 16)) or "")  # 3 tiles of 16
 
 
 def test_knobs_json() -> None:
@@ -106,7 +109,7 @@ def _record(**kw: object) -> Record:
     target = Target.host()
     fields: dict[str, object] = dict(
         workload="0123456789abcdef", task="k", site=0, template="gemm",
-        knobs=cpu.GemmKnobs(6, 32, False, 16, 1).to_json(), default=True, status="ok",
+        knobs=cpu.GemmKnobs(6, 32, 1, 1, 16).to_json(), default=True, status="ok",
         seconds=1e-4, flops=1000, weight=1, threads=1, cpu=target.cpu,
         features=target.features, schedule="", error=None, time=0.0,
     )
@@ -184,7 +187,7 @@ def test_records_of_another_model_change_nothing(tmp_path: Path) -> None:
     """Records are keyed by workload: another shape's kernel keeps its default."""
     path = tmp_path / "r.jsonl"
     with RecordWriter(path) as w:
-        w.write(_record(default=False, knobs=cpu.GemmKnobs(2, 16, True, 4, 1).to_json()))
+        w.write(_record(default=False, knobs=cpu.GemmKnobs(2, 16, 3, 1, 4).to_json()))
     records = load_records(path)
     lamina.compile(_model(), tuning_records=records)
     assert records.applied == set()
@@ -193,7 +196,7 @@ def test_records_of_another_model_change_nothing(tmp_path: Path) -> None:
 def test_a_record_that_no_longer_fits_its_kernel_is_noted(tmp_path: Path) -> None:
     (task,) = extract_tasks(_model())
     path = tmp_path / "r.jsonl"
-    bad = cpu.GemmKnobs(16, 64, False, 16, 1).to_json()  # overflows the registers
+    bad = cpu.GemmKnobs(16, 64, 1, 1, 16).to_json()  # overflows the registers
     with RecordWriter(path) as w:
         w.write(_record(workload=task.workload, default=False, knobs=bad))
     with pytest.warns(TuningNote, match="rejected"):
@@ -218,7 +221,9 @@ def _faulty(text: str, fault: str) -> str:
             r"(\s*)(%\d+) = te.read (%\d+)\[(%\d+), (%\d+)\] : tensor<24x64xf32>",
             r"\1%z = arith.constant 0 : index\1\2 = te.read \3[\4, %z] : tensor<24x64xf32>", out, count=1,
         )
-        out = re.sub(r"te.read (%\d+)\[(%\d+), (%\d+)\] : tensor<64x48xf32>", r"te.read \1[%z, \3] : tensor<64x48xf32>", out)
+        out = re.sub(
+            r"te.read (%\d+)\[(%\d+), (%\d+), (%\d+)\] : (tensor<\d+x64x\d+xf32>)", r"te.read \1[\2, %z, \4] : \5", out,
+        )
     assert out != text
     return out
 
@@ -276,9 +281,9 @@ def test_the_tune_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     records = tmp_path / "r.jsonl"
     assert cli(["tune", str(model), "-o", str(records), "--trials", "5", "--search", "random"]) == 0
     out = capsys.readouterr().out
-    assert "fused_matmul_relu" in out and "records:" in out
+    assert "fused_dense_pack_relu" in out and "records:" in out
     assert cli(["tune", "--report", str(records)]) == 0
-    assert "fused_matmul_relu" in capsys.readouterr().out
+    assert "fused_dense_pack_relu" in capsys.readouterr().out
     so = tmp_path / "mm.so"
     assert cli(["compile", str(model), "-o", str(so), "--tuning-records", str(records)]) == 0
     assert "applied to" in capsys.readouterr().err

@@ -70,7 +70,7 @@ def op_class(op: relay.RelayOp) -> str:
         if groups == 1:
             return "conv"
         return "depthwise conv" if wshape[1] == 1 else "grouped conv"
-    if isinstance(op, relay.MatmulOp | relay.DenseOp):
+    if isinstance(op, relay.MatmulOp | relay.DenseOp | relay.DensePackOp):
         return "matmul"
     if isinstance(op, relay.PoolOp):
         return "pool"

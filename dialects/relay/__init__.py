@@ -19,7 +19,7 @@ parsing; the result type is then inferred.
 
 The ops are defined by family, one module each: `base` (`RelayOp`, `OpPattern`,
 the shared type-inference helpers, `Window`, the attribute builders), `constant`,
-`elementwise`, `products` (matmul, dense, convolutions), `reductions`, `nn`
+`elementwise`, `products` (matmul, dense, dense_pack, convolutions), `reductions`, `nn`
 (softmax, bias_add, pooling, normalizations), `layout` (reshape, transpose,
 slicing, gather, pad, resize, im2col, ...), `algorithm` (scatters, top-k,
 cumulative scans), `dynamic` (ops of data-dependent size: nonzero, NMS,

@@ -1,4 +1,5 @@
-"""Contractions: `relay.matmul`, `relay.dense` (ONNX Gemm) and the N-d
+"""Contractions: `relay.matmul`, `relay.dense` (ONNX Gemm), `relay.dense_pack`
+(a product with its weight in column panels) and the N-d
 convolutions and transposed convolutions.
 
 These are the ops that do the arithmetic work of a network; fusion treats them
@@ -123,6 +124,41 @@ class DenseOp(RelayOp):
                     f"broadcast to {m}x{n}"
                 )
         return tensor((m, n), elem)
+
+
+@irdl_op_definition
+class DensePackOp(RelayOp):
+    """A matrix product whose weight is packed in column panels (TVM's
+    `dense_pack`): data `[..., M, K]`, weight `[N/nb, K, nb]` (panel `p` holds
+    columns `p*nb ..< (p+1)*nb` of the `K x N` weight, row after row), result
+    `[..., M, N]`: `out[..., m, n] = sum(k) data[..., m, k] * weight[n / nb, k,
+    n % nb]`. A GEMM micro-kernel reads each panel as one contiguous stream;
+    `alter-op-layout` makes it from a product with a constant weight (packed at
+    compile time)."""
+
+    name = "relay.dense_pack"
+    data = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        elem = _same_element_type(cls.name, types)
+        require_element(cls.name, types[0], floating=True)
+        x, w = shape_of(types[0]), shape_of(types[1])
+        if len(x) < 2 or len(w) != 3:
+            raise VerifyException(
+                f"{cls.name}: needs data [..., M, K] and a packed weight [N/nb, K, nb], "
+                f"got {types[0]} and {types[1]}"
+            )
+        if x[-1] != w[1]:
+            raise VerifyException(
+                f"{cls.name}: contraction dimensions differ: data has {x[-1]} columns, "
+                f"the weight's panels {w[1]} rows"
+            )
+        return tensor([*x[:-1], w[0] * w[2]], elem)
 
 
 # ---------------------------------------------------------------- convolution

@@ -151,55 +151,74 @@ class _GemmGeometry:
 
 @dataclass(frozen=True)
 class GemmKnobs(Knobs):
-    """`gemm`'s knobs: `mr` rows x `nr` columns of accumulators (the columns in
-    vector lanes), the row tiles outside the column tiles or inside them, the
-    parallel granularity, and the innermost reduce loop unrolled by `unroll_k`
-    (1: not split)."""
+    """`gemm`'s knobs: a register tile of `mr` rows x `nr` columns (a whole
+    number of vectors, each its own register, or less than one), the column
+    tiles of a block (`col_block`: the row tiles loop between the blocks and
+    the tiles of a block, so 1 streams the rows past each column panel and all
+    of them each row panel past every column panel), the innermost reduce loop
+    unrolled by `unroll_k` (1: not split) and the parallel granularity."""
 
     mr: int
     nr: int
-    rows_outer: bool
-    grain: int
+    col_block: int
     unroll_k: int
+    grain: int
 
     @staticmethod
     def default(
         cpu: host.HostCPU, extents: tuple[int, ...], row: int, cols: tuple[int, ...],
         elem_bits: int = 32, nreduce: int = 1, reduce_size: int = 0, fuse_batch: bool = False,
+        panel: int = 0,
     ) -> GemmKnobs:
-        """6 rows x 2 vectors (12 x 1 when the columns fit one vector); the B
-        panel streamed once (each reused across the row tiles), unless A is the
-        larger operand (as in a late conv layer: many channels, few pixels)."""
+        """8 rows x 2 vectors (12 x 1 when the columns fit one vector): 16 of
+        the FMA chains in flight per reduce step for 10 loads; each column panel
+        streamed once past all the row tiles, unless A is the larger operand
+        (as in a late conv layer: many channels, few pixels), then each row
+        panel past all the column tiles."""
         g = _GemmGeometry.of(extents, row, cols, fuse_batch)
         lanes = cpu.lanes(elem_bits)
         nr = 2 * lanes if g.ncol > lanes else lanes
-        mr = min(6 if nr == 2 * lanes else 12, g.rows)
+        mr = min(8 if nr == 2 * lanes else 12, g.rows)
         # (a symbolic row count: the default order)
         rows_outer = bool(reduce_size) and _sure(g.rows) > g.ncol
-        return GemmKnobs(int(mr), nr, rows_outer, DEFAULT_GRAIN, 1)
+        return GemmKnobs(int(mr), nr, -(-g.ncol // nr) if rows_outer else 1, 1, DEFAULT_GRAIN)
 
     @staticmethod
     def space(
         cpu: host.HostCPU, extents: tuple[int, ...], row: int, cols: tuple[int, ...],
         elem_bits: int = 32, nreduce: int = 1, reduce_size: int = 0, fuse_batch: bool = False,
+        panel: int = 0,
     ) -> Space[GemmKnobs]:
-        d = GemmKnobs.default(cpu, extents, row, cols, elem_bits, nreduce, reduce_size, fuse_batch)
+        d = GemmKnobs.default(cpu, extents, row, cols, elem_bits, nreduce, reduce_size, fuse_batch, panel)
         g = _GemmGeometry.of(extents, row, cols, fuse_batch)
         lanes = cpu.lanes(elem_bits)
         rows = 16 if isinstance(g.rows, Hinted) else g.rows
         unrolls = [u for u in (1, 2, 4, 8) if reduce_size and reduce_size % u == 0] or [1]
+        widths = _vector_widths(lanes, -(-g.ncol // lanes) * lanes, d.nr)
+        if panel:  # (a vector must not straddle two panels of a packed weight)
+            widths = tuple(w for w in widths if w % panel == 0)
+        blocks = {b for w in widths for b in _divisors(-(-g.ncol // w))}
 
         def why(k: GemmKnobs) -> str | None:
+            tiles = -(-g.ncol // k.nr)
+            if tiles % k.col_block:
+                return f"gemm: {k.col_block} column tiles per block do not divide the {tiles} tiles"
             vectors = -(-k.nr // lanes)
             return _registers_check("gemm", k.mr * vectors, vectors + 1)
 
         return Space(GemmKnobs, {
             "mr": choices(*range(1, 17), at_most=rows, keep=(d.mr,)),
-            "nr": _vector_widths(lanes, -(-g.ncol // lanes) * lanes, d.nr),
-            "rows_outer": (False, True),
-            "grain": choices(*GRAINS, keep=(d.grain,)),
+            "nr": widths,
+            "col_block": choices(*blocks, keep=(d.col_block,)),
             "unroll_k": tuple(unrolls),
+            "grain": choices(*GRAINS, keep=(d.grain,)),
         }, why)
+
+
+def _divisors(n: int) -> tuple[int, ...]:
+    """The column-block sizes a tuner tries for `n` tiles: 1, the powers of two
+    that divide `n`, and `n` itself."""
+    return tuple(sorted({1, n, *(b for b in (2, 4, 8, 16) if n % b == 0)}))
 
 
 def gemm(
@@ -210,33 +229,41 @@ def gemm(
     nreduce: int = 1,
     reduce_size: int = 0,
     fuse_batch: bool = False,
+    panel: int = 0,
     knobs: GemmKnobs | None = None,
 ) -> Schedule:
     """A register-tiled GEMM micro-kernel for a sum reduction over `r0` whose
-    output axes are `batch..., row, cols...` (`cols` are fused into one vector
-    axis): MR rows x NR lanes of accumulators, B panels reused across row tiles.
+    output axes are `batch..., row, cols...` (`cols` are fused into one column
+    axis): MR rows x NR columns of accumulators, one register per vector of
+    the host's lanes, for the whole reduction; column tiles in blocks of
+    `col_block`, the row tiles looping between the blocks and their tiles.
 
     `fuse_batch` (for a right operand shared by every batch, as a 2-D weight)
     fuses the batch axes into the rows: one GEMM over all the rows, so a batch of
     one-row products (`[197, 1, 768] x [768, N]`) is tiled like `[197, 768] x
-    [768, N]`. `reduce_size` is `r0`'s extent (0: unknown). `knobs` default to
-    the host's (`GemmKnobs.default`)."""
-    args = (extents, row, cols, elem_bits, nreduce, reduce_size, fuse_batch)
+    [768, N]`. `reduce_size` is `r0`'s extent (0: unknown). `panel` is the
+    column panel of a packed right operand (`relay.dense_pack`; 0: not packed):
+    NR is then a multiple of it. `knobs` default to the host's
+    (`GemmKnobs.default`)."""
+    args = (extents, row, cols, elem_bits, nreduce, reduce_size, fuse_batch, panel)
     if knobs is None:
         log_call(TemplateCall("gemm", gemm, GemmKnobs, args))
         knobs = GemmKnobs.default(host.cpu(), *args)
     g = _GemmGeometry.of(extents, row, cols, fuse_batch)
     r, col, mr, nr = g.row, g.col, knobs.mr, knobs.nr
+    lanes = host.cpu().lanes(elem_bits)
     steps: list[Primitive] = [*g.fusions, Split(r, mr), Split(col, nr)]
-    # Each B panel (reduce x NR) is reused across the row tiles, or with
-    # `rows_outer` each row panel of A across the column tiles.
     row_tiles = -(-g.rows // mr)
-    tiles = [
-        (f"{col}.o", -(-g.ncol // nr)),
-        (f"{r}.o", Hinted(row_tiles) if isinstance(g.rows, Hinted) else row_tiles),
-    ]
-    if knobs.rows_outer:
-        tiles.reverse()
+    col_tiles = -(-g.ncol // nr)
+    rows_tile = (f"{r}.o", Hinted(row_tiles) if isinstance(g.rows, Hinted) else row_tiles)
+    block = knobs.col_block
+    if block <= 1:  # each column panel streamed past every row tile
+        tiles = [(f"{col}.o", col_tiles), rows_tile]
+    elif block >= col_tiles:  # each row panel past every column panel
+        tiles = [rows_tile, (f"{col}.o", col_tiles)]
+    else:
+        steps.append(Split(f"{col}.o", block))
+        tiles = [(f"{col}.o.o", col_tiles // block), rows_tile, (f"{col}.o.i", block)]
     outer = [*g.batch, *(name for name, _ in tiles)]
     reduce = [f"r{d}" for d in range(nreduce)]
     unrolled_k: list[str] = []
@@ -244,11 +271,16 @@ def gemm(
         steps.append(Split("r0", knobs.unroll_k))
         reduce = ["r0.o", *reduce[1:]]
         unrolled_k = ["r0.i"]
-    steps.append(Reorder((*outer, *reduce, *unrolled_k, f"{r}.i", f"{col}.i")))
+    # One register per vector: a wider tile is split into vectors of the lanes.
+    vectors = [f"{col}.i"]
+    if nr > lanes:
+        steps.append(Split(f"{col}.i", lanes))
+        vectors = [f"{col}.i.o", f"{col}.i.i"]
+    steps.append(Reorder((*outer, *reduce, *unrolled_k, f"{r}.i", *vectors)))
     outer_extents = [*g.batch_extents, *(n for _, n in tiles)]
     steps += _parallel_tiles(outer, outer_extents, knobs.grain)
-    steps += [Annotate(ForKind.UNROLLED, name) for name in (*unrolled_k, f"{r}.i")]
-    steps.append(Annotate(ForKind.VECTORIZED, f"{col}.i"))
+    steps += [Annotate(ForKind.UNROLLED, name) for name in (*unrolled_k, f"{r}.i", *vectors[:-1])]
+    steps.append(Annotate(ForKind.VECTORIZED, vectors[-1]))
     return Schedule(tuple(steps))
 
 
@@ -556,6 +588,16 @@ def schedule_dense(op: relay.RelayOp, out: TensorType, kdim: int) -> Schedule | 
     )
 
 
+def schedule_dense_pack(out: TensorType, kdim: int, panel: int) -> Schedule:
+    """`gemm` over the last two output axes, the batch axes fused into the rows
+    (the packed weight is shared by every batch), NR a multiple of the panel."""
+    rank = out.get_num_dims()
+    return gemm(
+        hinted(dims(out)), rank - 2, (rank - 1,), _bits(out.get_element_type()),
+        reduce_size=kdim, fuse_batch=True, panel=panel,
+    )
+
+
 def schedule_matmul(
     out: TensorType, a_shape: Sequence[int], b_shape: Sequence[int]
 ) -> Schedule | None:
@@ -629,6 +671,7 @@ __all__ = [
     "reduction",
     "schedule_conv",
     "schedule_dense",
+    "schedule_dense_pack",
     "schedule_matmul",
     "schedule_pool",
     "window",

@@ -16,7 +16,7 @@ def flops(op: relay.RelayOp) -> int:
     """Multiply-adds counted as two flops; other ops one per output element."""
     out = _type(op)
     n = math.prod(dims(out))
-    if isinstance(op, relay.DenseOp | relay.MatmulOp):
+    if isinstance(op, relay.DenseOp | relay.MatmulOp | relay.DensePackOp):
         a = op.operands[0].type
         assert isinstance(a, TensorType)
         kdim = dims(a)[0 if relay.flag_prop(op, "transpose_a") else -1]

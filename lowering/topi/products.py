@@ -1,6 +1,7 @@
-"""Products: dense, matmul (batched), convolution, im2col and transposed
-convolution, each a sum reduction. The GEMM-shaped ones get the register-tiled
-schedule the CPU strategy picks for them (`lamina.lowering.strategy.cpu`).
+"""Products: dense, matmul (batched), dense_pack (a weight in column panels),
+convolution, im2col and transposed convolution, each a sum reduction. The
+GEMM-shaped ones get the register-tiled schedule the CPU strategy picks for
+them (`lamina.lowering.strategy.cpu`).
 """
 
 from __future__ import annotations
@@ -118,6 +119,26 @@ def matmul(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     sched = cpu.schedule_matmul(out, sa, sb)
     if sched is not None:
         scheduled(result, sched)
+    return result
+
+
+@register_compute(relay.DensePackOp)
+def dense_pack(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """`out[..., m, n] = sum(k) a[..., m, k] * w[n / nb, k, n % nb]` (a weight
+    packed in column panels of `nb`)."""
+    a, w = ins
+    out = _type(op)
+    rank = out.get_num_dims()
+    _, kdim, nb = _shape(w)
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        o, kk = idx[:rank], idx[rank]
+        n = o[rank - 1]
+        panel = [e.idiv(n, e.index(nb)), kk, e.irem(n, e.index(nb))]
+        return e.mul(e.read(a, [*o[:-1], kk]), e.read(w, panel))
+
+    result = k.compute(out, body, ReduceKind.SUM, [kdim])
+    scheduled(result, cpu.schedule_dense_pack(out, kdim, nb))
     return result
 
 

@@ -8,9 +8,13 @@
   compile time, padding becomes a `relay.pad` of the blocked input. The
   transforms are then moved out through elementwise ops until inverse pairs
   cancel (`layout_propagation`): chains of convolutions stay blocked.
-- `relay.dense(x, W) {transpose_b}` with a constant `W` (N x K) becomes
+- A `relay.matmul(x, W)` or `relay.dense(x, W)` with a constant 2-D `W`
+  becomes `relay.dense_pack(x, W')` (TVM's `dense_pack`; the module
+  `dense_pack`), `W'` packed at compile time in column panels of the host's
+  lanes, a dense's bias a `relay.add` after it; where the columns do not
+  divide into panels, a `relay.dense(x, W) {transpose_b}` becomes
   `relay.dense(x, W^T)`: the GEMM schedule's vector lanes run along N, so the
-  weight is stored K x N (transposed once, at compile time).
+  weight is stored K x N.
 - Another 2-D `relay.conv2d` with one group that is not already a 1x1, unit-stride,
   unpadded convolution becomes `relay.conv2d(relay.im2col(x), W')` with
   `W' = reshape(W, [O, C*KH*KW, 1, 1])`: a GEMM over the patches, which the
@@ -24,8 +28,8 @@
   tail) reads an input padded with -inf instead, so that its window schedule
   loads whole vectors with no bounds checks.
 
-Counters: `alter-op-layout.dense`, `alter-op-layout.conv2d-nchwc`,
-`alter-op-layout.transforms-moved`, `alter-op-layout.conv2d`,
+Counters: `alter-op-layout.dense-pack`, `alter-op-layout.dense`,
+`alter-op-layout.conv2d-nchwc`, `alter-op-layout.transforms-moved`, `alter-op-layout.conv2d`,
 `alter-op-layout.grouped-pad`, `alter-op-layout.max-pool-pad`.
 """
 
@@ -57,6 +61,7 @@ from lamina.dialects.constants import make_constant, value_data
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.lowering.strategy.cpu import is_gemm_conv
 from lamina.passes import record_statistic
+from lamina.passes.graph.dense_pack import pack_product
 from lamina.passes.graph.layout_propagation import (
     blocked_source,
     propagate,
@@ -241,7 +246,9 @@ class AlterOpLayoutPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         block = host.cpu().lanes(32)
         for inner in list(op.walk()):
-            if isinstance(inner, relay.DenseOp) and _dense(inner):
+            if isinstance(inner, relay.DenseOp | relay.MatmulOp) and pack_product(inner):
+                record_statistic("alter-op-layout.dense-pack")
+            elif isinstance(inner, relay.DenseOp) and _dense(inner):
                 record_statistic("alter-op-layout.dense")
             elif isinstance(inner, relay.Conv2DOp) and not _is_gemm(inner) and _conv2d_nchwc(inner, block):
                 record_statistic("alter-op-layout.conv2d-nchwc")
