@@ -78,15 +78,15 @@ def _graph(model: onnx.ModelProto, ctx: PassContext) -> str:
 # ------------------------------------------------------------------ matrices
 @pytest.mark.parametrize("m", sorted(POINTS))
 def test_the_matrices_compute_the_correlation(m: int) -> None:
-    """`A^T ((G g) * (B^T d))` is the 1-D correlation of `d` with `g`, and the
-    2-D form (Kronecker products) the 2-D one, to f64 rounding."""
+    """`A^T ((G g) * (B^T d))` is the 1-D correlation of `d` with `g`, and
+    `A^T ((G g G^T) * (B^T d B)) A` the 2-D one, to f64 rounding."""
     at, bt, g = winograd_matrices(m)
     a = m + 2
     d, k = RNG.standard_normal(a), RNG.standard_normal(3)
     np.testing.assert_allclose(at @ ((g @ k) * (bt @ d)), np.correlate(d, k, "valid"), rtol=0, atol=1e-12)
     d2, k2 = RNG.standard_normal((a, a)), RNG.standard_normal((1, 1, 3, 3))
-    u = weight_transform(k2, m, 1)[0, :, 0, 0]
-    y = (output_transform(m) @ (u * (input_transform(m) @ d2.reshape(-1)))).reshape(m, m)
+    u = weight_transform(k2, m, 1)[0, :, 0, 0].reshape(a, a)
+    y = output_transform(m) @ (u * (input_transform(m) @ d2 @ input_transform(m).T)) @ output_transform(m).T
     want = _conv(d2[None, None], k2, (0, 0, 0, 0))[0, 0]
     np.testing.assert_allclose(y, want, rtol=0, atol=1e-11)
 
@@ -107,14 +107,14 @@ def test_the_numpy_evaluators_compose_to_the_convolution(m: int) -> None:
     a, th, tw = m + 2, -(-oh // m), -(-ow // m)
     p = n * th * tw
     text = f"""
-    func.func @main(%x: tensor<{n}x{c // cb}x{h}x{w}x{cb}xf32>, %t: tensor<{a * a}x{a * a}xf32>,
-                    %u: tensor<{k // kb}x{a * a}x{c}x{kb}xf32>, %s: tensor<{m * m}x{a * a}xf32>)
+    func.func @main(%x: tensor<{n}x{c // cb}x{h}x{w}x{cb}xf32>, %t: tensor<{a}x{a}xf32>,
+                    %u: tensor<{k // kb}x{a * a}x{c}x{kb}xf32>, %s: tensor<{m}x{a}xf32>)
         -> tensor<{n}x{k // kb}x{oh}x{ow}x{kb}xf32> {{
       %v = relay.winograd_input_transform %x, %t {{tile_size = {m} : i64, padding = array<i64: {", ".join(map(str, pads))}>}}
-        : (tensor<{n}x{c // cb}x{h}x{w}x{cb}xf32>, tensor<{a * a}x{a * a}xf32>)
+        : (tensor<{n}x{c // cb}x{h}x{w}x{cb}xf32>, tensor<{a}x{a}xf32>)
       %mm = relay.matmul %v, %u : (tensor<{a * a}x{p}x{c}xf32>, tensor<{k // kb}x{a * a}x{c}x{kb}xf32>)
       %y = relay.winograd_output_transform %mm, %s {{tile_size = {m} : i64, output_size = array<i64: {oh}, {ow}>}}
-        : (tensor<{k // kb}x{a * a}x{p}x{kb}xf32>, tensor<{m * m}x{a * a}xf32>)
+        : (tensor<{k // kb}x{a * a}x{p}x{kb}xf32>, tensor<{m}x{a}xf32>)
       func.return %y : tensor<{n}x{k // kb}x{oh}x{ow}x{kb}xf32>
     }}"""
     fn = parse(text).body.block.first_op

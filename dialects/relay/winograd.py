@@ -7,19 +7,17 @@ transformed once at compile time (`U = G g G^T`), one batched matrix product
 over the `a * a` positions sums over the input channels (`M[s] = V[s] @ U[s]`,
 `relay.matmul`), and the output transform maps each tile back, `Y = A^T M A`:
 
-    relay.winograd_input_transform   [N, C/cb, H, W, cb], T_in  -> V [a*a, P, C]
+    relay.winograd_input_transform   [N, C/cb, H, W, cb], B^T   -> V [a*a, P, C]
     relay.matmul                     V, U [K/kb, a*a, C, kb]     -> M [K/kb, a*a, P, kb]
-    relay.winograd_output_transform  M, T_out                    -> [N, K/kb, OH, OW, kb]
+    relay.winograd_output_transform  M, A^T                      -> [N, K/kb, OH, OW, kb]
 
 with `P = N * TH * TW` tiles (`TH = ceil(OH / m)`, the tiles in row-major
 order within each image). The product's weight is stored in panels of `kb`
 output channels (numpy's broadcasting reads `V` for each panel), so that its
 GEMM streams each panel contiguously; the output transform reads the panels
-as its channel blocks. The transforms take their matrices as operands, as
-Kronecker products over the tile's two axes: `T_in = B^T (x) B^T` is
-`[a*a, a*a]`, `T_out = A^T (x) A^T` is `[m*m, a*a]`; any matrices of these
-shapes are valid (the ops are linear maps of each tile). `conv2d-winograd`
-builds the whole rewrite from a `relay.conv2d`.
+as its channel blocks. The transforms take their matrices as operands, `B^T`
+(`[a, a]`) and `A^T` (`[m, a]`), applied along both axes of a tile; any matrices of these shapes are valid (the ops are linear maps of
+each tile). `conv2d-winograd` builds the whole rewrite from a `relay.conv2d`.
 
 Data and result use the blocked channel layout of `relay.conv2d_nchwc` (a
 block of 1 is plain NCHW), so that a chain of convolutions stays blocked and
@@ -87,12 +85,13 @@ def _matrix(op_name: str, t: TensorType, rows: int, cols: int, what: str) -> Non
 
 @irdl_op_definition
 class WinogradInputTransformOp(RelayOp):
-    """`out[s, p, c] = sum(t) transform[s, t] * tile_p[t, c]`: each input tile
-    of F(m x m, 3 x 3) (`tile_p[i * a + j, c] = x[n, c, th * m - pt + i, tw * m
-    - pl + j]`, zero outside `x`), mapped by the `[a*a, a*a]` transform. Data
-    `[N, C/cb, H, W, cb]`, padding `[top, left, bottom, right]` (the
-    convolution's); result `[a*a, N * TH * TW, C]` (the tiles cover the
-    convolution's `OH = H + pt + pb - 2` rows, `TH = ceil(OH / m)`)."""
+    """`out[xi * a + nu, p, c] = sum(i, j) T[xi, i] * T[nu, j] * tile_p[i, j,
+    c]`: each input tile of F(m x m, 3 x 3) (`tile_p[i, j, c] = x[n, c, th * m
+    - pt + i, tw * m - pl + j]`, zero outside `x`) mapped by the `[a, a]`
+    transform `T` along both axes (`T tile T^T`). Data `[N, C/cb, H, W, cb]`,
+    padding `[top, left, bottom, right]` (the convolution's); result `[a*a, N *
+    TH * TW, C]` (the tiles cover the convolution's `OH = H + pt + pb - 2`
+    rows, `TH = ceil(OH / m)`)."""
 
     name = "relay.winograd_input_transform"
     DEFAULTS: ClassVar[dict[str, Any]] = {"padding": (0, 0, 0, 0)}
@@ -121,19 +120,19 @@ class WinogradInputTransformOp(RelayOp):
                 f"{cls.name}: the padded input ({h + pad[0] + pad[2]}x{w + pad[1] + pad[3]}) "
                 f"is smaller than the {WINOGRAD_KERNEL}x{WINOGRAD_KERNEL} window"
             )
-        _matrix(cls.name, types[1], a * a, a * a, f"B^T (x) B^T for tile_size {m}")
+        _matrix(cls.name, types[1], a, a, f"B^T for tile_size {m}")
         count = n * winograd_tiles(out_h, m) * winograd_tiles(out_w, m)
         return tensor([a * a, count, blocks * block], elem)
 
 
 @irdl_op_definition
 class WinogradOutputTransformOp(RelayOp):
-    """`out[n, kb, h, w, ki] = sum(s) transform[(h % m) * m + w % m, s] *
-    data[kb, s, p, ki]` with `p` the tile of `(n, h, w)`: each tile's `a*a`
-    products mapped back to `m x m` outputs by the `[m*m, a*a]` transform
-    (`A^T (x) A^T`), the outputs past `output_size` dropped. Data `[K/kb,
-    a*a, N * TH * TW, kb]` (the product's panels); result `[N, K/kb, OH, OW,
-    kb]`."""
+    """`out[n, kb, h, w, ki] = sum(xi, nu) T[h % m, xi] * T[w % m, nu] *
+    data[kb, xi * a + nu, p, ki]` with `p` the tile of `(n, h, w)`: each
+    tile's `a*a` products mapped back to `m x m` outputs by the `[m, a]`
+    transform `T` along both axes (`T M T^T`), the outputs past `output_size`
+    dropped. Data `[K/kb, a*a, N * TH * TW, kb]` (the product's panels);
+    result `[N, K/kb, OH, OW, kb]`."""
 
     name = "relay.winograd_output_transform"
     data = operand_def(TensorType)
@@ -165,7 +164,7 @@ class WinogradOutputTransformOp(RelayOp):
                 f"{cls.name}: {p} tiles are not a whole number of {out_h}x{out_w} images "
                 f"({per_image} tiles of {m}x{m} each)"
             )
-        _matrix(cls.name, types[1], m * m, a * a, f"A^T (x) A^T for tile_size {m}")
+        _matrix(cls.name, types[1], m, a, f"A^T for tile_size {m}")
         return tensor([p // per_image, blocks, out_h, out_w, block], elem)
 
 

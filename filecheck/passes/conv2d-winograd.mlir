@@ -17,12 +17,12 @@
 
 // CHECK-LABEL: func.func @main(%x: tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32> {
 // CHECK-NEXT:    %[[XB:.*]] = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NCHW[[B:[0-9]+]]c"} : (tensor<1x32x7x7xf32>) -> tensor<1x[[N:[0-9]+]]x7x7x[[B]]xf32>
-// CHECK-NEXT:    %[[T:.*]] = relay.constant dense_resource<winograd_bt4> : tensor<36x36xf32>
-// CHECK-NEXT:    %[[V:.*]] = relay.winograd_input_transform %[[XB]], %[[T]] {tile_size = 4 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x[[N]]x7x7x[[B]]xf32>, tensor<36x36xf32>) -> tensor<36x4x32xf32>
+// CHECK-NEXT:    %[[T:.*]] = relay.constant dense_resource<winograd_bt4> : tensor<6x6xf32>
+// CHECK-NEXT:    %[[V:.*]] = relay.winograd_input_transform %[[XB]], %[[T]] {tile_size = 4 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x[[N]]x7x7x[[B]]xf32>, tensor<6x6xf32>) -> tensor<36x4x32xf32>
 // CHECK-NEXT:    %[[U:.*]] = relay.constant dense_resource<w_winograd4> : tensor<[[N]]x36x32x[[B]]xf32>
 // CHECK-NEXT:    %[[M:.*]] = relay.matmul %[[V]], %[[U]] : (tensor<36x4x32xf32>, tensor<[[N]]x36x32x[[B]]xf32>) -> tensor<[[N]]x36x4x[[B]]xf32>
-// CHECK-NEXT:    %[[A:.*]] = relay.constant dense_resource<winograd_at4> : tensor<16x36xf32>
-// CHECK-NEXT:    %[[Y:.*]] = relay.winograd_output_transform %[[M]], %[[A]] {tile_size = 4 : i64, output_size = array<i64: 7, 7>} : (tensor<[[N]]x36x4x[[B]]xf32>, tensor<16x36xf32>) -> tensor<1x[[N]]x7x7x[[B]]xf32>
+// CHECK-NEXT:    %[[A:.*]] = relay.constant dense_resource<winograd_at4> : tensor<4x6xf32>
+// CHECK-NEXT:    %[[Y:.*]] = relay.winograd_output_transform %[[M]], %[[A]] {tile_size = 4 : i64, output_size = array<i64: 7, 7>} : (tensor<[[N]]x36x4x[[B]]xf32>, tensor<4x6xf32>) -> tensor<1x[[N]]x7x7x[[B]]xf32>
 // CHECK-NEXT:    %[[R:.*]] = relay.layout_transform %[[Y]] {src_layout = "NCHW[[B]]c", dst_layout = "NCHW"} : (tensor<1x[[N]]x7x7x[[B]]xf32>) -> tensor<1x32x7x7xf32>
 // CHECK-NEXT:    %{{.*}} = relay.relu %[[R]] : tensor<1x32x7x7xf32>
 // DEFAULT-LABEL: func.func @main(%x: tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32> {
@@ -60,13 +60,14 @@ func.func @main(%x: tensor<1x32x9x9xf32>, %v: tensor<32x32x3x3xf32>) -> tensor<1
 
 // -----
 
-// A Winograd conv (F(2x2, 3x3)) after a direct one (5x5), a residual add:
-// blocked from the first to the last, one transform in and one out.
+// A Winograd conv (F(2x2, 3x3): B^T over the points 0, -1, 1 and infinity)
+// after a direct one (5x5), a residual add: blocked from the first to the
+// last, one transform in and one out.
 // BLOCKED-LABEL: func.func @main(%x: tensor<1x32x6x6xf32>) -> tensor<1x32x6x6xf32> {
 // BLOCKED-NEXT:    %[[XB:.*]] = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NCHW[[B:[0-9]+]]c"}
 // BLOCKED:         %[[C:.*]] = relay.conv2d_nchwc
 // BLOCKED-NEXT:    %[[R:.*]] = relay.relu %[[C]]
-// BLOCKED-NEXT:    %[[T:.*]] = relay.constant dense_resource<winograd_bt2{{.*}}> : tensor<16x16xf32>
+// BLOCKED-NEXT:    %[[T:.*]] = relay.constant dense<{{\[}}[1.000000e+00, 0.000000e+00, -1.000000e+00, 0.000000e+00], [0.000000e+00, -1.000000e+00, 1.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00], [0.000000e+00, -1.000000e+00, 0.000000e+00, 1.000000e+00]]> : tensor<4x4xf32>
 // BLOCKED-NEXT:    %[[V:.*]] = relay.winograd_input_transform %[[R]], %[[T]] {tile_size = 2 : i64, padding = array<i64: 1, 1, 1, 1>}
 // BLOCKED:         %[[Y:.*]] = relay.winograd_output_transform
 // BLOCKED-NEXT:    %[[S:.*]] = relay.add %[[Y]], %[[XB]]

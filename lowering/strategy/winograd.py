@@ -2,18 +2,21 @@
 (`relay.winograd_input_transform`, `relay.winograd_output_transform`; the
 batched product between them is `gemm`'s).
 
-Both transforms are sum reductions over a tile's `a x a` positions whose
-matrix entries are read from a constant operand, vectorized along the channel
-block (the lanes hold `block` channels of one position):
+Both transforms are sum reductions over one axis of a tile (`a` steps) whose
+terms apply the transform along the other axis, with the matrix entries read
+from a constant operand, vectorized along the channel block (the lanes hold
+`block` channels of one position). A term is the same for a whole row of the
+register tile, which the compiler then computes once (the separable transform):
 
-- `winograd_input`: output axes `s` (the `a*a` transformed positions), `p`
-  (tiles), `c` (channels); a register tile of `rows` positions x `cols`
-  channel vectors, so that each input vector read serves `rows` positions and
-  each matrix entry `cols` vectors;
-- `winograd_output`: output axes `n, kb, h, w, kb_i` (the blocked result); a
-  register tile of `rows x cols` output tiles of `m x m` points, each point a
-  vector accumulator; the conv's epilogue (bias, activation, residual add) runs
-  on the accumulators as they are written back.
+- `winograd_input`: output axes `s` (the `a*a` transformed positions, `xi * a
+  + nu`), `p` (tiles), `c` (channels), reduce axis `j` (the tile's columns); a
+  register tile of `rows` positions (whole rows of `a`) x `cols` channel
+  vectors;
+- `winograd_output`: output axes `n, kb, h, w, kb_i` (the blocked result),
+  reduce axis `xi` (the tile's rows of products); a register tile of `rows x
+  cols` output tiles of `m x m` points, each point a vector accumulator; the
+  conv's epilogue (bias, activation, residual add) runs on the accumulators as
+  they are written back.
 
 Their knobs, `WinogradInputKnobs` and `WinogradOutputKnobs`, follow
 `lamina.lowering.strategy.cpu`'s: `default(host, ...)` for an untuned build,
@@ -42,6 +45,13 @@ def _divisors(n: int, at_most: int) -> tuple[int, ...]:
     return tuple(d for d in range(1, min(n, at_most) + 1) if n % d == 0)
 
 
+def _rows(m: int, at_most: int) -> tuple[int, ...]:
+    """Register tiles of whole rows of the `a x a` positions (`a = m + 2`): `a`
+    times a divisor of `a`, up to `at_most` positions (at least one row)."""
+    a = m + 2
+    return tuple(a * d for d in _divisors(a, max(1, at_most // a)))
+
+
 def _vectors(cpu: host.HostCPU, block: int) -> int:
     """Registers one channel block takes."""
     return -(-block // cpu.lanes(32))
@@ -50,8 +60,8 @@ def _vectors(cpu: host.HostCPU, block: int) -> int:
 @dataclass(frozen=True)
 class WinogradInputKnobs(Knobs):
     """`winograd_input`'s knobs: a register tile of `rows` transformed
-    positions (a divisor of `a*a`) x `cols` channel vectors, the reduction's
-    columns unrolled (`unroll`), and the parallel granularity."""
+    positions (whole rows of `a`, a divisor of `a*a`) x `cols` channel vectors,
+    the reduction unrolled (`unroll`), and the parallel granularity."""
 
     rows: int
     cols: int
@@ -60,23 +70,23 @@ class WinogradInputKnobs(Knobs):
 
     @staticmethod
     def default(cpu: host.HostCPU, extents: tuple[int, ...], m: int, block: int) -> WinogradInputKnobs:
-        """The largest divisor of `a*a` up to `WINOGRAD_ACCUMULATORS`
-        positions, one vector, the reduction as loops."""
+        """As many whole rows as `WINOGRAD_ACCUMULATORS` positions hold (at
+        least one), one vector, the reduction as a loop."""
         per = _vectors(cpu, block)
-        rows = max(_divisors(extents[0], max(1, WINOGRAD_ACCUMULATORS // per)))
+        rows = max(_rows(m, max(m + 2, WINOGRAD_ACCUMULATORS // per)))
         return WinogradInputKnobs(rows, 1, False, DEFAULT_GRAIN)
 
     @staticmethod
     def space(cpu: host.HostCPU, extents: tuple[int, ...], m: int, block: int) -> Space[WinogradInputKnobs]:
         d = WinogradInputKnobs.default(cpu, extents, m, block)
-        positions, _, channels = extents
+        channels = extents[2]
         per = _vectors(cpu, block)
 
         def why(k: WinogradInputKnobs) -> str | None:
             return _registers_check("winograd_input", k.rows * k.cols * per, k.cols * per + 1)
 
         return Space(WinogradInputKnobs, {
-            "rows": _divisors(positions, cpu.vector_registers),
+            "rows": _rows(m, cpu.vector_registers),
             "cols": _divisors(channels // block, 4),
             "unroll": (False, True),
             "grain": choices(*GRAINS, keep=(d.grain,)),
@@ -86,8 +96,8 @@ class WinogradInputKnobs(Knobs):
 def winograd_input(
     extents: tuple[int, ...], m: int, block: int, knobs: WinogradInputKnobs | None = None
 ) -> Schedule:
-    """The input transform (output axes `s, p, c`, reduce axes `i, j` of the
-    tile): per tile and channel vectors, `rows` positions accumulate in
+    """The input transform (output axes `s, p, c`, reduce axis `j`, the tile's
+    columns): per tile and channel vectors, `rows` positions accumulate in
     registers over the whole tile; the channel block in the vector lanes."""
     if knobs is None:
         log_call(TemplateCall("winograd_input", winograd_input, WinogradInputKnobs, (extents, m, block)))
@@ -99,10 +109,10 @@ def winograd_input(
         steps.append(Split("i2.o", knobs.cols))
         chans, inner = "i2.o.o", ["i2.o.i"]
     outer = ["i1", chans, "i0.o"]
-    steps.append(Reorder((*outer, "r0", "r1", "i0.i", *inner, "i2.i")))
+    steps.append(Reorder((*outer, "r0", "i0.i", *inner, "i2.i")))
     extents_outer = [tiles, channels // block // knobs.cols, positions // knobs.rows]
     steps += _parallel_tiles(outer, extents_outer, knobs.grain)
-    unrolled = ["r1"] if knobs.unroll else []
+    unrolled = ["r0"] if knobs.unroll else []
     steps += [Annotate(ForKind.UNROLLED, name) for name in (*unrolled, "i0.i", *inner)]
     steps.append(Annotate(ForKind.VECTORIZED, "i2.i"))
     return Schedule(tuple(steps))
@@ -111,7 +121,7 @@ def winograd_input(
 @dataclass(frozen=True)
 class WinogradOutputKnobs(Knobs):
     """`winograd_output`'s knobs: a register tile of `rows` x `cols` output
-    tiles (each `m x m` vector accumulators), the reduction's columns unrolled
+    tiles (each `m x m` vector accumulators), the reduction unrolled
     (`unroll`), and the parallel granularity."""
 
     rows: int
@@ -122,7 +132,7 @@ class WinogradOutputKnobs(Knobs):
     @staticmethod
     def default(cpu: host.HostCPU, extents: tuple[int, ...], m: int) -> WinogradOutputKnobs:
         """As many whole tiles along a row as `WINOGRAD_ACCUMULATORS` (at least
-        one), the reduction as loops."""
+        one), the reduction as a loop."""
         per = m * m * _vectors(cpu, extents[4])
         cols = max(1, min(WINOGRAD_ACCUMULATORS // per, -(-extents[3] // m)))
         return WinogradOutputKnobs(1, cols, False, DEFAULT_GRAIN)
@@ -148,10 +158,10 @@ class WinogradOutputKnobs(Knobs):
 def winograd_output(
     extents: tuple[int, ...], m: int, knobs: WinogradOutputKnobs | None = None
 ) -> Schedule:
-    """The output transform (output axes `n, kb, h, w, kb_i`, reduce axes `xi,
-    nu`): a tile of `rows x cols` output tiles of `m x m` points accumulates in
-    registers over the `a*a` positions and is written back through the
-    epilogue; the channel block in the vector lanes."""
+    """The output transform (output axes `n, kb, h, w, kb_i`, reduce axis `xi`,
+    the tile's rows of products): a tile of `rows x cols` output tiles of `m x
+    m` points accumulates in registers over the `a` rows and is written back
+    through the epilogue; the channel block in the vector lanes."""
     if knobs is None:
         log_call(TemplateCall("winograd_output", winograd_output, WinogradOutputKnobs, (extents, m)))
         knobs = WinogradOutputKnobs.default(host.cpu(), extents, m)
@@ -159,10 +169,10 @@ def winograd_output(
     rows, cols = m * knobs.rows, m * knobs.cols
     steps: list[Primitive] = [Split("i2", rows), Split("i3", cols)]
     outer = ["i0", "i1", "i2.o", "i3.o"]
-    steps.append(Reorder((*outer, "r0", "r1", "i2.i", "i3.i", "i4")))
+    steps.append(Reorder((*outer, "r0", "i2.i", "i3.i", "i4")))
     extents_outer = [n, blocks, -(-height // rows), -(-width // cols)]
     steps += _parallel_tiles(outer, extents_outer, knobs.grain)
-    unrolled = ["r1"] if knobs.unroll else []
+    unrolled = ["r0"] if knobs.unroll else []
     steps += [Annotate(ForKind.UNROLLED, name) for name in (*unrolled, "i2.i", "i3.i")]
     steps.append(Annotate(ForKind.VECTORIZED, "i4"))
     return Schedule(tuple(steps))

@@ -13,9 +13,10 @@ denominators (`[a, r]`), and `B^T` holds the Lagrange numerators' coefficients
 (`[a, a]`), so that `y = A^T ((G g) * (B^T d))` is the correlation of `d`
 with `g`. They are computed in f64; the compile casts what it embeds.
 
-Both transforms are sum reductions over a tile's positions with the
-transform's entries read from its (constant) matrix operand: the CPU strategy's
-`winograd_input` and `winograd_output` templates schedule them.
+Both transforms are sum reductions over one axis of a tile whose terms apply the
+transform along the other axis, with the matrix entries read from the
+(constant) matrix operand: the CPU strategy's `winograd_input` and
+`winograd_output` templates schedule them.
 """
 
 from __future__ import annotations
@@ -65,15 +66,13 @@ def winograd_matrices(m: int, r: int = 3) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 def input_transform(m: int) -> np.ndarray:
-    """`B^T (x) B^T` (`[a*a, a*a]`, f64): the operand of `relay.winograd_input_transform`."""
-    _, bt, _ = winograd_matrices(m)
-    return np.kron(bt, bt)
+    """`B^T` (`[a, a]`, f64): the operand of `relay.winograd_input_transform`."""
+    return winograd_matrices(m)[1]
 
 
 def output_transform(m: int) -> np.ndarray:
-    """`A^T (x) A^T` (`[m*m, a*a]`, f64): the operand of `relay.winograd_output_transform`."""
-    at, _, _ = winograd_matrices(m)
-    return np.kron(at, at)
+    """`A^T` (`[m, a]`, f64): the operand of `relay.winograd_output_transform`."""
+    return winograd_matrices(m)[0]
 
 
 def weight_transform(weight: np.ndarray, m: int, block: int) -> np.ndarray:
@@ -95,8 +94,13 @@ def _padding(op: relay.RelayOp) -> tuple[int, int, int, int]:
 
 @register_compute(relay.WinogradInputTransformOp)
 def winograd_input_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
-    """`out[s, p, c] = sum(i, j) T[s, i * a + j] * x[n, c / cb, th * m - pt + i,
-    tw * m - pl + j, c % cb]` (zero outside `x`) with `p = (n * TH + th) * TW + tw`."""
+    """`out[xi * a + nu, p, c] = sum(j) B[nu, j] * (sum(i) B[xi, i] * x[n, c / cb,
+    th * m - pt + i, tw * m - pl + j, c % cb])` (zero outside `x`), `p = (n *
+    TH + th) * TW + tw`: a reduction over the tile's columns, each term the
+    column's transform along the rows, which is the same for every `nu` of a
+    row `xi` (the template's register tile holds whole rows, so that the
+    compiler computes it once for them: separable, `2 a` products per output
+    instead of `a * a`)."""
     x, t = ins
     m = relay.int_prop(op, "tile_size", 0)
     a = m + relay.WINOGRAD_KERNEL - 1
@@ -105,29 +109,47 @@ def winograd_input_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) 
     out_h, out_w = h + top + bottom - a + m, w + left + right - a + m
     th, tw = relay.winograd_tiles(out_h, m), relay.winograd_tiles(out_w, m)
     # Reads leave x where there is padding or the last tile overhangs its end.
-    checked = [False, False, top > 0 or th * m + a - m > h + top, left > 0 or tw * m + a - m > w + left, False]
+    check_rows, check_cols = top > 0 or th * m + a - m > h + top, left > 0 or tw * m + a - m > w + left
     out = _type(op)
 
-    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
-        s, p, c, i, j = idx
-        per_image = e.index(th * tw)
-        tile = e.irem(p, per_image)
-        row = e.ishift(e.iadd(e.iscale(e.idiv(tile, e.index(tw)), m), i), -top)
-        col = e.ishift(e.iadd(e.iscale(e.irem(tile, e.index(tw)), m), j), -left)
-        cb = e.index(block)
-        at = [e.idiv(p, per_image), e.idiv(c, cb), row, col, e.irem(c, cb)]
-        v = e.read_or(x, at, 0, checked)
-        return e.mul(e.read(t, [s, e.iadd(e.iscale(i, a), j)]), v)
+    def inside(e: Expr, i: SSAValue, extent: int, check: bool) -> tuple[SSAValue | None, SSAValue]:
+        """Whether index `i` is inside `0..extent` (None: surely) and `i` clamped into it."""
+        return (e.in_range(i, 0, extent), e.clamp(i, 0, extent - 1)) if check else (None, i)
 
-    result = k.compute(out, body, ReduceKind.SUM, [a, a])
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        s, p, c, j = idx
+        per_image, ai, cb = e.index(th * tw), e.index(a), e.index(block)
+        xi, nu = e.idiv(s, ai), e.irem(s, ai)
+        tile = e.irem(p, per_image)
+        row0 = e.ishift(e.iscale(e.idiv(tile, e.index(tw)), m), -top)
+        col = e.ishift(e.iadd(e.iscale(e.irem(tile, e.index(tw)), m), j), -left)
+        image, channels, lane = e.idiv(p, per_image), e.idiv(c, cb), e.irem(c, cb)
+        col_in, col = inside(e, col, w, check_cols)
+        zero = e.const(0.0, out.get_element_type())
+        column: SSAValue | None = None
+        for i in range(a):  # (the column's checks once, each row's once)
+            row_in, row = inside(e, e.ishift(row0, i), h, check_rows)
+            v = e.read(x, [image, channels, row, col, lane])
+            valid = [ok for ok in (row_in, col_in) if ok is not None]
+            if valid:
+                v = e.select(e.all_of(valid), v, zero)
+            term = e.mul(e.read(t, [xi, e.index(i)]), v)
+            column = term if column is None else e.add(column, term)
+        assert column is not None
+        return e.mul(e.read(t, [nu, j]), column)
+
+    result = k.compute(out, body, ReduceKind.SUM, [a])
     scheduled(result, strategy.winograd_input(hinted(dims(out)), m, block))
     return result
 
 
 @register_compute(relay.WinogradOutputTransformOp)
 def winograd_output_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
-    """`out[n, kb, h, w, ki] = sum(xi, nu) T[(h % m) * m + w % m, xi * a + nu] *
-    M[kb, xi * a + nu, (n * TH + h / m) * TW + w / m, ki]`."""
+    """`out[n, kb, h, w, ki] = sum(xi) A[h % m, xi] * (sum(nu) A[w % m, nu] *
+    M[kb, xi * a + nu, (n * TH + h / m) * TW + w / m, ki])`: a reduction over the
+    tile's rows of products, each term the row's transform along the columns,
+    which is the same for every `h` of a tile (the template's register tile
+    holds whole tiles: separable, as the input transform)."""
     mm, t = ins
     m = relay.int_prop(op, "tile_size", 0)
     a = m + relay.WINOGRAD_KERNEL - 1
@@ -136,14 +158,19 @@ def winograd_output_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue])
     th, tw = relay.winograd_tiles(out_h, m), relay.winograd_tiles(out_w, m)
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
-        n, kb, oh, ow, ki, xi, nu = idx
+        n, kb, oh, ow, ki, xi = idx
         mi = e.index(m)
         tile = e.iadd(e.iscale(e.iadd(e.iscale(n, th), e.idiv(oh, mi)), tw), e.idiv(ow, mi))
-        position = e.iadd(e.iscale(xi, a), nu)
-        entry = e.iadd(e.iscale(e.irem(oh, mi), m), e.irem(ow, mi))
-        return e.mul(e.read(t, [entry, position]), e.read(mm, [kb, position, tile, ki]))
+        col = e.irem(ow, mi)
+        row: SSAValue | None = None
+        for nu in range(a):
+            v = e.read(mm, [kb, e.iadd(e.iscale(xi, a), e.index(nu)), tile, ki])
+            term = e.mul(e.read(t, [col, e.index(nu)]), v)
+            row = term if row is None else e.add(row, term)
+        assert row is not None
+        return e.mul(e.read(t, [e.irem(oh, mi), xi]), row)
 
-    result = k.compute(out, body, ReduceKind.SUM, [a, a])
+    result = k.compute(out, body, ReduceKind.SUM, [a])
     scheduled(result, strategy.winograd_output(hinted(dims(out)), m))
     return result
 

@@ -5,11 +5,11 @@ implementation of `conv2d`, picked per workload by tuning).
 An eligible `relay.conv2d` (f32, one group, a constant `[K, C, 3, 3]` weight,
 unit strides and dilation, static NCHW data, any padding) becomes
 
-    xb = relay.layout_transform(x)                       NCHW -> NCHW<cb>c
-    v  = relay.winograd_input_transform(xb, B^T (x) B^T) [a*a, P, C]
-    mm = relay.matmul(v, U)                              U = G w G^T, [K/kb, a*a, C, kb]
-    yb = relay.winograd_output_transform(mm, A^T (x) A^T) NCHW<kb>c
-    y  = relay.layout_transform(yb)                      -> NCHW
+    xb = relay.layout_transform(x)                   NCHW -> NCHW<cb>c
+    v  = relay.winograd_input_transform(xb, B^T)     [a*a, P, C]
+    mm = relay.matmul(v, U)                          U = G w G^T, [K/kb, a*a, C, kb]
+    yb = relay.winograd_output_transform(mm, A^T)    NCHW<kb>c
+    y  = relay.layout_transform(yb)                  -> NCHW
 
 with `a = m + 2`, the weight transformed at compile time (in f64, then cast)
 and the channel blocks `cb`, `kb` the largest divisors of the channels up to
@@ -224,7 +224,8 @@ def _input_transform(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     x, t = args
     tiles, _, _, a = _tiled(x, op)
     n, c, th, tw = tiles.shape[:4]
-    v = np.einsum("st,nchwt->snhwc", t.astype(np.float64), tiles.reshape(n, c, th, tw, a * a))
+    bt = t.astype(np.float64)
+    v = np.einsum("xi,yj,nchwij->xynhwc", bt, bt, tiles)
     return v.reshape(a * a, n * th * tw, c).astype(x.dtype)
 
 
@@ -236,7 +237,8 @@ def _output_transform(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     th, tw = relay.winograd_tiles(out_h, m), relay.winograd_tiles(out_w, m)
     blocks, _, p, block = mm.shape
     n = p // (th * tw)
-    y = np.einsum("qs,bspk->qbpk", t.astype(np.float64), mm.astype(np.float64))
+    at, a = t.astype(np.float64), t.shape[1]
+    y = np.einsum("qx,ry,bxypk->qrbpk", at, at, mm.astype(np.float64).reshape(blocks, a, a, p, block))
     y = y.reshape(m, m, blocks, n, th, tw, block).transpose(3, 2, 4, 0, 5, 1, 6)
     y = y.reshape(n, blocks, th * m, tw * m, block)[:, :, :out_h, :out_w]
     return y.astype(mm.dtype)
