@@ -2,14 +2,17 @@
 and inverse, real and complex input, one-sided (RFFT, IRFFT), dft_length
 shorter and longer than the signal, every axis, opsets 17 and 20, the axis as
 a constant and as a run-time input (one branch per axis, the output's dims set
-at run time when they depend on the axis)."""
+at run time when they depend on the axis). STFT and MelWeightMatrix with
+their sizes constant and given when the model runs."""
 
 from __future__ import annotations
 
 import itertools
 
 import numpy as np
+import onnx
 import pytest
+from onnx.reference import ReferenceEvaluator
 
 import lamina
 from tests.test_onnx_ops import Case, Const, check, model_of, rand
@@ -133,3 +136,108 @@ def test_value_specialization_asks_for_the_axis_and_the_length():
     model, _ = model_of([Case("DFT", [x, np.array(4, np.int64)])], 20)
     with pytest.raises(lamina.FrontendError, match=r"\(DFT, opset 20\): input #1 \('c0_i1'\) must be a constant"):
         lamina.from_onnx(model, run_time_values=False)
+
+
+# ------------------------------------------------------------ STFT
+def _i64(v: int) -> np.ndarray:
+    return np.array(v, np.int64)
+
+
+def test_stft_constant_sizes():
+    """Frame steps and lengths as initializers (the DFT matrix a constant):
+    real and complex signals, one-sided or not, a window, a window longer or
+    shorter than the DFT (its frames cut or zero-padded), no whole frame."""
+    real, cplx = rand(2, 40, 1, dtype=np.float64), rand(1, 23, 2, dtype=np.float64)
+    win6, win9 = rand(6, dtype=np.float64, low=0, high=1), rand(9, dtype=np.float64, low=0, high=1)
+    cases = [
+        Case("STFT", [real, Const(_i64(4)), None, Const(_i64(8))]),
+        Case("STFT", [real, Const(_i64(3)), Const(win6)], {"onesided": 0}),
+        Case("STFT", [cplx, Const(_i64(5)), None, Const(_i64(7))], {"onesided": 0}),
+        Case("STFT", [cplx, Const(_i64(2)), win6]),
+        Case("STFT", [real, Const(_i64(7)), win9, Const(_i64(8))]),
+        Case("STFT", [real, Const(_i64(5)), win6, Const(_i64(9))]),
+        Case("STFT", [cplx, Const(_i64(1)), None, Const(_i64(23))]),
+        Case("STFT", [real, Const(_i64(6))]),  # one frame: the whole signal
+    ]
+    check(cases, opset=17, rtol=1e-9, atol=1e-9)
+
+
+def test_stft_sizes_given_at_run_time():
+    """The step and the frame length as graph inputs: the frames and bins are
+    sizes set by the data; f32 within f32 noise."""
+    x, z = rand(3, 64, 1), rand(2, 30, 2)
+    cases = [
+        Case("STFT", [x, _i64(8), None, _i64(16)]),
+        Case("STFT", [x, _i64(5), rand(12, low=0, high=1)]),
+        Case("STFT", [z, _i64(3), None, _i64(10)], {"onesided": 0}),
+        Case("STFT", [z, _i64(4), rand(8, low=0, high=1), _i64(11)]),
+    ]
+    check(cases, opset=17, rtol=1e-4, atol=1e-4)
+
+
+def test_stft_one_compile_many_sizes():
+    """One model with a symbolic signal length and run-time step and length,
+    run over many values against onnx.reference."""
+    x = rand(2, 50, 1, dtype=np.float64)
+    model, _ = model_of([Case("STFT", [x, _i64(4), None, _i64(8)])], 17)
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    dims[1].Clear()
+    dims[1].dim_param = "samples"
+    exe = lamina.compile(model)
+    ref = ReferenceEvaluator(model)
+    for length, step, frame in ((50, 4, 8), (17, 3, 16), (64, 16, 16), (9, 2, 9), (12, 5, 3)):
+        sig = rand(2, length, 1, dtype=np.float64)
+        feeds = [sig, _i64(step), _i64(frame)]
+        (want,) = ref.run(None, dict(zip([i.name for i in model.graph.input], feeds, strict=True)))
+        (got,) = exe.run(*feeds)
+        assert got.shape == want.shape, (length, step, frame)
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+    (none,) = exe.run(rand(2, 7, 1, dtype=np.float64), _i64(1), _i64(8))  # shorter than a frame
+    assert none.shape == (2, 0, 5, 2)
+    model, _ = model_of([Case("STFT", [x, _i64(4)], {"onesided": 0})], 17)  # the signal's length
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    dims[1].Clear()
+    dims[1].dim_param = "samples"
+    exe = lamina.compile(model)
+    for length in (5, 12):
+        sig = rand(2, length, 1, dtype=np.float64)
+        (got,) = exe.run(sig, _i64(4))
+        want = np.fft.fft(sig[..., 0], axis=1)[:, None]
+        np.testing.assert_allclose(got, np.stack([want.real, want.imag], -1), rtol=1e-9, atol=1e-9)
+
+
+def test_stft_refusals_name_the_node():
+    x = rand(1, 16, 1)
+    model, _ = model_of([Case("STFT", [rand(1, 16, 3), Const(_i64(2)), None, Const(_i64(4))])], 17)
+    with pytest.raises(lamina.FrontendError, match=r"STFT.*\[batch, length, 1\] \(real\)"):
+        lamina.from_onnx(model)
+    model, _ = model_of([Case("STFT", [x, Const(_i64(2)), None, Const(_i64(0))])], 17)
+    with pytest.raises(lamina.FrontendError, match=r"STFT.*must be >= 1, got 2 and 0"):
+        lamina.from_onnx(model)
+    model, _ = model_of([Case("STFT", [x, _i64(2), None, _i64(4)])], 17)
+    exe = lamina.compile(model)
+    with pytest.raises(lamina.InputError, match=r"STFT.*frame_step and frame_length must be >= 1"):
+        exe.run(x, _i64(0), _i64(4))
+
+
+# ------------------------------------------------------------ MelWeightMatrix
+MEL_SETTINGS = [  # num_mel_bins, dft_length, sample_rate, lower, upper
+    (8, 16, 8192, 0.0, 4096.0),
+    (20, 512, 16000, 20.0, 8000.0),
+    (5, 64, 22050, 300.0, 5000.0),
+    (13, 256, 44100, 0.0, 11025.0),
+    (3, 10, 1000, 100.0, 400.0),
+]
+
+
+def _mel(settings: tuple, const: bool, dtype: int = 1) -> Case:
+    mels, dft, rate, low, high = settings
+    values = [np.array(mels, np.int32), np.array(dft, np.int64), np.array(rate, np.int32),
+              np.array(low, np.float32), np.array(high, np.float32)]
+    return Case("MelWeightMatrix", [Const(v) if const else v for v in values], {"output_datatype": dtype})
+
+
+@pytest.mark.parametrize("const", [True, False], ids=["constant", "run-time"])
+def test_mel_weight_matrix(const):
+    cases = [_mel(s, const) for s in MEL_SETTINGS] + [_mel(MEL_SETTINGS[1], const, onnx.TensorProto.DOUBLE)]
+    check(cases, opset=17, rtol=1e-6, atol=1e-6)

@@ -112,3 +112,10 @@ def test_readme_example_without_graphviz(tmp_path):
     model = next(e for e in found if "--save-mlp" in e.command)
     check(model, run(model, tmp_path))
     check(example, run(example, tmp_path))
+
+
+def test_the_readme_op_table_is_the_registry_s():
+    """The README's table of ONNX ops is `python -m lamina.frontends.onnx.table`'s."""
+    from lamina.frontends.onnx.table import table
+
+    assert table() in README.read_text(), "regenerate the README's op table (python -m lamina.frontends.onnx.table)"

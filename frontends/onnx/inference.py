@@ -19,6 +19,24 @@ from lamina.dialects.dtypes import numpy_dtype
 from lamina.frontends.onnx.checks import check_size, memory_budget
 from lamina.frontends.onnx.context import NodeContext, describe_node
 
+#: Attributes whose default ONNX's shape inference reads otherwise than the
+#: schema (and onnxruntime, and onnx.reference): STFT's onesided is 1, its
+#: inference takes 0.
+_INFERENCE_DEFAULTS = {"STFT": {"onesided": 1}}
+
+
+def _defaults_spelled_out(node: onnx.NodeProto) -> onnx.NodeProto:
+    """`node`, with the attributes whose defaults inference misreads given."""
+    missing = {
+        k: v for k, v in _INFERENCE_DEFAULTS.get(node.op_type, {}).items() if all(a.name != k for a in node.attribute)
+    }
+    if node.domain not in ("", "ai.onnx") or not missing:
+        return node
+    spelled = onnx.NodeProto()
+    spelled.CopyFrom(node)
+    spelled.attribute.extend(onnx.helper.make_attribute(k, v) for k, v in missing.items())
+    return spelled
+
 
 @dataclass
 class Inferred:
@@ -47,7 +65,7 @@ class Inferred:
                 if t.name not in small_names and t.name not in in_types
             ]
             graph = onnx.helper.make_graph(
-                list(g.node), g.name or "g", inputs, list(g.output), small, value_info=list(g.value_info)
+                [_defaults_spelled_out(n) for n in g.node], g.name or "g", inputs, list(g.output), small, value_info=list(g.value_info)
             )
             model = onnx.helper.make_model(
                 graph, opset_imports=list(proto.opset_import), ir_version=proto.ir_version

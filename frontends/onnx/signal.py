@@ -1,4 +1,5 @@
-"""Signal converters: DFT as a product with a constant DFT matrix.
+"""Signal converters: DFT as a product with a constant DFT matrix; STFT and
+MelWeightMatrix over index ranges.
 
 The signal axis is moved next to the last (real, imaginary) axis, so that each
 signal is one row of interleaved values `[n_in * c_in]` (c_in is 1 for real
@@ -17,18 +18,20 @@ its result to a common bound and the varying dims become sizes set at run time
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerType, StringAttr, UnitAttr
+from xdsl.dialects.builtin import IntegerType, StringAttr, UnitAttr, f64
 from xdsl.ir import Block, Operation, SSAValue
 
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.shapes import dims_attr
+from lamina.frontends.onnx import runtime_shapes as rs
 from lamina.frontends.onnx.context import NodeContext, constant, shape
 from lamina.frontends.onnx.control import switch
-from lamina.frontends.onnx.helpers import _cast, _elem, _ints, _reshape
+from lamina.frontends.onnx.helpers import _cast, _dtype, _elem, _ints, _reshape
 from lamina.frontends.onnx.registry import converter
 from lamina.symbolic import Dim
 
@@ -205,3 +208,172 @@ def _runtime_axis(ctx: NodeContext, t: _Transform, x: SSAValue) -> SSAValue:
         size = StringAttr(ctx.fresh_size("dft"))
         y = ctx.emit(relay.NarrowOp(y, count, axis=relay.i64_attr(j), size=size))
     return y
+
+
+# ------------------------------------------------------------ STFT, MelWeightMatrix
+Count = int | SSAValue
+
+
+def _scalar(ctx: NodeContext, i: int, what: str) -> Count:
+    """Scalar input `i` as an int when it is a constant, else as an i64 scalar
+    read when the model runs."""
+    if math.prod(d if isinstance(d, int) else 2 for d in shape(ctx.input(i))) != 1:
+        raise ctx.error(f"{what} ('{ctx.node.input[i]}') must be a scalar, got {ctx.input(i).type}")
+    if ctx.at_run_time(i):
+        return rs.ShapeMath(ctx).i64(_reshape(ctx, ctx.input(i), []))
+    return _ints(ctx.const_value(i))[0]
+
+
+def _iota(ctx: NodeContext, n: Count, what: str) -> SSAValue:
+    """`[0, n)` as i64: a constant for a known `n`, else over a size set by the data."""
+    if isinstance(n, int):
+        return ctx.constant(np.arange(n, dtype=np.int64))
+    return rs.arange(ctx, n, what)
+
+
+def _column(m: rs.ShapeMath, v: SSAValue, axis: int, rank: int) -> SSAValue:
+    """1-D `v` laid along `axis` of a rank-`rank` tensor of ones elsewhere."""
+    return m.reshape(v, [shape(v)[0] if a == axis else 1 for a in range(rank)])
+
+
+@converter(
+    "STFT",
+    emits=("relay.take", "relay.dense", "relay.dyn_arange", "relay.cos", "relay.sin"),
+    notes="real or complex signal, onesided; frame step, length and window constant or given at run time",
+)
+def _stft(ctx: NodeContext) -> Sequence[SSAValue]:
+    """Frames `f * step + t` of the signal (`relay.take`), times the window,
+    then a product with the DFT matrix `[bins * 2, window * c]` (cosines and
+    sines of `2 pi ((t k) mod n) / n`, zero for `t >= n`), built from index
+    ranges: folded to a constant when the sizes are known, computed when the
+    model runs otherwise (the frames and bins then sizes set by the data)."""
+    x = ctx.input(0)
+    dims = shape(x)
+    if len(dims) != 3 or dims[-1] not in (1, 2) or not relay.is_float(_elem(x)):
+        raise ctx.error(
+            f"signal must be floating-point [batch, length, 1] (real) or [batch, length, 2] "
+            f"(complex), got shape {list(dims)} of {numpy_dtype(_elem(x))}"
+        )
+    batch, length, parts = dims
+    m = rs.ShapeMath(ctx)
+    step = _scalar(ctx, 1, "frame_step")
+    window = ctx.optional_input(2)
+    n: Count | None = _scalar(ctx, 3, "frame_length") if ctx.optional_input(3) is not None else None
+    if window is not None:
+        (w_size,) = shape(window) if len(shape(window)) == 1 else (None,)
+        if not isinstance(w_size, int):
+            raise ctx.error(f"window must be 1-D of a static size, got {window.type}")
+        if n is None:
+            n = w_size
+    else:
+        if n is None:  # one frame: the whole signal
+            n = length if isinstance(length, int) else m.dim(length)
+        w_size = n
+    if (isinstance(step, int) and step < 1) or (isinstance(n, int) and n < 1):
+        raise ctx.error(f"frame_step and frame_length must be >= 1, got {step} and {n}")
+    if not isinstance(step, int) or not isinstance(n, int):
+        sizes_ok = m.and_(m.le(1, step), m.le(1, n))
+        step = m.check(m.v(step), sizes_ok, "frame_step and frame_length must be >= 1")
+    onesided = bool(ctx.attr("onesided", 1))
+    if isinstance(length, int) and isinstance(step, int) and isinstance(n, int):
+        frames: Count = max(0, (length - n) // step + 1)
+    else:
+        span = m.sub(m.dim(length), n)
+        frames = m.where(m.le(0, span), m.add(m.div(span, step), 1), 0)
+    bins: Count = n // 2 + 1 if onesided and isinstance(n, int) else n
+    if onesided and not isinstance(n, int):
+        bins = m.add(m.div(n, 2), 1)
+
+    # The frames: [batch, frames, w_size, parts], zero past the signal's end.
+    f, t, k = _iota(ctx, frames, "frames"), _iota(ctx, w_size, "taps"), _iota(ctx, bins, "bins")
+    taps = shape(t)[0]
+    at = m.add(m.mul(_column(m, f, 0, 2), step), _column(m, t, 1, 2))
+    last = m.sub(m.dim(length), 1)
+    framed = ctx.emit(relay.TakeOp(x, m.min(at, last), axis=relay.i64_attr(1)))
+    gain: SSAValue | None = None
+    if window is not None:
+        gain = _cast(ctx, window, _elem(x))
+    if not (isinstance(w_size, int) and isinstance(n, int) and isinstance(length, int) and isinstance(step, int)
+            and isinstance(frames, int) and (frames - 1) * step + w_size <= length):
+        inside = _cast(ctx, m.le(at, last), _elem(x))  # [frames, w_size]
+        gain = inside if gain is None else m.mul(inside, _column(m, gain, 1, 2))
+    if gain is not None:
+        framed = m.mul(framed, m.reshape(gain, [*([1] * (4 - len(shape(gain)) - 1)), *shape(gain), 1]))
+
+    # The DFT matrix [bins, 2, w_size, parts]: sample t of a frame adds to bin k.
+    turns = m.mod(m.mul(_column(m, k, 0, 2), _column(m, t, 1, 2)), n)
+    angle = m.div(m.mul(_cast(ctx, turns, f64), m.v(2 * np.pi, f64)), _cast(ctx, m.v(n), f64))
+    used = _cast(ctx, m.lt(_column(m, t, 1, 2), n), f64)  # a window past the DFT size is cut
+    cos = m.reshape(m.mul(ctx.emit(relay.CosOp(angle)), used), [shape(k)[0], 1, taps, 1])
+    sin = m.reshape(m.mul(ctx.emit(relay.SinOp(angle)), used), [shape(k)[0], 1, taps, 1])
+    minus_sin = ctx.emit(relay.NegativeOp(sin))
+
+    def cat(parts_: Sequence[SSAValue], axis: int) -> SSAValue:
+        return ctx.emit(relay.ConcatenateOp(*parts_, axis=relay.i64_attr(axis)))
+
+    if parts == 1:  # re = x cos, im = -x sin
+        matrix = cat([cos, minus_sin], 1)
+    else:  # re = xr cos + xi sin, im = xi cos - xr sin
+        matrix = cat([cat([cos, sin], 3), cat([minus_sin, cos], 3)], 1)
+    out_bins = shape(k)[0]
+    matrix = m.reshape(_cast(ctx, matrix, _elem(x)), [out_bins * 2, taps * parts])
+    rows = m.reshape(framed, [batch * shape(f)[0], taps * parts])
+    y = ctx.emit(relay.DenseOp(rows, matrix, transpose_b=UnitAttr()))
+    return [m.reshape(y, [batch, shape(f)[0], out_bins, 2])]
+
+
+_LN10 = math.log(10.0)
+
+
+@converter(
+    "MelWeightMatrix",
+    emits=("relay.dyn_arange", "relay.exp", "relay.floor", "relay.where"),
+    notes="every input constant or given at run time",
+)
+def _mel_weight_matrix(ctx: NodeContext) -> Sequence[SSAValue]:
+    """ONNX's triangular mel filters `[dft_length / 2 + 1, num_mel_bins]`:
+    filter i rises from edge i to i + 1 and falls to i + 2, the edges evenly
+    spaced in mel between the two given frequencies, each floored to a DFT
+    bin; computed in f64 over index ranges (a constant once folded, when the
+    sizes are known)."""
+    m = rs.ShapeMath(ctx)
+    mels = _scalar(ctx, 0, "num_mel_bins")
+    dft = _scalar(ctx, 1, "dft_length")
+    if (isinstance(mels, int) and mels < 0) or (isinstance(dft, int) and dft < 0):
+        raise ctx.error(f"num_mel_bins and dft_length must be non-negative, got {mels} and {dft}")
+    if not isinstance(mels, int) or not isinstance(dft, int):
+        ok = m.and_(m.le(0, mels), m.le(0, dft))
+        mels = m.check(m.v(mels), ok, "num_mel_bins and dft_length must be non-negative")
+    spectrum: Count = dft // 2 + 1 if isinstance(dft, int) else m.add(m.div(dft, 2), 1)
+    out = _dtype(ctx, int(ctx.attr("output_datatype", 1)))
+
+    def real(i: int) -> SSAValue:
+        v = ctx.input(i)
+        if math.prod(d if isinstance(d, int) else 2 for d in shape(v)) != 1:
+            raise ctx.error(f"input #{i} ('{ctx.node.input[i]}') must be a scalar, got {v.type}")
+        return _cast(ctx, _reshape(ctx, v, []), f64)
+
+    def mel(hertz: SSAValue) -> SSAValue:  # 2595 log10(1 + f / 700)
+        ln = ctx.emit(relay.LogOp(m.add(m.div(hertz, m.v(700.0, f64)), m.v(1.0, f64))))
+        return m.mul(ln, m.v(2595 / _LN10, f64))
+
+    rate, low, high = real(2), mel(real(3)), mel(real(4))
+    step = m.div(m.sub(high, low), _cast(ctx, m.add(m.v(mels), 2), f64))
+    i = _cast(ctx, _iota(ctx, mels, "mel"), f64)
+
+    def edge(offset: int) -> SSAValue:  # floor((dft + 1) 700 (10^(mel / 2595) - 1) / rate), row [1, mels]
+        at = m.add(m.mul(m.add(i, m.v(float(offset), f64)), step), low)
+        hertz = m.mul(m.sub(ctx.emit(relay.ExpOp(m.mul(at, m.v(_LN10 / 2595, f64)))), m.v(1.0, f64)), m.v(700.0, f64))
+        scaled = m.div(m.mul(_cast(ctx, m.add(m.v(dft), 1), f64), hertz), rate)
+        return _column(m, ctx.emit(relay.FloorOp(scaled)), 1, 2)
+
+    left, center, right = edge(0), edge(1), edge(2)
+    j = _column(m, _cast(ctx, _iota(ctx, spectrum, "spectrum"), f64), 0, 2)
+    rise, fall = m.sub(center, left), m.sub(right, center)
+    up = m.where(
+        m.eq(rise, m.v(0.0, f64)),
+        _cast(ctx, m.eq(j, center), f64),
+        m.where(m.and_(m.le(left, j), m.le(j, center)), m.div(m.sub(j, left), rise), m.v(0.0, f64)),
+    )
+    down = m.and_(m.lt(m.v(0.0, f64), fall), m.and_(m.le(center, j), m.lt(j, right)))
+    return [_cast(ctx, m.where(down, m.div(m.sub(right, j), fall), up), out)]
