@@ -181,6 +181,24 @@ def test_expand_a_symbolic_dim_that_is_one_when_the_model_runs() -> None:
         exe.run(x=_data((3, 1), np.float32), e=_i64(7, 2))
 
 
+def test_gather_elements_by_indices_of_a_run_time_shape() -> None:
+    """GatherElements whose indices are expanded to a shape given when the
+    model runs: outside the axis their dims are checked against the data's
+    then (more rows than the data has stops the run naming the node)."""
+    nodes = [helper.make_node("Expand", ["i", "s"], ["idx"]),
+             helper.make_node("GatherElements", ["x", "idx"], ["y"], axis=1)]
+    model = _model(nodes, [_vi("x", F, [4, 5]), _vi("i", I64, [1, 3]), _vi("s", I64, [2])], 1)
+    exe = lamina.compile(model)
+    x, i = _data((4, 5), np.float32), _i64(4, -1, 0).reshape(1, 3)
+    for rows in (1, 3, 4):  # onnx.reference wants the dims equal; onnxruntime, not more
+        idx = np.broadcast_to(i, (rows, 3))
+        (got,) = exe.run(x=x, i=i, s=_i64(rows, 3))
+        np.testing.assert_array_equal(got, np.take_along_axis(x[:rows], np.where(idx < 0, idx + 5, idx), 1))
+    with pytest.raises(lamina.InputError, match=r"GatherElements.*must not exceed the data's outside axis 1"):
+        exe.run(x=x, i=i, s=_i64(5, 3))
+
+
+
 @pytest.mark.parametrize(("elem", "value"), [(TensorProto.INT32, 7), (F, 2.5), (I64, -3), (TensorProto.BOOL, True)])
 def test_constant_of_shape(elem: int, value: Any) -> None:
     fill = helper.make_tensor("value", elem, [1], [value])

@@ -60,7 +60,7 @@ from lamina.dialects.relay.base import (
     tensor,
     window_defaults,
 )
-from lamina.symbolic import Dim, Sym
+from lamina.symbolic import Dim, Sym, SymbolicError
 
 
 @irdl_op_definition
@@ -269,10 +269,21 @@ class TakeOp(RelayOp):
         return tensor(out, types[0].get_element_type())
 
 
+def _exceeds(i: Dim, d: Dim) -> bool:
+    """Whether size `i` is known to exceed `d` (sizes set when the model runs
+    may not be comparable: whoever builds the op checks them then)."""
+    try:
+        return bool(i > d)
+    except SymbolicError:
+        return False
+
+
 @irdl_op_definition
 class GatherOp(RelayOp):
     """`out[i...] = data[i... with axis replaced by indices[i...]]` (ONNX
-    GatherElements, TVM's `gather`); indices behave as in `relay.take`."""
+    GatherElements, TVM's `gather`); indices behave as in `relay.take`. Outside
+    `axis`, the indices' dims must not exceed the data's (a size set when the
+    model runs, which cannot be compared here, is checked by a `relay.check`)."""
 
     name = "relay.gather"
     data = operand_def(TensorType)
@@ -288,7 +299,7 @@ class GatherOp(RelayOp):
         shape, idx = shape_of(types[0]), shape_of(types[1])
         axis = normalize_axis(cls.name, int_prop(props, "axis", 0), len(shape))
         if len(idx) != len(shape) or any(
-            i > d for a, (i, d) in enumerate(zip(idx, shape, strict=True)) if a != axis
+            _exceeds(i, d) for a, (i, d) in enumerate(zip(idx, shape, strict=True)) if a != axis
         ):
             raise VerifyException(
                 f"{cls.name}: indices {types[1]} must have the data's rank and fit in "

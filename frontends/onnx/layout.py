@@ -285,9 +285,22 @@ def _gather(ctx: NodeContext) -> Sequence[SSAValue]:
 
 @converter("GatherElements", emits=("relay.gather",), notes="negative indices")
 def _gather_elements(ctx: NodeContext) -> Sequence[SSAValue]:
-    x = ctx.input(0)
+    x, idx = ctx.input(0), ctx.input(1)
     axis = _axis(ctx, int(ctx.attr("axis", 0)), _rank(x))
-    return [ctx.emit(relay.GatherOp(x, ctx.input(1), axis=relay.i64_attr(axis)))]
+    m = rs.ShapeMath(ctx)
+    fits: list[SSAValue] = []
+    for a, (i, d) in enumerate(zip(shape(idx), shape(x), strict=False)):
+        try:
+            if a == axis or not i > d:
+                continue
+        except SymbolicError:  # sizes set when the model runs: checked then
+            fits.append(m.le(m.dim(i), m.dim(d)))
+    if fits:
+        ok = fits[0]
+        for f in fits[1:]:
+            ok = m.and_(ok, f)
+        idx = m.check(idx, ok, f"the indices' dims must not exceed the data's outside axis {axis}")
+    return [ctx.emit(relay.GatherOp(x, idx, axis=relay.i64_attr(axis)))]
 
 
 @converter("Expand", emits=("relay.broadcast_to", "relay.dyn_broadcast_to"), notes="a run-time shape")
