@@ -187,9 +187,13 @@ def implementation_table(records: TuningRecords) -> Table | None:
         return None
     times = records.implementation_times()
     chosen = records.chosen()
-    table = Table(title="implementations (time: the sum of their kernels' best times)", title_justify="left")
-    for col in ("op", "implementation", "kernel calls", "time µs", "vs default", "compiled"):
-        table.add_column(col, justify="left" if col in ("op", "implementation") else "right", no_wrap=True)
+    table = Table(
+        title="implementations (µs: their kernels' best times, summed over the model's calls)",
+        title_justify="left",
+    )
+    table.add_column("op", justify="left", overflow="fold")  # (a long workload wraps, not the numbers)
+    for col in ("implementation", "kernel calls", "µs", "vs default", "compiled"):
+        table.add_column(col, justify="left" if col == "implementation" else "right", no_wrap=True)
     seen: set[tuple[str, Implementation]] = set()
     for impl in records.implementations:
         key = (impl.workload, impl.choice)
