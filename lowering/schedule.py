@@ -17,6 +17,9 @@ Axes are named `i0, i1, ...` (output dimensions) and `r0, r1, ...` (reduce axes)
 - `cache_write(x)`: a reduction accumulates in a local buffer, indexed by the
   output loops inside `x`, which is written back (through the elementwise
   epilogue, TVM's `compute_at`) after the reduction loops inside `x` finish;
+  reduce loops outside `x` block the reduction (a GEMM's K blocks): each of
+  their iterations but the first starts from the partial result written back
+  by the one before, and only the last runs the epilogue;
 - `compute_inline`: applies to the stages that are not materialized; injective
   intermediates are always inlined into their readers.
 
@@ -263,9 +266,12 @@ class LoopNest:
                     )
         else:
             at = self.find(self.cache_at)
-            if any(lp.reduce for lp in self.loops[: at + 1]):
+            if self.loops[at].reduce:
+                raise LoweringError(f"schedule: cache_write({self.cache_at}) is at a reduce loop")
+            blocks = [lp.var for lp in self.loops[:at] if lp.reduce]
+            if any(isinstance(v.extent, Sym) for v in blocks):
                 raise LoweringError(
-                    f"schedule: cache_write({self.cache_at}) must be outside every reduce loop"
+                    f"schedule: reduce loops outside cache_write({self.cache_at}) need static extents"
                 )
 
 

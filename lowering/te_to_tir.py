@@ -249,6 +249,8 @@ class KernelLowering:
         block = self.loops(outer, nest.loops[:at], ivs)
         inside = nest.loops[at:]
         tile = [lp for lp in inside if not lp.reduce]
+        # Reduce loops outside the tile block the reduction (K blocks).
+        blocks = [lp for lp in nest.loops[:at] if lp.reduce]
         acc_buf = Inserter(block).emit(
             tir.AllocOp(MemRefType(elem, [lp.var.extent for lp in tile] or [1]), tir.AllocScope.LOCAL)
         )
@@ -256,19 +258,37 @@ class KernelLowering:
         def acc_index(x: Expr) -> list[SSAValue]:
             return [ivs[lp.var] for lp in tile] or [x.index(0)]
 
+        def write_back(into: Block, finish: te.ComputeOp | None) -> None:
+            w = self.guarded(self.loops(into, tile, ivs), nest, ivs)
+            v = w.emit(tir.LoadOp(acc_buf, acc_index(w)))
+            if finish is not None:
+                v = self.inline(finish, axes, w, Scope(ivs, vec, {op.result: v}))
+            w.builder.insert(tir.StoreOp(v, dest, self.access(axes, dest, w, Scope(ivs, vec))))
+
         b = self.loops(block, tile, ivs)
         x = Inserter(b)
         x.builder.insert(tir.StoreOp(x.const(init, elem), acc_buf, acc_index(x)))
+        if blocks:  # after the first block: the partial result written back
+            c = Inserter(block)
+            later = Block([tir.YieldOp()])
+            c.builder.insert(tir.IfOp(c.cmp("ne", self.value(_position(blocks), c, ivs), c.index(0)), later))
+            r = self.guarded(self.loops(later, tile, ivs), nest, ivs)
+            at_dest = self.access(axes, dest, r, Scope(ivs, vec))
+            r.builder.insert(tir.StoreOp(r.emit(tir.LoadOp(dest, at_dest)), acc_buf, acc_index(r)))
         b = self.loops(block, inside, ivs)
         r = self.guarded(b, nest, ivs, reduce=True)
         value = self.inline(op, [*axes, *raxes], r, Scope(ivs, vec, clamp=True))
         _accumulate(r, kind, acc_buf, acc_index(r), value)
-        b = self.loops(block, tile, ivs)
-        w = self.guarded(b, nest, ivs)
-        v = w.emit(tir.LoadOp(acc_buf, acc_index(w)))
-        if epilogue is not None:
-            v = self.inline(epilogue, axes, w, Scope(ivs, vec, {op.result: v}))
-        w.builder.insert(tir.StoreOp(v, dest, self.access(axes, dest, w, Scope(ivs, vec))))
+        if blocks and epilogue is not None:  # the epilogue after the last block only
+            c = Inserter(block)
+            position = _position(blocks)
+            last, other = Block([tir.YieldOp()]), Block([tir.YieldOp()])
+            final = c.index(position.range()[1])
+            c.builder.insert(tir.IfOp(c.cmp("eq", self.value(position, c, ivs), final), last, other))
+            write_back(last, epilogue)
+            write_back(other, None)
+        else:
+            write_back(block, epilogue)
 
     def rfactor(
         self,
@@ -617,6 +637,15 @@ class LowerTeToTirPass(ModulePass):
                 op.body.block.insert_op_before(new, child)
                 child.detach()
                 child.erase()
+
+
+def _position(loops: Sequence[Loop]) -> Lin:
+    """The iteration number of the nest of `loops` (row-major over their
+    variables: 0 first, the product of their extents less 1 last)."""
+    out, stride = Lin(), 1
+    for lp in reversed(loops):
+        out, stride = out + Lin.of(lp.var) * stride, stride * lp.var.extent
+    return out
 
 
 def _may_exceed(g: Lin, n: Dim) -> bool:

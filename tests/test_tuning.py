@@ -56,7 +56,7 @@ def _model(rows: int = 24) -> object:
 CALLS: list[TemplateCall[object]] = [
     TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((30, 40), 0, (1,), 32, 1, 16, False)),
     TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((2, 7, 5, 6), 1, (2, 3), 32, 3, 8, False)),
-    TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((3, 11, 64), 1, (2,), 32, 1, 7, True, 16)),
+    TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((3, 11, 64), 1, (2,), 32, 1, 256, True, 16)),
     TemplateCall("window", cpu.window, cpu.WindowKnobs, ((1, 4, 9, 13), 2, 32)),
     TemplateCall("conv_nchwc", cpu.conv_nchwc, cpu.NchwcKnobs, ((1, 2, 5, 7, 16), 32)),
     TemplateCall("injective", cpu.injective, cpu.InjectiveKnobs, ((3, 70), 32)),
@@ -85,10 +85,13 @@ def test_every_point_of_a_space_is_a_valid_schedule(call: TemplateCall[object]) 
 
 def test_invalid_points_are_rejected_before_they_are_built() -> None:
     space = CALLS[0].space()
-    spill = cpu.GemmKnobs(mr=16, nr=48, col_block=1, unroll_k=1, grain=16)
+    spill = cpu.GemmKnobs(mr=16, nr=48, col_block=1, kc=0, unroll_k=1, grain=16)
     assert "vector registers" in (space.check(spill) or "")
-    assert "not one of" in (space.check(cpu.GemmKnobs(6, 32, 1, 3, 16)) or "")  # 3 is no choice
-    assert "do not divide" in (space.check(cpu.GemmKnobs(6, 16, 2, 1, 16)) or "")  # 3 tiles of 16
+    assert "not one of" in (space.check(cpu.GemmKnobs(6, 32, 1, 0, 3, 16)) or "")  # 3 is no choice
+    assert "do not divide" in (space.check(cpu.GemmKnobs(6, 16, 2, 0, 1, 16)) or "")  # 3 tiles of 16
+    packed = CALLS[2].space()
+    assert packed.choices["kc"] == (0, 64, 128)  # K blocks that divide K = 256
+    assert all(nr % 16 == 0 for nr in packed.choices["nr"])  # whole panels of 16
 
 
 def test_knobs_json() -> None:
@@ -109,7 +112,7 @@ def _record(**kw: object) -> Record:
     target = Target.host()
     fields: dict[str, object] = dict(
         workload="0123456789abcdef", task="k", site=0, template="gemm",
-        knobs=cpu.GemmKnobs(6, 32, 1, 1, 16).to_json(), default=True, status="ok",
+        knobs=cpu.GemmKnobs(6, 32, 1, 0, 1, 16).to_json(), default=True, status="ok",
         seconds=1e-4, flops=1000, weight=1, threads=1, cpu=target.cpu,
         features=target.features, schedule="", error=None, time=0.0,
     )
@@ -187,7 +190,7 @@ def test_records_of_another_model_change_nothing(tmp_path: Path) -> None:
     """Records are keyed by workload: another shape's kernel keeps its default."""
     path = tmp_path / "r.jsonl"
     with RecordWriter(path) as w:
-        w.write(_record(default=False, knobs=cpu.GemmKnobs(2, 16, 3, 1, 4).to_json()))
+        w.write(_record(default=False, knobs=cpu.GemmKnobs(2, 16, 3, 0, 1, 4).to_json()))
     records = load_records(path)
     lamina.compile(_model(), tuning_records=records)
     assert records.applied == set()
@@ -196,7 +199,7 @@ def test_records_of_another_model_change_nothing(tmp_path: Path) -> None:
 def test_a_record_that_no_longer_fits_its_kernel_is_noted(tmp_path: Path) -> None:
     (task,) = extract_tasks(_model())
     path = tmp_path / "r.jsonl"
-    bad = cpu.GemmKnobs(16, 64, 1, 1, 16).to_json()  # overflows the registers
+    bad = cpu.GemmKnobs(16, 64, 1, 0, 1, 16).to_json()  # overflows the registers
     with RecordWriter(path) as w:
         w.write(_record(workload=task.workload, default=False, knobs=bad))
     with pytest.warns(TuningNote, match="rejected"):

@@ -155,12 +155,16 @@ class GemmKnobs(Knobs):
     number of vectors, each its own register, or less than one), the column
     tiles of a block (`col_block`: the row tiles loop between the blocks and
     the tiles of a block, so 1 streams the rows past each column panel and all
-    of them each row panel past every column panel), the innermost reduce loop
-    unrolled by `unroll_k` (1: not split) and the parallel granularity."""
+    of them each row panel past every column panel), the reduction in blocks
+    of `kc` steps (0: not blocked; the blocks loop inside the outermost tile
+    loop, so that a tile's panel of one block stays in cache while the inner
+    tile loop streams the other operand's), the innermost reduce loop unrolled
+    by `unroll_k` (1: not split) and the parallel granularity."""
 
     mr: int
     nr: int
     col_block: int
+    kc: int
     unroll_k: int
     grain: int
 
@@ -181,7 +185,7 @@ class GemmKnobs(Knobs):
         mr = min(8 if nr == 2 * lanes else 12, g.rows)
         # (a symbolic row count: the default order)
         rows_outer = bool(reduce_size) and _sure(g.rows) > g.ncol
-        return GemmKnobs(int(mr), nr, -(-g.ncol // nr) if rows_outer else 1, 1, DEFAULT_GRAIN)
+        return GemmKnobs(int(mr), nr, -(-g.ncol // nr) if rows_outer else 1, 0, 1, DEFAULT_GRAIN)
 
     @staticmethod
     def space(
@@ -194,6 +198,8 @@ class GemmKnobs(Knobs):
         lanes = cpu.lanes(elem_bits)
         rows = 16 if isinstance(g.rows, Hinted) else g.rows
         unrolls = [u for u in (1, 2, 4, 8) if reduce_size and reduce_size % u == 0] or [1]
+        # (multiples of every unroll factor)
+        k_blocks = [b for b in (64, 128, 256, 512, 1024) if b < reduce_size and reduce_size % b == 0]
         widths = _vector_widths(lanes, -(-g.ncol // lanes) * lanes, d.nr)
         if panel:  # (a vector must not straddle two panels of a packed weight)
             widths = tuple(w for w in widths if w % panel == 0)
@@ -210,6 +216,7 @@ class GemmKnobs(Knobs):
             "mr": choices(*range(1, 17), at_most=rows, keep=(d.mr,)),
             "nr": widths,
             "col_block": choices(*blocks, keep=(d.col_block,)),
+            "kc": (0, *k_blocks),
             "unroll_k": tuple(unrolls),
             "grain": choices(*GRAINS, keep=(d.grain,)),
         }, why)
@@ -265,20 +272,28 @@ def gemm(
         steps.append(Split(f"{col}.o", block))
         tiles = [(f"{col}.o.o", col_tiles // block), rows_tile, (f"{col}.o.i", block)]
     outer = [*g.batch, *(name for name, _ in tiles)]
+    outer_extents = [*g.batch_extents, *(n for _, n in tiles)]
     reduce = [f"r{d}" for d in range(nreduce)]
+    k_block: list[str] = []
+    if knobs.kc:  # the K blocks inside the outermost tile loop
+        steps.append(Split("r0", knobs.kc))
+        k_block, reduce = ["r0.o"], ["r0.i", *reduce[1:]]
     unrolled_k: list[str] = []
     if knobs.unroll_k > 1:
-        steps.append(Split("r0", knobs.unroll_k))
-        reduce = ["r0.o", *reduce[1:]]
-        unrolled_k = ["r0.i"]
+        steps.append(Split(reduce[0], knobs.unroll_k))
+        unrolled_k = [f"{reduce[0]}.i"]
+        reduce = [f"{reduce[0]}.o", *reduce[1:]]
     # One register per vector: a wider tile is split into vectors of the lanes.
     vectors = [f"{col}.i"]
     if nr > lanes:
         steps.append(Split(f"{col}.i", lanes))
         vectors = [f"{col}.i.o", f"{col}.i.i"]
-    steps.append(Reorder((*outer, *reduce, *unrolled_k, f"{r}.i", *vectors)))
-    outer_extents = [*g.batch_extents, *(n for _, n in tiles)]
-    steps += _parallel_tiles(outer, outer_extents, knobs.grain)
+    split_at = len(g.batch) + 1 if k_block else len(outer)
+    steps.append(Reorder((*outer[:split_at], *k_block, *outer[split_at:], *reduce, *unrolled_k, f"{r}.i", *vectors)))
+    if k_block:  # (the parallel loops outside the K blocks, the accumulators inside)
+        steps += [*_parallel_outer(outer[:split_at], outer_extents[:split_at], knobs.grain), CacheWrite(outer[-1])]
+    else:
+        steps += _parallel_tiles(outer, outer_extents, knobs.grain)
     steps += [Annotate(ForKind.UNROLLED, name) for name in (*unrolled_k, f"{r}.i", *vectors[:-1])]
     steps.append(Annotate(ForKind.VECTORIZED, vectors[-1]))
     return Schedule(tuple(steps))
