@@ -11,7 +11,7 @@ import io
 from functools import cache
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, llvm, math, scf, vector
+from xdsl.dialects import arith, builtin, func, math, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -31,7 +31,7 @@ from xdsl.utils.lexer import Span
 from lamina.abi import ENTRY
 from lamina.dialects import resources
 from lamina.dialects.dominance import UseBeforeDefinition, verify_ssa_order
-from lamina.dialects.llvm_ext import LLVMExt
+from lamina.dialects.llvm_ext import LLVMWithExt
 from lamina.dialects.parser import make_parser
 from lamina.dialects.qnn import QNN
 from lamina.dialects.relay import relay_dialect
@@ -52,8 +52,7 @@ def lamina_dialects() -> tuple[Dialect, ...]:
         math.Math,
         scf.Scf,
         vector.Vector,
-        llvm.LLVM,
-        LLVMExt,
+        LLVMWithExt,
         relay_dialect(),
         QNN,
         TE,

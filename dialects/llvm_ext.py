@@ -2,12 +2,15 @@
 
 - `llvm.fptosi`, `llvm.fptoui`, `llvm.uitofp` casts,
 - `llvm.extractelement` (xDSL has `llvm.insertelement` but not its inverse),
-- `llvm.intr.masked.load` (xDSL has only the masked store).
+- `llvm.intr.masked.load` (xDSL has only the masked store),
+- `llvm.intr.masked.store` of any element type (xDSL's takes floats only; this
+  one replaces it in `LLVMWithExt`).
 
 Their translation to LLVM IR, with lamina's other fixes to xDSL's emitter, is in
 `lamina.target.translate`. Load `LLVMExt` next to xDSL's `LLVM` in a context (it is
-named `llvm_ext` because the name `llvm` is taken), or register `LLVMWithExt`, a
-`llvm` dialect that holds both.
+named `llvm_ext` because the name `llvm` is taken), or, to parse integer masked
+stores too, register `LLVMWithExt` in place of xDSL's: a `llvm` dialect that
+holds both.
 """
 
 from __future__ import annotations
@@ -133,17 +136,56 @@ class MaskedLoadOp(IRDLOperation):
         )
 
 
+@irdl_op_definition
+class MaskedStoreOp(IRDLOperation):
+    """`llvm.intr.masked.store %v, %ptr, %mask {alignment = 4 : i32} :
+    vector<16xi32>, vector<16xi1> into !llvm.ptr`: the lanes of `v` whose mask
+    bit is set are written, the others' memory is left alone."""
+
+    name = "llvm.intr.masked.store"
+
+    value = operand_def(VectorType)
+    data = operand_def(llvm.LLVMPointerType)
+    mask = operand_def(VectorType)
+    alignment = prop_def(IntegerAttr[I32])
+
+    assembly_format = (
+        "$value `,` $data `,` $mask attr-dict `:`"
+        " type($value) `,` type($mask) `into` type($data)"
+    )
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(
+        self,
+        value: SSAValue | Operation,
+        data: SSAValue | Operation,
+        mask: SSAValue | Operation,
+        alignment: int,
+    ):
+        super().__init__(
+            operands=[value, data, mask],
+            properties={"alignment": IntegerAttr(alignment, 32)},
+        )
+
+
 _EXT_OPS: list[type[Operation]] = [
     FPToSIOp, FPToUIOp, UIToFPOp, ExtractElementOp, MaskedLoadOp
 ]
 
-#: The extension ops alone (named `llvm_ext`: the name `llvm` belongs to xDSL's).
+#: The extension ops alone (named `llvm_ext`: the name `llvm` belongs to xDSL's);
+#: the masked store is not among them, as its name is xDSL's op's.
 LLVMExt = Dialect("llvm_ext", _EXT_OPS, [])
 
 #: xDSL's `llvm` dialect plus the extension ops, for contexts that load dialects
 #: lazily by name (e.g. `lamina-opt`): register it in place of `xdsl`'s `LLVM`.
 LLVMWithExt = Dialect(
-    "llvm", [*llvm.LLVM.operations, *_EXT_OPS], list(llvm.LLVM.attributes)
+    "llvm",
+    [
+        *(o for o in llvm.LLVM.operations if o is not llvm.MaskedStoreOp),
+        *_EXT_OPS,
+        MaskedStoreOp,
+    ],
+    list(llvm.LLVM.attributes),
 )
 
 
@@ -157,5 +199,6 @@ __all__ = [
     "LLVMExt",
     "LLVMWithExt",
     "MaskedLoadOp",
+    "MaskedStoreOp",
     "UIToFPOp",
 ]

@@ -119,11 +119,6 @@ class GraphLowering:
                     outs.append(vals[r])
                 self.call(e, op.callee.string_value(), [vals[a] for a in op.args] + outs)
             elif isinstance(op, te.SetSizeOp):
-                if block is not self.fn.body.block:
-                    raise LoweringError(
-                        f"a data-dependent size ('{op.size.data}') inside relay.if or "
-                        "relay.loop is not supported; compute it outside"
-                    )
                 e.builder.insert(tir.SetSizeOp(op.size.data, vals[op.count], op.bound_dim, op.element))
             elif isinstance(op, te.CheckOp):
                 e.builder.insert(tir.CheckOp(e.emit(tir.LoadOp(vals[op.cond], [])), op.message.data))

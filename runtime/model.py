@@ -222,7 +222,7 @@ class CompiledModel:
         ins = self._bind(args, kwargs)
         env: dict[str, int] = self._local.env
         set_num_threads(self.num_threads)
-        for _ in range(len(self.bounds) + 2):  # a stop to replan at most once per size
+        for _ in range(64 * len(self.bounds) + 2):  # each stop to replan at least doubles a size
             try:
                 outs, table, first_size = self._call(ins, env)
             except MemoryError as e:
@@ -239,7 +239,7 @@ class CompiledModel:
         else:
             raise LaminaError("the model kept asking for more memory than planned")
         if self.bounds:
-            self._remember(table, first_size)
+            self._remember(table, first_size, env)
             return self._actual(outs, env, table, first_size)
         return outs
 
@@ -271,19 +271,24 @@ class CompiledModel:
     def _replan(self, env: dict[str, int], table: Any, first_size: int) -> None:
         """After a stop because a size outgrew its capacity: plan again with
         each unbounded size at the value the model wrote into its slot (the
-        value it set, or the capacity it was not yet set past), bounds after."""
+        value it set, or the capacity it was not yet set past), bounds after.
+        A size that outgrew its capacity at least doubles it, so that one set
+        again and again as it grows (inside a loop) stops O(log) times."""
         for name, limit in self.bounds:
             if limit is None:
-                env[name] = int(table[first_size + self.sizes.index(name)] or 0)
+                value = int(table[first_size + self.sizes.index(name)] or 0)
+                env[name] = max(value, 2 * env[name]) if value > env[name] else value
             else:
                 env[name] = evaluate(limit, env)
 
-    def _remember(self, table: Any, first_size: int) -> None:
-        """After a completed run: the unbounded sizes' values and capacities."""
+    def _remember(self, table: Any, first_size: int, env: dict[str, int]) -> None:
+        """After a completed run at sizes `env`: the unbounded sizes' last
+        values, and capacities that held everything the run set (a size set
+        in a loop ends at its last value, not at its peak)."""
         for name in self._capacity:
             value = int(table[first_size + self.sizes.index(name)] or 0)
             self._last[name] = value
-            self._capacity[name] = max(self._capacity[name], value)
+            self._capacity[name] = max(self._capacity[name], value, env[name])
 
     def _actual(
         self, outs: list[np.ndarray], env: dict[str, int], table: Any, first_size: int

@@ -35,6 +35,7 @@ from lamina.dialects.llvm_ext import (
     FPToSIOp,
     FPToUIOp,
     MaskedLoadOp,
+    MaskedStoreOp,
     UIToFPOp,
 )
 from lamina.errors import CompileError
@@ -119,7 +120,7 @@ def _convert_store(op: Operation, builder: ir.IRBuilder, vals: ValueMap) -> None
 
 
 def _convert_masked_store(op: Operation, builder: ir.IRBuilder, vals: ValueMap) -> None:
-    assert isinstance(op, llvm.MaskedStoreOp)
+    assert isinstance(op, MaskedStoreOp)
     value, mask = vals[op.value], vals[op.mask]
     ptr = _typed_ptr(builder, vals[op.data], value.type)
     align = ir.Constant(ir.IntType(32), op.alignment.value.data)
@@ -143,7 +144,7 @@ def _convert_masked_load(op: Operation, builder: ir.IRBuilder, vals: ValueMap) -
 def _ext_converter(op: Operation) -> _Converter | None:
     if isinstance(op, llvm.StoreOp):
         return _convert_store
-    if isinstance(op, llvm.MaskedStoreOp):
+    if isinstance(op, MaskedStoreOp):
         return _convert_masked_store
     if isinstance(op, MaskedLoadOp):
         return _convert_masked_load

@@ -62,7 +62,6 @@ XFAIL: dict[str, str] = {
         "the expanded function builds its shapes in If branches from run-time values, and a "
         "ConstantOfShape needs a size one branch sets"
     ),
-    r"^test_loop11$": "a Slice by the iteration number (a run-time start) in the loop body",
     r"^test_dft_inverse(_opset19)?$": (
         "the expected values hold numpy's complex64 FFT rounding (1.9e-7 where the exact "
         "value, which lamina gives, is 0) and atol is 1e-7; onnxruntime fails them too"
@@ -219,12 +218,16 @@ def test_shape_input_is_specialized_to_its_value():
         (y,) = rep.run([a, np.array(shape, np.int64)])
         np.testing.assert_array_equal(y, a.reshape(shape))
     assert rep.frozen == ["s"]
-    # Only small shape-like values are bound: not a 17-element one.
+    # Only small shape-like values are bound: a 17-element one is read when the
+    # model runs, as are values the model computes itself.
     x1 = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
     s17 = helper.make_tensor_value_info("s", TensorProto.INT64, [17])
     big = _model(helper.make_node("Reshape", ["x", "s"], ["y"]), [x1, s17], [1] * 17)
-    with pytest.raises(lamina.FrontendError, match="must be a constant"):
-        backend.prepare(big, specialize=True)
+    rep17 = backend.prepare(big, specialize=True)
+    for dims in ([1] * 17, [-1] + [1] * 16):
+        (y,) = rep17.run([np.full(1, 7, np.float32), np.array(dims, np.int64)])
+        assert y.shape == (1,) * 17 and y.item() == 7
+    assert rep17.frozen == [] and len(rep17._cache) == 1
     # Without binding values (and by default), one compile runs every shape.
     for rep in (backend.prepare(model, specialize=True, specialize_constants=False), backend.prepare(model)):
         for shape, want in (([3, 4], (3, 4)), ([-1, 2], (6, 2)), ([12, 1], (12, 1)), ([0, -1], (2, 6))):

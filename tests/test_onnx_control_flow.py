@@ -315,3 +315,79 @@ def test_loop_with_a_run_time_trip_count_needs_run_time_values() -> None:
     model = _run_time_trips_model(False)
     with pytest.raises(LaminaError, match=r"\(Loop, opset 17\): input #0 \('M'\) must be a constant"):
         lamina.from_onnx(model, run_time_values=False)
+
+
+def _sum_of_squares_body() -> onnx.GraphProto:
+    """acc += sum(x[i : 2 i + 1] ** 2): a slice whose length (i + 1, cut at
+    the end of x) is set when the model runs, anew each iteration."""
+    i64 = TensorProto.INT64
+    return helper.make_graph(
+        [
+            helper.make_node("Identity", ["c"], ["c_out"]),
+            helper.make_node("Unsqueeze", ["i", "axes"], ["start"]),
+            helper.make_node("Mul", ["start", "two"], ["twice"]),
+            helper.make_node("Add", ["twice", "one"], ["end"]),
+            helper.make_node("Slice", ["x", "start", "end"], ["s"]),
+            helper.make_node("Mul", ["s", "s"], ["sq"]),
+            helper.make_node("ReduceSum", ["sq"], ["r"], keepdims=1),
+            helper.make_node("Add", ["acc", "r"], ["acc_out"]),
+            helper.make_node("Identity", ["acc_out"], ["scan"]),
+        ],
+        "body",
+        [helper.make_tensor_value_info("i", i64, []), helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc", F, [1])],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []), helper.make_tensor_value_info("acc_out", F, [1]),
+         helper.make_tensor_value_info("scan", F, [1])],
+        [numpy_helper.from_array(np.array([0], np.int64), "axes"), numpy_helper.from_array(np.array([1], np.int64), "one"),
+         numpy_helper.from_array(np.array([2], np.int64), "two")],
+    )
+
+
+def test_sizes_set_in_a_loop_body_grow_their_capacity() -> None:
+    """A size the data sets inside a loop body, differently each iteration:
+    the buffers are planned at its capacity, which doubles when an iteration
+    outgrows it (a rerun), and the carried value's run-time size is matched
+    to its type on entry (checked when the model runs)."""
+    model = _model(
+        [helper.make_node("Loop", ["n", "cond", "acc0"], ["acc", "stack"], body=_sum_of_squares_body())],
+        [helper.make_tensor_value_info("n", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x", F, ["length"]), helper.make_tensor_value_info("acc0", F, [1])],
+        [helper.make_tensor_value_info("acc", F, [1]), helper.make_tensor_value_info("stack", F, ["n", 1])],
+    )
+    exe = lamina.compile(model)
+    rng = np.random.default_rng(3)
+    for n, length in [(3, 10), (8, 40), (2, 5), (20, 100), (5, 3), (30, 1000), (4, 10)]:
+        feeds = {"n": np.array(n), "cond": np.array(True), "x": rng.standard_normal(length).astype(np.float32),
+                 "acc0": np.array([1.0], np.float32)}
+        _check(model, feeds, exe)
+
+
+def test_a_carried_value_of_another_size_stops_the_run() -> None:
+    """The body yields a slice of a size set when the model runs where the
+    carried value is [1]: a run where that size is not 1 stops naming the Loop."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["c"], ["c_out"]),
+            helper.make_node("Unsqueeze", ["i", "axes"], ["start"]),
+            helper.make_node("Add", ["start", "k"], ["end"]),
+            helper.make_node("Slice", ["x", "start", "end"], ["y_out"]),
+        ],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("y", F, [1])],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []), helper.make_tensor_value_info("y_out", F, [1])],
+        [numpy_helper.from_array(np.array([0], np.int64), "axes")],
+    )
+    model = _model(
+        [helper.make_node("Loop", ["n", "", "y0"], ["y"], body=body)],
+        [helper.make_tensor_value_info("n", TensorProto.INT64, []), helper.make_tensor_value_info("x", F, [6]),
+         helper.make_tensor_value_info("y0", F, [1]), helper.make_tensor_value_info("k", TensorProto.INT64, [1])],
+        [helper.make_tensor_value_info("y", F, [1])],
+    )
+    exe = lamina.compile(model)
+    x = np.arange(6, dtype=np.float32)
+    (y,) = exe.run(n=np.array(3), x=x, y0=np.zeros(1, np.float32), k=np.array([1]))
+    np.testing.assert_array_equal(y, [2.0])
+    with pytest.raises(lamina.InputError, match=r"Loop.*yields #1 of shape .* where the loop needs \[1\]"):
+        exe.run(n=np.array(3), x=x, y0=np.zeros(1, np.float32), k=np.array([2]))

@@ -157,6 +157,9 @@ class LaminaRep(BackendRep):
             self.specialize if specialize_constants is None else specialize_constants
         )
         self._compile_kwargs = compile_kwargs
+        #: Whether structure inputs may be values the model computes when it runs
+        #: (off while specializing, until one is not a graph input to bind).
+        self._run_time_values = not self.specialize_constants
         init = {t.name for t in model.graph.initializer}
         #: The inputs `run` takes, in order (initializers listed as inputs are not).
         self.inputs = [vi for vi in model.graph.input if vi.name not in init]
@@ -190,12 +193,17 @@ class LaminaRep(BackendRep):
             try:
                 # Specializing on values: structure inputs must be constants, so
                 # that the import names each one to bind (see _constant_needed).
-                module = from_onnx(model, shapes, run_time_values=not self.specialize_constants)
+                module = from_onnx(model, shapes, run_time_values=self._run_time_values)
                 exe = lamina_compile(module, **self._compile_kwargs)
             except UnsupportedOpError:
                 raise
             except FrontendError as e:
                 name = self._constant_needed(e)
+                if name is None and not self._run_time_values and _NEEDS_CONSTANT.search(str(e)):
+                    # Computed inside the model (e.g. from a loop's iteration
+                    # number), not a graph input to bind: read it at run time.
+                    self._run_time_values = True
+                    continue
                 if name is None:
                     raise
                 self.frozen.append(name)

@@ -54,6 +54,7 @@ from typing import IO
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 from xdsl.printer import Printer
+from xdsl.universe import Universe
 from xdsl.utils.exceptions import DiagnosticException, ParseError, ShrinkException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -227,15 +228,16 @@ class LaminaOptMain(xDSLOptMain):
     output: _BufferedOutput | None = None
 
     def register_all_dialects(self) -> None:
-        super().register_all_dialects()
-        for dialect in lamina_dialects():
-            if dialect.name not in self.ctx.registered_dialect_names:
-                self.ctx.register_dialect(dialect.name, lambda d=dialect: d)
-        # Resources print through the loaded builtin dialect's BlobStore; the llvm
-        # additions (`llvm.*`) and relay's region ops (`relay.fused`, `relay.yield`)
-        # live in dialects of other names, so they must be loaded to be found.
+        ours = {d.name: d for d in lamina_dialects()}  # `llvm` with lamina's ops
+        for name, factory in Universe.get_multiverse().all_dialects.items():
+            if name not in ours:
+                self.ctx.register_dialect(name, factory)
+        for dialect in ours.values():
+            self.ctx.register_dialect(dialect.name, lambda d=dialect: d)
+        # Resources print through the loaded builtin dialect's BlobStore, and
+        # relay's region ops (`relay.fused`, `relay.yield`) live in a dialect of
+        # another name, so it must be loaded to be found.
         self.ctx.load_registered_dialect("builtin")
-        self.ctx.load_registered_dialect("llvm_ext")
 
     def register_all_passes(self) -> None:
         super().register_all_passes()

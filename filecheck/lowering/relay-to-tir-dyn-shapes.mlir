@@ -46,6 +46,11 @@
 // LLVM-LABEL:   llvm.func @main(%args: !llvm.ptr {llvm.noalias}, %params: !llvm.ptr {llvm.noalias}, %workspace: !llvm.ptr {llvm.noalias, llvm.align = 64 : i64}) {
 // LLVM:           %{{[0-9]+}} = llvm.getelementptr inbounds %args[1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
 // LLVM-NEXT:      %[[SHAPE:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 8 : i64} : !llvm.ptr -> !llvm.ptr
+// The capacities planned for the sizes the data sets: the slots' values on entry.
+// LLVM:           %[[R0E:[0-9]+]] = llvm.getelementptr inbounds %args[6] : (!llvm.ptr) -> !llvm.ptr, i64
+// LLVM-NEXT:      %[[R0CAP:[0-9]+]] = llvm.load %[[R0E]] {alignment = 8 : i64} : !llvm.ptr -> i64
+// LLVM-NEXT:      %[[R1E:[0-9]+]] = llvm.getelementptr inbounds %args[7] : (!llvm.ptr) -> !llvm.ptr, i64
+// LLVM-NEXT:      %[[R1CAP:[0-9]+]] = llvm.load %[[R1E]] {alignment = 8 : i64} : !llvm.ptr -> i64
 // LLVM:           llvm.call @equal(
 // LLVM-NEXT:      %[[OK:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 1 : i64} : !llvm.ptr -> i1
 // LLVM-NEXT:      llvm.cond_br %[[OK]], ^[[R0BB:bb[0-9]+]], ^[[EXIT1:bb[0-9]+]]
@@ -57,14 +62,12 @@
 // LLVM-NEXT:      %[[R0POS:[0-9]+]] = llvm.icmp "sge" %[[R0]], %[[ZERO]] : i64
 // LLVM-NEXT:      llvm.cond_br %[[R0POS]], ^[[R0OK:bb[0-9]+]], ^[[EXIT2:bb[0-9]+]]
 // LLVM-NEXT:    ^[[R0OK]]:
-// LLVM-NEXT:      %[[R0CAP:[0-9]+]] = llvm.load %[[R0SLOT]] {alignment = 8 : i64} : !llvm.ptr -> i64
 // LLVM-NEXT:      %[[R0FITS:[0-9]+]] = llvm.icmp "sle" %[[R0]], %[[R0CAP]] : i64
 // LLVM-NEXT:      llvm.store %[[R0]], %[[R0SLOT]] {alignment = 8 : i64} : i64, !llvm.ptr
 // LLVM-NEXT:      %[[R1AT:[0-9]+]] = llvm.getelementptr inbounds %[[SHAPE]][1] : (!llvm.ptr) -> !llvm.ptr, i64
 // LLVM-NEXT:      %[[R1:[0-9]+]] = llvm.load %[[R1AT]] {alignment = 8 : i64} : !llvm.ptr -> i64
 // LLVM-NEXT:      %[[R1SLOT:[0-9]+]] = llvm.getelementptr inbounds %args[7] : (!llvm.ptr) -> !llvm.ptr, i64
-// LLVM:           %[[R1CAP:[0-9]+]] = llvm.load %[[R1SLOT]] {alignment = 8 : i64} : !llvm.ptr -> i64
-// LLVM-NEXT:      %[[R1FITS:[0-9]+]] = llvm.icmp "sle" %[[R1]], %[[R1CAP]] : i64
+// LLVM:           %[[R1FITS:[0-9]+]] = llvm.icmp "sle" %[[R1]], %[[R1CAP]] : i64
 // LLVM-NEXT:      llvm.store %[[R1]], %[[R1SLOT]] {alignment = 8 : i64} : i64, !llvm.ptr
 // LLVM-DAG:       llvm.cond_br %[[R1FITS]], ^{{bb[0-9]+}}, ^[[REPLAN1:bb[0-9]+]]
 // LLVM-DAG:       llvm.cond_br %[[R0FITS]], ^{{bb[0-9]+}}, ^[[REPLAN0:bb[0-9]+]]

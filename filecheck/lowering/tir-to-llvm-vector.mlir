@@ -1,4 +1,4 @@
-// RUN: lamina-opt %s -p lower-tir-to-llvm | filecheck %s
+// RUN: lamina-opt %s --split-input-file -p lower-tir-to-llvm | filecheck %s
 
 // The vector ops tir-vectorize makes: a stride-2 read (a wide load and a
 // shuffle), a masked load (llvm.intr.masked.load, its lanes off the mask from
@@ -36,3 +36,22 @@ tir.prim_func @vector_ops(%x: memref<16xf32>, %y: memref<4xf32>) {
 // CHECK-NEXT:    %[[R:.*]] = llvm.or %[[KA]], %[[KB]] : vector<4xi32>
 // CHECK-NEXT:    %s = llvm.bitcast %[[R]] : vector<4xi32> to vector<4xf32>
 // CHECK:         llvm.store %s
+
+// -----
+
+// A masked store of integers (what tir-vectorize makes of an i32 GEMM's
+// write-back tail): llvm.intr.masked.store takes any element type (xDSL's own op
+// takes floats only; lamina's `llvm` dialect replaces it).
+tir.prim_func @int_masked_store(%x: memref<6xi32>, %y: memref<6xi32>) {
+  %c4 = arith.constant 4 : index
+  %lanes = arith.constant dense<[0, 1, 2, 3]> : vector<4xindex>
+  %n = arith.constant dense<2> : vector<4xindex>
+  %m = tir.vector_cmp "slt", %lanes, %n : vector<4xindex> -> vector<4xi1>
+  %v = tir.load %x[%c4] : memref<6xi32>, vector<4xi32>
+  tir.masked_store %v, %y[%c4], %m : memref<6xi32>, vector<4xi32>, vector<4xi1>
+  tir.return
+}
+
+// CHECK-LABEL: llvm.func @int_masked_store(
+// CHECK:         %[[AT:.*]] = llvm.getelementptr inbounds %y[%c4] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+// CHECK-NEXT:    llvm.intr.masked.store %v, %[[AT]], %m {alignment = 4 : i32} : vector<4xi32>, vector<4xi1> into !llvm.ptr

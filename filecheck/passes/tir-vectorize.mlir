@@ -72,6 +72,43 @@ tir.prim_func @tail(%x: memref<10xf32>, %y: memref<10xf32>) {
 
 // -----
 
+// Stores under a tail mask into local buffers. Where the buffer's rows hold
+// whole vectors (last dim 8, base a multiple of the 4 lanes) the masked-off
+// lanes land in the row's padding and the store stays plain; where they do not
+// (last dim 6) they would land in the next row, which another iteration (or
+// thread) writes, so the store is masked, integers included.
+// CHECK-LABEL: tir.prim_func @local_tails(
+// CHECK:         tir.store [[P:%[0-9A-Za-z_]+]], %padded{{\[}}%r, [[J:%[0-9A-Za-z_]+]]] : memref<2x8xi32>, vector<4xi32>
+// CHECK-NEXT:    tir.masked_store [[P]], %tight{{\[}}%r, [[J]]], [[M:%[0-9A-Za-z_]+]] : memref<2x6xi32>, vector<4xi32>, vector<4xi1>
+// CHECK-NOT:     tir.if
+tir.prim_func @local_tails(%x: memref<2x6xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %padded = tir.alloc local : memref<2x8xi32>
+  %tight = tir.alloc local : memref<2x6xi32>
+  tir.for parallel %r = %c0 to %c2 step %c1 {
+    tir.for serial %o = %c0 to %c2 step %c1 {
+      tir.for vectorized %l = %c0 to %c4 step %c1 {
+        %b = arith.muli %o, %c4 : index
+        %j = arith.addi %b, %l : index
+        %p = arith.cmpi slt, %j, %c6 : index
+        tir.if %p {
+          %v = tir.load %x[%r, %j] : memref<2x6xi32>
+          tir.store %v, %padded[%r, %j] : memref<2x8xi32>
+          tir.store %v, %tight[%r, %j] : memref<2x6xi32>
+        }
+      }
+    }
+  }
+  tir.return
+}
+
+
+// -----
+
 // A transposed (gather) load: the loop is left to LLVM, demoted to serial.
 // CHECK-LABEL: tir.prim_func @gather(
 // CHECK:         tir.for serial %i = %c0 to %c4 step %c1 {

@@ -18,13 +18,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import onnx
-from xdsl.dialects.builtin import IntegerType, StringAttr, TensorType, i1
+from xdsl.dialects.builtin import ArrayAttr, IntegerType, StringAttr, TensorType, i1
 from xdsl.ir import Block, Region, SSAValue
 
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.shapes import dims_attr
-from lamina.frontends.onnx.context import NodeContext, constant, shape
+from lamina.frontends.onnx.context import NodeContext, constant, describe_node, shape
 from lamina.frontends.onnx.helpers import _axis, _cast, _elem, _ints, _rank, _reshape
 from lamina.frontends.onnx.registry import converter
 from lamina.symbolic import Dim, Sym
@@ -121,6 +121,8 @@ def _loop(ctx: NodeContext) -> Sequence[SSAValue]:
     types = [SCALAR_I64, SCALAR_I1, *(v.type for v in carried)]
     region, captured = ctx.importer.body(body, types, ctx.scope, _where(ctx, "body"))
     n_scans = len(body.output) - 1 - len(carried)
+    declared = [_declared(o) for o in body.output[1 + len(carried) :]]
+    _match_yields(ctx, region, [None, *(v.type for v in carried), *declared])
     rows: Dim | None = None
     sets: str | None = None
     if n_scans and ctx.is_const(0):
@@ -139,6 +141,52 @@ def _loop(ctx: NodeContext) -> Sequence[SSAValue]:
             for s in stacks
         ]
     return [*finals, *stacks]
+
+
+def _declared(vi: onnx.ValueInfoProto) -> tuple[int, ...] | None:
+    """The static shape a subgraph declares for an output, None if it has none."""
+    t = vi.type.tensor_type
+    if not vi.type.HasField("tensor_type") or not t.HasField("shape"):
+        return None
+    if not all(d.HasField("dim_value") for d in t.shape.dim):
+        return None
+    return tuple(d.dim_value for d in t.shape.dim)
+
+
+def _match_yields(ctx: NodeContext, region: Region, targets: Sequence[TensorType | tuple[int, ...] | None]) -> None:
+    """Give the body's yielded values whose dims are sizes set when the model
+    runs the dims they must have (Relax's `match_cast`): a carried value its
+    type on entry, a scan output the shape its subgraph declares. The dims are
+    compared when the model runs (a mismatch stops it, naming the node), then
+    the value is retyped (`relay.dyn_reshape` to a static shape)."""
+    block = region.block
+    end = block.last_op
+    assert isinstance(end, relay.YieldOp)
+    for i, (v, target) in enumerate(zip(end.operands, targets, strict=True)):
+        want = tuple(relay.shape_of(target)) if isinstance(target, TensorType) else target
+        have = shape(v)
+        if want is None or have == want or len(have) != len(want):
+            continue
+        differ = [a for a, (h, w) in enumerate(zip(have, want, strict=True)) if h != w]
+        if not all(isinstance(have[a], Sym) and isinstance(want[a], int) for a in differ):
+            continue  # the verifier names the mismatch
+        match = Block()  # built apart, then moved before the yield
+        ok: SSAValue | None = None
+        for a in differ:
+            same = _add(match, relay.EqualOp(_dim_tensor(match, have[a]), _dim_tensor(match, want[a])))
+            ok = same if ok is None else _add(match, relay.LogicalAndOp(ok, same))
+        assert ok is not None
+        message = (
+            f"{describe_node(ctx.node, ctx.opset)}: its body yields #{i} of shape "
+            f"{list(have)} when the model runs, where the loop needs {list(want)}"
+        )
+        checked = _add(match, relay.CheckOp(v, ok, message=StringAttr(message)))
+        target = constant(None, match, np.array(want, np.int64), "shape")
+        names = ArrayAttr([StringAttr("")] * len(want))
+        end.operands[i] = _add(match, relay.DynReshapeOp(checked, target, sizes=names, dims=dims_attr(want)))
+        for op in list(match.ops):
+            op.detach()
+            block.insert_op_before(op, end)
 
 
 @converter(

@@ -132,7 +132,7 @@ def _lower_masked_store(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     assert isinstance(op, tir.MaskedStoreOp)
     ptr = _address(e, op.buffer, op.indices)
     align = byte_size(scalar_type(op.value.type))
-    e.put(llvm.MaskedStoreOp(op.value, ptr, op.mask, alignment=align))
+    e.put(llvm_ext.MaskedStoreOp(op.value, ptr, op.mask, alignment=align))
     return []
 
 
@@ -327,7 +327,8 @@ def _bind_defined_sizes(
     the caller to read. A bounded size is clamped to `0..bound`. An unbounded
     one must not be negative, and must fit the capacity the caller planned
     with (the slot's value on entry): a `tir.check` before the next op stops
-    the run otherwise."""
+    the run otherwise. A size set inside a loop or branch is set each time
+    the op runs, against the same capacity."""
     values: dict[str, SSAValue] = {}
     uses = [op for op in fn.walk() if isinstance(op, tir.SizeOp)]
     slots = {n: _slot_value(at_entry, args, first_slot + sizes.index(n)) for n in sizes if n not in defined}
@@ -356,7 +357,9 @@ def _bind_defined_sizes(
             slot = slot_of()
             ok = put(llvm.ICmpOp(count, const(0), _predicate("sge")))
             b.insert(tir.CheckOp(ok, f"the data set size '{name}' to a negative value"))
-            capacity = put(llvm.LoadOp(slot, i64, alignment=8))
+            # The capacity is the slot's value on entry (a size set in a loop
+            # overwrites the slot with its value each time).
+            capacity = _slot_value(at_entry, args, first_slot + sizes.index(name))
             fits = put(llvm.ICmpOp(count, capacity, _predicate("sle")))
             after = op.next_op
             while isinstance(after, tir.SetSizeOp):  # after the sizes set together

@@ -5,8 +5,10 @@ code over `vector<V x T>`: lane-independent values stay scalar (and are broadcas
 where a vector needs them), a load or store whose last index is `base + lane`
 (the others lane-independent) becomes one vector access, and a `tir.if` whose
 condition compares `base + lane` with a lane-independent bound becomes a lane
-mask: stores under it are masked (`tir.masked_store`), except to local buffers,
-whose extra lanes are never read. Loads under a mask are not masked: contiguous
+mask: stores under it are masked (`tir.masked_store`), except to a local buffer
+whose rows hold whole vectors (its last dim a multiple of the lanes, the store's
+base provably one too): there the extra lanes stay in the row's padding, which is
+never read. Loads under a mask are not masked: contiguous
 vector loads stay within the `BUFFER_SLACK` readable bytes every buffer has past
 its end. A load whose last index is `base + s * lane` for a small stride `s`
 (a stride-2 convolution or pooling window) reads the `s * V` elements from `base`
@@ -23,11 +25,11 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, math, vector
 from xdsl.dialects.builtin import (
-    AnyFloat,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
+    MemRefType,
     ModuleOp,
     VectorType,
     i1,
@@ -60,6 +62,24 @@ class _Lane:
     @property
     def clamped(self) -> bool:
         return self.lo is not None or self.hi is not None
+
+
+def _multiple_of(v: SSAValue, k: int) -> bool:
+    """Whether the index `v` is provably a multiple of `k`."""
+    c = constant_index(v)
+    if c is not None:
+        return c % k == 0
+    op = v.owner
+    if isinstance(op, arith.MuliOp):
+        return _multiple_of(op.lhs, k) or _multiple_of(op.rhs, k)
+    if isinstance(op, arith.AddiOp):
+        return _multiple_of(op.lhs, k) and _multiple_of(op.rhs, k)
+    if not isinstance(op, Block):
+        return False
+    loop = op.parent_op()
+    if isinstance(loop, tir.ForOp) and v is loop.body.block.args[0]:
+        return _multiple_of(loop.lb, k) and _multiple_of(loop.step, k)
+    return False
 
 
 class _Vectorizer:
@@ -258,15 +278,21 @@ class _Vectorizer:
             raise _Unsupported("vector store")
         base = self.contiguous(op.indices)
         value = self.as_vector(op.value)
-        local = isinstance(op.buffer.owner, tir.AllocOp) and (
-            op.buffer.owner.scope.data == AllocScope.LOCAL
-        )
-        if mask is None or local:
+        if mask is None or self.in_row(op.buffer, base[-1]):
             self.emit(tir.StoreOp(value, op.buffer, base))
-        elif isinstance(op.value.type, AnyFloat):  # LLVM's masked store: floats here
-            self.emit(tir.MaskedStoreOp(value, op.buffer, base, mask))
         else:
-            raise _Unsupported("masked store of integers")
+            self.emit(tir.MaskedStoreOp(value, op.buffer, base, mask))
+
+    def in_row(self, buffer: SSAValue, base: SSAValue) -> bool:
+        """Whether a vector stored at `base` of a local buffer's last dim stays in
+        its row: a masked-off lane written there lands in padding no one reads
+        (past the row's end it would land in the next row, or past the buffer)."""
+        owner = buffer.owner
+        if not isinstance(owner, tir.AllocOp) or owner.scope.data != AllocScope.LOCAL:
+            return False
+        assert isinstance(buffer.type, MemRefType)
+        last = buffer.type.get_shape()[-1]
+        return last > 0 and last % self.lanes == 0 and _multiple_of(base, self.lanes)
 
     def compute(self, op: Operation) -> None:
         ins = [self.uniform(v) for v in op.operands]
