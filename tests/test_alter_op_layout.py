@@ -269,13 +269,14 @@ def test_dense_pack() -> None:
 def test_resnet18_at_o3_matches_onnxruntime() -> None:
     ort = pytest.importorskip("onnxruntime")
     model = resnet18(image_size=32, num_classes=10)
-    # every conv of ResNet-18 is altered: the 3-channel stem to im2col + GEMM, the
-    # 19 others (channels divide into the lanes) to blocked NCHW<x>c convolutions,
-    # which stay blocked from the first to the last (one transform in, one out)
+    # every conv of ResNet-18 is altered to a blocked NCHW<x>c convolution (the
+    # stem reads the image's 3 channels as one block, NCHW3c), and so is its max
+    # pool: blocked from the first conv to the last (one transform in, one out)
     n_convs = sum(n.op_type == "Conv" for n in model.graph.node)
     o3 = optimized(model, 3)
-    assert count(o3, relay.Im2ColOp) == 1
-    assert count(o3, relay.Conv2DNCHWcOp) == n_convs - 1 == 19
+    assert count(o3, relay.Im2ColOp) == 0
+    assert count(o3, relay.Conv2DNCHWcOp) == n_convs == 20
+    assert count(o3, relay.MaxPool2DNCHWcOp) == 1
     assert count(o3, relay.LayoutTransformOp) == 2
     x = RNG.standard_normal((1, 3, 32, 32)).astype(np.float32)
     sess = ort.InferenceSession(

@@ -64,6 +64,8 @@ def op_class(op: relay.RelayOp) -> str:
     reduce, layout/copy, elementwise."""
     if isinstance(op, relay.Conv2DNCHWcOp):
         return "conv"
+    if isinstance(op, relay.DepthwiseConv2DNCHWcOp):
+        return "depthwise conv"
     if isinstance(op, relay.ConvOp | relay.ConvTransposeOp):
         groups = relay.int_prop(op, "groups", 1)
         wshape = op.operands[1].type.get_shape()  # type: ignore[attr-defined]

@@ -5,6 +5,10 @@ that a block of channels fills the vector lanes.
 `alter-op-layout` rewrites a convolution into `relay.conv2d_nchwc` between two
 `relay.layout_transform`s, then moves the transforms out through elementwise
 ops until inverse pairs meet and cancel: a chain of convolutions stays blocked.
+Depthwise convolutions and max pools next to blocked values become
+`relay.depthwise_conv2d_nchwc` (TVM's `depthwise_conv2d_NCHWc`) and
+`relay.max_pool2d_nchwc`, so that a MobileNet's 1x1 -> depthwise -> 1x1 chain and
+a ResNet's stem and pool stay blocked too.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from lamina.dialects.relay.base import (
     RelayOp,
     Window,
     _same_element_type,
+    ints_prop,
     require_element,
     shape_of,
     str_prop,
@@ -132,4 +137,75 @@ class Conv2DNCHWcOp(RelayOp):
         return tensor([x[0], w[0], *out, w[5]], elem)
 
 
-__all__ = ["Conv2DNCHWcOp", "LayoutTransformOp", "blocked_shape", "channel_block"]
+@irdl_op_definition
+class DepthwiseConv2DNCHWcOp(RelayOp):
+    """2-D depthwise convolution (one filter per channel) in a blocked channel
+    layout (TVM's `depthwise_conv2d_NCHWc`): data `[N, C/x, H, W, x]`, weight
+    `[C/x, KH, KW, x]`, result `[N, C/x, OH, OW, x]`, with strides, dilation and
+    padding (zeros read past the input's borders)."""
+
+    name = "relay.depthwise_conv2d_nchwc"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"strides": (1, 1), "dilation": (1, 1), "padding": (0, 0, 0, 0)}
+    data = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    strides = opt_prop_def(DenseArrayBase)
+    dilation = opt_prop_def(DenseArrayBase)
+    padding = opt_prop_def(DenseArrayBase)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        elem = _same_element_type(cls.name, types)
+        require_element(cls.name, types[0], floating=True)
+        x, w = shape_of(types[0]), shape_of(types[1])
+        if len(x) != 5 or len(w) != 4 or w[0] != x[1] or w[3] != x[4]:
+            raise VerifyException(
+                f"{cls.name}: needs data [N, C/x, H, W, x] and weight [C/x, KH, KW, x] "
+                f"with the same blocking, got {types[0]} and {types[1]}"
+            )
+        win = Window(cls.name, props, 2)
+        out = [win.output_size(cls.name, i, x[2 + i], w[1 + i]) for i in range(2)]
+        return tensor([x[0], x[1], *out, x[4]], elem)
+
+
+@irdl_op_definition
+class MaxPool2DNCHWcOp(RelayOp):
+    """2-D max pooling in a blocked channel layout: data `[N, C/x, H, W, x]`,
+    result `[N, C/x, OH, OW, x]`, with strides, dilation and padding (which
+    never wins: it is -inf)."""
+
+    name = "relay.max_pool2d_nchwc"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"strides": (1, 1), "dilation": (1, 1), "padding": (0, 0, 0, 0)}
+    data = operand_def(TensorType)
+    pool_size = prop_def(DenseArrayBase)
+    strides = opt_prop_def(DenseArrayBase)
+    dilation = opt_prop_def(DenseArrayBase)
+    padding = opt_prop_def(DenseArrayBase)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        require_element(cls.name, types[0], floating=True)
+        x = shape_of(types[0])
+        if len(x) != 5:
+            raise VerifyException(f"{cls.name}: needs data [N, C/x, H, W, x], got {types[0]}")
+        kernel = ints_prop(props, "pool_size")
+        if len(kernel) != 2 or min(kernel) < 1:
+            raise VerifyException(f"{cls.name}: pool_size {list(kernel)} must be 2 positive sizes")
+        win = Window(cls.name, props, 2)
+        out = [win.output_size(cls.name, i, x[2 + i], kernel[i]) for i in range(2)]
+        return tensor([x[0], x[1], *out, x[4]], types[0].get_element_type())
+
+
+__all__ = [
+    "Conv2DNCHWcOp",
+    "DepthwiseConv2DNCHWcOp",
+    "LayoutTransformOp",
+    "MaxPool2DNCHWcOp",
+    "blocked_shape",
+    "channel_block",
+]

@@ -372,6 +372,9 @@ def window(
 #: Output columns of a blocked-layout convolution's register tile: one vector
 #: accumulator each (of the host's 32 or 16 vector registers, most stay free).
 NCHWC_COLS = 14
+#: Output-channel blocks a blocked convolution's register tile may hold, and
+#: the accumulators of the default tile of narrow blocks.
+NCHWC_BLOCKS, NCHWC_NARROW_POINTS = 5, 21
 
 
 @dataclass(frozen=True)
@@ -390,8 +393,16 @@ class NchwcKnobs(Knobs):
     @staticmethod
     def default(cpu: host.HostCPU, extents: tuple[int, ...], elem_bits: int = 32) -> NchwcKnobs:
         """Up to `NCHWC_COLS` columns (a divisor when one is close) of one row
-        and one block; input-channel blocks outside the taps."""
-        return NchwcKnobs(int(_row_tile(extents[3], NCHWC_COLS)), 1, 1, False, DEFAULT_GRAIN)
+        and one block; input-channel blocks outside the taps. Blocks narrower
+        than a vector (8 of 16 lanes: 24 or 40 channels) are tiled by up to
+        `NCHWC_BLOCKS` at once (a divisor of their count) over fewer columns,
+        so that each broadcast input feeds as many lanes."""
+        _, blocks, _, cols, block = extents
+        oc = 1
+        if block < cpu.lanes(elem_bits):
+            oc = max(o for o in range(1, NCHWC_BLOCKS + 1) if blocks % o == 0)
+        most = NCHWC_COLS if oc == 1 else NCHWC_NARROW_POINTS // oc
+        return NchwcKnobs(int(_row_tile(cols, most)), 1, oc, False, DEFAULT_GRAIN)
 
     @staticmethod
     def space(cpu: host.HostCPU, extents: tuple[int, ...], elem_bits: int = 32) -> Space[NchwcKnobs]:
@@ -405,7 +416,7 @@ class NchwcKnobs(Knobs):
         return Space(NchwcKnobs, {
             "cols": choices(*range(1, 29), at_most=cols, keep=(d.cols,)),
             "rows": choices(1, 2, 3, 4, at_most=rows, keep=(1,)),
-            "oc": tuple(o for o in (1, 2, 4) if blocks % o == 0),
+            "oc": tuple(o for o in range(1, NCHWC_BLOCKS + 1) if blocks % o == 0),
             "kernel_outer": (False, True),
             "grain": choices(*GRAINS, keep=(d.grain,)),
         }, why)

@@ -1,6 +1,7 @@
 """Computes over blocked channel layouts (`relay.conv2d_nchwc`,
-`relay.layout_transform`); the convolution gets the CPU strategy's `conv_nchwc`
-schedule."""
+`relay.depthwise_conv2d_nchwc`, `relay.max_pool2d_nchwc`,
+`relay.layout_transform`); the convolution gets the CPU strategy's
+`conv_nchwc` schedule, the sliding windows its `window_nchwc` one."""
 
 from __future__ import annotations
 
@@ -13,11 +14,15 @@ from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.lowering.expr import Expr
 from lamina.lowering.strategy import cpu
+from lamina.lowering.strategy.window_nchwc import window_nchwc
 from lamina.lowering.topi.base import (
+    Body,
     Kernel,
+    _padded,
     _shape,
     _type,
     _window_input,
+    lowest,
     register_compute,
     scheduled,
 )
@@ -41,6 +46,51 @@ def conv2d_nchwc(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     result = k.compute(out, body, ReduceKind.SUM, [ws[1], ws[2], ws[3], ws[4]])
     bits = getattr(out.get_element_type(), "bitwidth", 32)
     scheduled(result, cpu.conv_nchwc(cpu.hinted(dims(out)), bits))
+    return result
+
+
+@register_compute(relay.DepthwiseConv2DNCHWcOp)
+def depthwise_conv2d_nchwc(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """`out[n, c, oh, ow, b] = sum(kh, kw) x[n, c, oh * s + kh * d - p, ow * s +
+    kw * d - p, b] * w[c, kh, kw, b]`, zero past the input's borders."""
+    x, w = ins
+    ws = _shape(w)
+    win = relay.Window(op.name, op, 2)
+    checked = [False, False, *_padded(win), False]
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        n, c, oh, ow, b, kh, kw = idx
+        pos = _window_input(e, [oh, ow], [kh, kw], win)
+        return e.mul(e.read_or(x, [n, c, *pos, b], 0, checked), e.read(w, [c, kh, kw, b]))
+
+    return _window(k, op, body, ReduceKind.SUM, (ws[1], ws[2]))
+
+
+@register_compute(relay.MaxPool2DNCHWcOp)
+def max_pool2d_nchwc(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """`out[n, c, oh, ow, b] = max(kh, kw) x[n, c, oh * s + kh * d - p, ow * s +
+    kw * d - p, b]`, -inf past the input's borders."""
+    (x,) = ins
+    win = relay.Window(op.name, op, 2)
+    checked = [False, False, *_padded(win), False]
+    fill = lowest(_type(op).get_element_type())
+
+    def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
+        n, c, oh, ow, b, kh, kw = idx
+        pos = _window_input(e, [oh, ow], [kh, kw], win)
+        return e.read_or(x, [n, c, *pos, b], fill, checked)
+
+    kernel = relay.ints_prop(op, "pool_size")
+    return _window(k, op, body, ReduceKind.MAX, (kernel[0], kernel[1]))
+
+
+def _window(k: Kernel, op: relay.RelayOp, body: Body, kind: ReduceKind, kernel: tuple[int, int]) -> SSAValue:
+    """The reduction `body` over a `kernel` window per output point of `op`,
+    with the `window_nchwc` schedule."""
+    out = _type(op)
+    result = k.compute(out, body, kind, kernel)
+    bits = getattr(out.get_element_type(), "bitwidth", 32)
+    scheduled(result, window_nchwc(cpu.hinted(dims(out)), kernel, bits))
     return result
 
 

@@ -20,17 +20,25 @@
   `W' = reshape(W, [O, C*KH*KW, 1, 1])`: a GEMM over the patches, which the
   conv's 1x1 schedule register-tiles (output channels x pixels). A constant
   weight is reshaped at compile time, another gets a `relay.reshape`.
-- A padded grouped (or depthwise) `relay.conv2d` reads an explicitly padded
-  input (`relay.pad`, then the conv with no padding): its window schedule then
-  loads whole vectors along the output width, with no bounds checks.
-
-- A 2-D float max pool whose windows leave the input (padding, or a ceil_mode
-  tail) reads an input padded with -inf instead, so that its window schedule
-  loads whole vectors with no bounds checks.
+- A depthwise `relay.conv2d` or a 2-D float max pool next to the blocked
+  layout becomes `relay.depthwise_conv2d_nchwc` or `relay.max_pool2d_nchwc`
+  (`window_layout`), as a 1x1 convolution becomes `relay.conv2d_nchwc` there:
+  where its input arrives blocked or its result is transformed into the
+  blocked layout. Channels that are not a multiple of the lanes take blocks of
+  half of them (`window_layout.channel_block`); an image's few input channels
+  are one block.
+- Another padded grouped (or depthwise) `relay.conv2d` reads an explicitly
+  padded input (`relay.pad`, then the conv with no padding): its window
+  schedule then loads whole vectors along the output width, with no bounds
+  checks.
+- Another 2-D float max pool whose windows leave the input (padding, or a
+  ceil_mode tail) reads an input padded with -inf instead, so that its window
+  schedule loads whole vectors with no bounds checks.
 
 Counters: `alter-op-layout.dense-pack`, `alter-op-layout.dense`,
 `alter-op-layout.conv2d-nchwc`, `alter-op-layout.transforms-moved`, `alter-op-layout.conv2d`,
-`alter-op-layout.grouped-pad`, `alter-op-layout.max-pool-pad`.
+`alter-op-layout.grouped-pad`, `alter-op-layout.max-pool-pad`,
+`alter-op-layout.depthwise-nchwc`, `alter-op-layout.max-pool-nchwc`.
 """
 
 from __future__ import annotations
@@ -55,7 +63,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from lamina import host
 from lamina.dialects import relay
 from lamina.dialects.constants import make_constant, value_data
 from lamina.dialects.dtypes import numpy_dtype
@@ -67,6 +74,12 @@ from lamina.passes.graph.layout_propagation import (
     propagate,
     replace,
     transform,
+)
+from lamina.passes.graph.window_layout import (
+    channel_block,
+    depthwise_nchwc,
+    is_depthwise,
+    max_pool_nchwc,
 )
 from lamina.passes.registry import register_pass
 
@@ -96,8 +109,8 @@ def _is_gemm(op: relay.Conv2DOp) -> bool:
 
 
 def _joins(op: relay.Conv2DOp) -> bool:
-    """Whether a GEMM convolution next to the blocked layout saves transforms in
-    it (see `AlterOpLayoutPass.apply`)."""
+    """Whether a GEMM or depthwise convolution or a max pool next to the blocked
+    layout saves transforms in it (see `AlterOpLayoutPass.apply`)."""
     x, y = op.operands[0], op.results[0]
     if blocked_source(x) is not None:
         return True
@@ -110,30 +123,31 @@ def _joins(op: relay.Conv2DOp) -> bool:
     return into_blocked and size <= math.prod(y.type.get_shape())  # type: ignore[attr-defined]
 
 
-def _conv2d_nchwc(op: relay.Conv2DOp, block: int) -> bool:
+def _conv2d_nchwc(op: relay.Conv2DOp) -> bool:
     """A conv2d with one group, a constant weight and channels (in and out) that
-    divide into `block` (the host's f32 lanes) becomes `relay.conv2d_nchwc`
-    between layout transforms; the weight is packed at compile time."""
+    have a block (`channel_block`; an image's few input channels are one block)
+    becomes `relay.conv2d_nchwc` between layout transforms; the weight is
+    packed at compile time."""
     x, w = op.operands
     wt, xt = w.type, x.type
     assert isinstance(wt, TensorType) and isinstance(xt, TensorType)
     data = value_data(w)
     o, c, kh, kw = wt.get_shape()
-    if relay.int_prop(op, "groups", 1) != 1 or data is None or o % block or c % block:
+    cb, ob = channel_block(c, whole=True), channel_block(o)
+    if relay.int_prop(op, "groups", 1) != 1 or data is None or cb is None or ob is None:
         return False
     if xt.get_element_type() != f32:
         return False
-    layout = f"NCHW{block}c"
     win = relay.Window(op.name, op, 2)
-    new: list[Operation] = [transform(x, "NCHW", layout)]
+    new: list[Operation] = [transform(x, "NCHW", f"NCHW{cb}c")]
     xc = _padded_input(new[-1].results[0], win, new, inner=1)
-    packed = data.reshape(o // block, block, c // block, block, kh, kw).transpose(0, 2, 4, 5, 3, 1)
+    packed = data.reshape(o // ob, ob, c // cb, cb, kh, kw).transpose(0, 2, 4, 5, 3, 1)
     new.append(make_constant(
         packed, relay.tensor(packed.shape, wt.get_element_type()), (w.name_hint or "weight") + "_nchwc",
     ))
     window = {k: op.properties[k] for k in ("strides", "dilation") if k in op.properties}
     new.append(relay.Conv2DNCHWcOp(xc, new[-1].results[0], **window))
-    new.append(transform(new[-1].results[0], layout, "NCHW"))
+    new.append(transform(new[-1].results[0], f"NCHW{ob}c", "NCHW"))
     replace(op, new)
     return True
 
@@ -235,6 +249,25 @@ def _max_pool_pad(op: relay.MaxPool2DOp) -> bool:
     return True
 
 
+def _joinable(op: Operation) -> bool:
+    """A GEMM or depthwise convolution or a max pool next to the blocked layout
+    (`_joins`)."""
+    if isinstance(op, relay.Conv2DOp):
+        return (_is_gemm(op) or is_depthwise(op)) and _joins(op)
+    return isinstance(op, relay.MaxPool2DOp) and _joins(op)
+
+
+def _join(op: Operation) -> str | None:
+    """Rewrite joinable `op` into the blocked layout; the counter of what it
+    became (None: it could not be)."""
+    if isinstance(op, relay.MaxPool2DOp):
+        return "max-pool-nchwc" if max_pool_nchwc(op) else None
+    assert isinstance(op, relay.Conv2DOp)
+    if is_depthwise(op):
+        return "depthwise-nchwc" if depthwise_nchwc(op) else None
+    return "conv2d-nchwc" if _conv2d_nchwc(op) else None
+
+
 @register_pass
 @dataclass(frozen=True)
 class AlterOpLayoutPass(ModulePass):
@@ -244,40 +277,39 @@ class AlterOpLayoutPass(ModulePass):
     opt_level: ClassVar[int] = 3
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        block = host.cpu().lanes(32)
         for inner in list(op.walk()):
             if isinstance(inner, relay.DenseOp | relay.MatmulOp) and pack_product(inner):
                 record_statistic("alter-op-layout.dense-pack")
             elif isinstance(inner, relay.DenseOp) and _dense(inner):
                 record_statistic("alter-op-layout.dense")
-            elif isinstance(inner, relay.Conv2DOp) and not _is_gemm(inner) and _conv2d_nchwc(inner, block):
+            elif isinstance(inner, relay.Conv2DOp) and not _is_gemm(inner) and _conv2d_nchwc(inner):
                 record_statistic("alter-op-layout.conv2d-nchwc")
             elif isinstance(inner, relay.Conv2DOp) and _conv2d(inner):
                 record_statistic("alter-op-layout.conv2d")
-            elif isinstance(inner, relay.Conv2DOp) and _grouped_pad(inner):
+            elif isinstance(inner, relay.Conv2DOp) and not is_depthwise(inner) and _grouped_pad(inner):
                 record_statistic("alter-op-layout.grouped-pad")
-            elif isinstance(inner, relay.MaxPool2DOp) and _max_pool_pad(inner):
-                record_statistic("alter-op-layout.max-pool-pad")
-        # A 1x1 convolution is a GEMM already: it joins the blocked layout only
-        # where that saves transforms: its input arrives blocked (after the
-        # transforms moved), or its result is transformed into the blocked layout
-        # and its input is no larger than that result.
+        # A 1x1 convolution is a GEMM already, and a depthwise convolution or a
+        # max pool has no reduction over channels to block: they join the blocked
+        # layout only where that saves transforms: their input arrives blocked
+        # (after the transforms moved), or their result is transformed into the
+        # blocked layout and their input is no larger than that result.
         bodies = [b for f in op.walk() if isinstance(f, func.FuncOp) for b in f.body.blocks]
         while True:
             for body in bodies:
                 for _ in range(propagate(body)):
                     record_statistic("alter-op-layout.transforms-moved")
-            joined = [
-                conv
-                for body in bodies
-                for conv in list(body.ops)
-                if isinstance(conv, relay.Conv2DOp) and _is_gemm(conv) and _joins(conv)
-            ]
-            converted = [conv for conv in joined if _conv2d_nchwc(conv, block)]
+            joined = [inner for body in bodies for inner in list(body.ops) if _joinable(inner)]
+            converted = [kind for inner in joined if (kind := _join(inner)) is not None]
             if not converted:
                 break
-            for _ in converted:
-                record_statistic("alter-op-layout.conv2d-nchwc")
+            for kind in converted:
+                record_statistic(f"alter-op-layout.{kind}")
+        # The windows left read an explicitly padded input instead.
+        for inner in list(op.walk()):
+            if isinstance(inner, relay.Conv2DOp) and _grouped_pad(inner):
+                record_statistic("alter-op-layout.grouped-pad")
+            elif isinstance(inner, relay.MaxPool2DOp) and _max_pool_pad(inner):
+                record_statistic("alter-op-layout.max-pool-pad")
 
 
 __all__ = ["AlterOpLayoutPass"]

@@ -6,11 +6,14 @@ After `alter-op-layout` gives each convolution its own pair of transforms,
 `-> NCHW` transform below the elementwise and broadcasting ops that read it:
 `relu(T(y))` becomes `T(relu(y))`, `add(T(a), T(b))` becomes `T(add(a, b))`, a
 constant operand (a per-channel bias, a `relay.bias_add`'s too) is re-laid out
-at compile time, and another NCHW operand of the same shape gets its own
-`NCHW ->` transform (which `cse` merges with one the next convolution has). An
-`NCHW ->` transform moves up the same way, above an op that only it reads. A
-transform that meets its inverse cancels: a chain of convolutions, activations
-and residual additions stays blocked, with one transform in and one out.
+at compile time, and another NCHW operand with the result's channels (of its
+shape, or broadcasting along the spatial axes: a squeeze-and-excitation scale)
+gets its own `NCHW ->` transform (which `cse` merges with one the next
+convolution has). A reduction over the spatial axes that keeps them (a global
+average pool) moves the same way. An `NCHW ->` transform moves up the same way,
+above an op that only it reads. A transform that meets its inverse cancels: a
+chain of convolutions, activations and residual additions stays blocked, with
+one transform in and one out.
 """
 
 from __future__ import annotations
@@ -65,14 +68,26 @@ def _blocked_constant(data: np.ndarray, t: TensorType, block: int, name: str) ->
     return make_constant(blocked, relay.tensor(blocked.shape, t.get_element_type()), name)
 
 
+def _spatial_reduce(op: Operation) -> bool:
+    """A reduction over some of the spatial axes of a 4-D tensor, kept as size-1
+    axes (the same axes of the blocked tensor)."""
+    if not isinstance(op, relay.ReduceOp) or "keepdims" not in op.properties or "axes" not in op.properties:
+        return False
+    axes = relay.reduce_axes(op.name, op, 4)
+    return bool(axes) and set(axes) <= {2, 3}
+
+
 def _liftable(op: Operation) -> bool:
     """An op that computes the same in any layout: elementwise or broadcasting
-    with no axis properties, over 4-D results (or a bias_add along channels)."""
+    with no axis properties, over 4-D results (or a bias_add along channels, or
+    a reduction over the spatial axes)."""
     if not isinstance(op, relay.RelayOp) or isinstance(op, relay.ConstantOp) or len(op.results) != 1:
         return False
     t = op.results[0].type
     if not isinstance(t, TensorType) or t.get_num_dims() != 4:
         return False
+    if _spatial_reduce(op):
+        return True
     if isinstance(op, relay.BiasAddOp):
         return relay.int_prop(op, "axis", 1) % 4 == 1 and value_data(op.operands[1]) is not None
     if op.PATTERN not in (relay.OpPattern.ELEMWISE, relay.OpPattern.BROADCAST):
@@ -84,7 +99,8 @@ def _liftable(op: Operation) -> bool:
 def _blocked_operand(v: SSAValue, like: TensorType, layout: str, new: list[Operation]) -> SSAValue | None:
     """Operand `v` of an op with NCHW result type `like`, in `layout`: the source
     of a transform back, a re-laid-out constant, a scalar as it is, or another
-    value of the result's shape through a new transform (appended to `new`)."""
+    value with the result's channels (of its shape or broadcasting into it along
+    the other axes) through a new transform (appended to `new`)."""
     block = relay.channel_block(layout)
     assert block is not None
     src = blocked_source(v)
@@ -101,10 +117,18 @@ def _blocked_operand(v: SSAValue, like: TensorType, layout: str, new: list[Opera
             new.append(const)
             return const.output
         return None
-    if vt == like:
+    if _channels_broadcast(vt, like):
         new.append(transform(v, "NCHW", layout))
         return new[-1].results[0]
     return None
+
+
+def _channels_broadcast(t: TensorType, like: TensorType) -> bool:
+    """Whether 4-D `t` has `like`'s channels and broadcasts into it."""
+    if t.get_num_dims() != 4 or t.get_element_type() != like.get_element_type():
+        return False
+    shape, target = t.get_shape(), like.get_shape()
+    return shape[1] == target[1] and all(a in (1, b) for a, b in zip(shape, target, strict=True))
 
 
 def _in_layout(op: relay.RelayOp, layout: str) -> tuple[list[Operation], SSAValue] | None:
@@ -127,10 +151,15 @@ def _in_layout(op: relay.RelayOp, layout: str) -> tuple[list[Operation], SSAValu
             return None
         new += [const, relay.AddOp(x, const.output)]
         return new, new[-1].results[0]
-    operands = [_blocked_operand(v, t, layout, new) for v in op.operands]
+    like = op.operands[0].type if _spatial_reduce(op) else t
+    assert isinstance(like, TensorType)
+    operands = [_blocked_operand(v, like, layout, new) for v in op.operands]
     if any(v is None for v in operands):
         return None
-    new.append(type(op)(*operands, **dict(op.properties)))
+    props = dict(op.properties)
+    if _spatial_reduce(op):  # (axes counted from the end would name other axes)
+        props["axes"] = relay.i64_array(relay.reduce_axes(op.name, op, 4))
+    new.append(type(op)(*operands, **props))
     return new, new[-1].results[0]
 
 

@@ -1,0 +1,103 @@
+"""The CPU strategy's template for sliding windows in a blocked channel layout
+(`relay.depthwise_conv2d_nchwc`, `relay.max_pool2d_nchwc`; TVM's
+`depthwise_conv2d_NCHWc` schedule): a block of channels in the vector lanes, a
+tile of output rows x columns unrolled, each point one vector accumulator that
+stays in a register across all the window's taps. Per tap, one input vector
+per point (and one weight vector per tile); the input vectors of neighbouring
+columns overlap when the window's columns are unrolled too (a stride-1 window
+reads `cols + KW - 1` vectors per tile row and tap row, not `cols * KW`).
+
+Its knobs, `WindowNchwcKnobs`, follow `lamina.lowering.strategy.cpu`'s:
+`default(host, ...)` for an untuned build, `space(host, ...)` for a tuner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lamina import host
+from lamina.dialects.tir import ForKind
+from lamina.lowering.schedule import Annotate, Primitive, Reorder, Schedule, Split
+from lamina.lowering.strategy.cpu import _parallel_tiles, _registers_check, _row_tile
+from lamina.lowering.strategy.dispatch import TemplateCall, log_call
+from lamina.lowering.strategy.knobs import DEFAULT_GRAIN, GRAINS, Knobs, Space, choices
+
+#: Output points (rows x columns) of the default register tile: each a vector
+#: accumulator, with room left for the input vectors they read.
+WINDOW_NCHWC_POINTS = 8
+
+
+@dataclass(frozen=True)
+class WindowNchwcKnobs(Knobs):
+    """`window_nchwc`'s knobs: a register tile of `rows` output rows x `cols`
+    output columns (each a vector accumulator of one channel block), the
+    window's columns unrolled into the tile (`unroll_kw`), and the parallel
+    granularity."""
+
+    cols: int
+    rows: int
+    unroll_kw: bool
+    grain: int
+
+    @staticmethod
+    def default(
+        cpu: host.HostCPU, extents: tuple[int, ...], kernel: tuple[int, int], elem_bits: int = 32
+    ) -> WindowNchwcKnobs:
+        """Up to `WINDOW_NCHWC_POINTS` columns of one row (a divisor of the
+        width when one is close), the window's columns unrolled."""
+        cols = _row_tile(extents[3], WINDOW_NCHWC_POINTS)
+        return WindowNchwcKnobs(int(cols), 1, True, DEFAULT_GRAIN)
+
+    @staticmethod
+    def space(
+        cpu: host.HostCPU, extents: tuple[int, ...], kernel: tuple[int, int], elem_bits: int = 32
+    ) -> Space[WindowNchwcKnobs]:
+        d = WindowNchwcKnobs.default(cpu, extents, kernel, elem_bits)
+        _, _, rows, cols, block = extents
+        vectors = -(-block // cpu.lanes(elem_bits))
+
+        def why(k: WindowNchwcKnobs) -> str | None:
+            inputs = k.cols + kernel[1] - 1 if k.unroll_kw else 1
+            return _registers_check("window_nchwc", k.rows * k.cols * vectors, (inputs + 1) * vectors)
+
+        return Space(WindowNchwcKnobs, {
+            "cols": choices(*range(1, 17), at_most=cols, keep=(d.cols,)),
+            "rows": choices(1, 2, 3, 4, at_most=rows, keep=(1,)),
+            "unroll_kw": (False, True),
+            "grain": choices(*GRAINS, keep=(d.grain,)),
+        }, why)
+
+
+def window_nchwc(
+    extents: tuple[int, ...],
+    kernel: tuple[int, int],
+    elem_bits: int = 32,
+    knobs: WindowNchwcKnobs | None = None,
+) -> Schedule:
+    """A sliding-window reduction in a blocked channel layout (output axes `n,
+    c/x, oh, ow, x`, reduce axes `kh, kw`): the channel block in vector lanes,
+    a tile of output rows x columns unrolled, each point one vector
+    accumulator kept in a register across the window."""
+    if knobs is None:
+        log_call(TemplateCall("window_nchwc", window_nchwc, WindowNchwcKnobs, (extents, kernel, elem_bits)))
+        knobs = WindowNchwcKnobs.default(host.cpu(), extents, kernel, elem_bits)
+    n, blocks, rows, cols, _ = extents
+    steps: list[Primitive] = [Split("i3", knobs.cols)]
+    tile = ["i3.i"]
+    row = "i2"
+    if knobs.rows > 1:
+        steps.append(Split("i2", knobs.rows))
+        tile.insert(0, "i2.i")
+        row = "i2.o"
+    outer = ["i0", "i1", row, "i3.o"]
+    outer_extents = [n, blocks, -(-rows // knobs.rows), -(-cols // knobs.cols)]
+    taps = ["r0"] if knobs.unroll_kw else ["r0", "r1"]
+    inner = ["r1"] if knobs.unroll_kw else []
+    steps.append(Reorder((*outer, *taps, *inner, *tile, "i4")))
+    steps += _parallel_tiles(outer, outer_extents, knobs.grain)
+    steps += [Annotate(ForKind.UNROLLED, name) for name in (*inner, *tile)]
+    steps.append(Annotate(ForKind.VECTORIZED, "i4"))
+    return Schedule(tuple(steps))
+
+
+__all__ = ["WINDOW_NCHWC_POINTS", "WindowNchwcKnobs", "window_nchwc"]
