@@ -1,10 +1,9 @@
 """Auto-scheduling on real architectures: tuned against untuned lamina and
-onnxruntime, and the cost model against random search.
+onnxruntime (the cost model against random search is `bench/search_curve.py`).
 
     pip install -e '.[test,tune,bench]'
     .venv/bin/python bench/tune.py                              # 3 models, 15 min each
     .venv/bin/python bench/tune.py --models resnet18 --budget 5m --out /tmp/tune
-    .venv/bin/python bench/tune.py --search-curve mobilenet_v2 --trials 300
 
 The models come from `bench/zoo_models.py` (torchvision's ResNet-18 and
 MobileNetV2, a BERT-base encoder from transformers). Each is tuned from empty
@@ -14,11 +13,6 @@ compiled in a fresh process that only reads the records (zero trials) and
 timed at 1 thread with the untuned model and onnxruntime, in alternating rounds
 (`zoo.py`'s method: the best round's median of each); outputs are checked
 against onnxruntime first.
-
-`--search-curve MODEL` tunes MODEL twice with the same trial budget, once with
-the cost-model guided evolutionary search and once with random search, and
-prints the sum over tasks of weight x best time after every tenth of the
-trials (lower is better): the curve of the issue's comparison.
 """
 
 from __future__ import annotations
@@ -39,7 +33,7 @@ from zoo_models import ZOO, load
 import lamina
 from lamina.runtime.peak import describe_host
 from lamina.tools.tune import duration
-from lamina.tuning import RoundDone, read_records
+from lamina.tuning import RoundDone
 
 MODELS = ("resnet18", "mobilenet_v2", "bert")
 KIND = {"resnet18": "ResNet-18", "mobilenet_v2": "MobileNetV2 (depthwise)", "bert": "BERT-base encoder (seq 128)"}
@@ -108,43 +102,6 @@ def tune_one(name: str, out: Path, budget: float, rounds: int) -> dict[str, obje
     return row
 
 
-def curve(records: Path, points: int) -> list[tuple[int, float]]:
-    """Sum of weight x best time at `points` even steps of the records, in the
-    order they were measured, from the first record after which every task
-    has a time (the defaults)."""
-    rs, _ = read_records(records)
-    tasks = {r.workload for r in rs}
-    best: dict[str, float] = {}
-    weight: dict[str, int] = {}
-    sums = []
-    for r in rs:
-        weight[r.workload] = r.weight
-        if r.ok and r.seconds is not None:
-            best[r.workload] = min(best.get(r.workload, r.seconds), r.seconds)
-        sums.append(sum(weight[w] * s for w, s in best.items()) if len(best) == len(tasks) else None)
-    first = next(i for i, s in enumerate(sums) if s is not None)
-    step = max(1, (len(rs) - first) // points)
-    return [(i + 1, sums[i]) for i in range(len(rs) - 1, first - 1, -step)][::-1]  # type: ignore[misc]
-
-
-def search_curve(name: str, out: Path, trials: int) -> None:
-    model = load(name)
-    curves = {}
-    for search in ("evolutionary", "random"):
-        records = out / f"{name}-{search}.jsonl"
-        if records.exists():
-            records.unlink()
-        t0 = time.perf_counter()
-        lamina.tune(model, records, trials=trials, search=search, threads=1)
-        print(f"{name}, {search}: {trials} trials in {time.perf_counter() - t0:.0f} s ({_load()})", flush=True)
-        curves[search] = curve(records, 10)
-    print(f"\n{name}: sum over tasks of weight x best time (ms), at equal trials")
-    print("| trials | evolutionary + XGBoost | random | random / evolutionary |")
-    print("|---|---|---|---|")
-    for (n, evo), (_, rnd) in zip(curves["evolutionary"], curves["random"], strict=False):
-        print(f"| {n} | {evo * 1e3:.3f} | {rnd * 1e3:.3f} | {rnd / evo:.3f}x |")
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--models", default=",".join(MODELS), help="comma-separated zoo names")
@@ -152,8 +109,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=3, help="alternating timing rounds")
     p.add_argument("--out", default="tune-records", help="folder for the records")
     p.add_argument("--json", help="also write the rows to this file")
-    p.add_argument("--search-curve", metavar="MODEL", help="cost model against random search on MODEL")
-    p.add_argument("--trials", type=int, default=300, help="trials per search for --search-curve")
     p.add_argument("--evaluate", help=argparse.SUPPRESS)
     p.add_argument("--records", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -166,9 +121,6 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     print(f"host: {describe_host()}")
     print(f"machine at the start: {_load()}")
-    if args.search_curve:
-        search_curve(args.search_curve, out, args.trials)
-        return 0
     names = args.models.split(",")
     unknown = [n for n in names if n not in ZOO]
     if unknown:

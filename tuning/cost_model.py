@@ -1,11 +1,16 @@
 """The cost model: gradient-boosted trees (XGBoost, in the `tune` extra) trained
 online on the loop-nest features of measured candidates (Ansor's learned cost
-model).
+model; AutoTVM's rank loss).
 
-The model predicts a candidate's throughput relative to the best measured in
-its task (1: as fast as the best; bad candidates count 0), so that one model
-ranks candidates of every task. It is retrained after each round; until it has
-`MIN_SAMPLES` measurements it predicts nothing and the search samples at random.
+The search only ever compares candidates of one task, so the model learns to
+rank them: a pairwise ranking objective over the candidates of each task
+(a query group per task), on their throughput relative to the task's best
+measured (1: as fast as the best; bad candidates count 0). One model ranks
+the candidates of every task, and what it learns on one task (an unrolled
+tile of one row is slow, a tile past the registers spills) carries to the
+others through the features. It is retrained after each round; until it
+has `MIN_SAMPLES` measurements it predicts nothing and the search samples at
+random.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ def require_xgboost() -> Any:
 
 
 class XGBoostModel:
-    """Throughput relative to its task's best, from features (see the module)."""
+    """Ranks candidates of a task by features (see the module)."""
 
     def __init__(self, seed: int = 0, rounds: int = 80):
         self._xgb = require_xgboost()
@@ -48,13 +53,19 @@ class XGBoostModel:
     def trained(self) -> bool:
         return self._booster is not None
 
+    @property
+    def samples(self) -> int:
+        """Measurements taken in so far."""
+        return len(self._rows)
+
     def add(self, task: str, row: np.ndarray, seconds: float | None) -> None:
         """A measured candidate of `task` (None: it was bad)."""
         self._rows.append(row)
         self._tasks.append(task)
         self._seconds.append(seconds)
 
-    def _targets(self) -> np.ndarray:
+    def targets(self) -> np.ndarray:
+        """Each measurement's throughput relative to its task's best (0: bad)."""
         best: dict[str, float] = {}
         for t, s in zip(self._tasks, self._seconds, strict=True):
             if s is not None:
@@ -65,18 +76,27 @@ class XGBoostModel:
         )
 
     def fit(self) -> None:
-        """Retrain on every measurement so far (once there are `MIN_SAMPLES`)."""
+        """Retrain on every measurement so far (once there are `MIN_SAMPLES`),
+        the candidates of a task one query group."""
         if len(self._rows) < MIN_SAMPLES:
             return
-        data = self._xgb.DMatrix(np.stack(self._rows), label=self._targets())
+        order = sorted(range(len(self._rows)), key=lambda i: self._tasks[i])
+        groups: list[int] = []
+        for i, j in enumerate(order):
+            if i == 0 or self._tasks[j] != self._tasks[order[i - 1]]:
+                groups.append(0)
+            groups[-1] += 1
+        data = self._xgb.DMatrix(np.stack([self._rows[i] for i in order]), label=self.targets()[order])
+        data.set_group(groups)
         params = {
             "max_depth": 6, "eta": 0.2, "subsample": 0.9, "min_child_weight": 1,
-            "objective": "reg:squarederror", "nthread": 1, "seed": self.seed, "verbosity": 0,
+            "objective": "rank:pairwise", "nthread": 1, "seed": self.seed, "verbosity": 0,
         }
         self._booster = self._xgb.train(params, data, num_boost_round=self.rounds)
 
     def predict(self, rows: list[np.ndarray]) -> np.ndarray:
-        """Predicted relative throughput of each row (higher is faster)."""
+        """A score per row, higher for faster candidates (comparable within a
+        task only)."""
         if self._booster is None or not rows:
             return np.zeros(len(rows), dtype=np.float32)
         return np.asarray(self._booster.predict(self._xgb.DMatrix(np.stack(rows))))

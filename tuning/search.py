@@ -1,11 +1,12 @@
 """Search policies: which candidates of a task to measure next.
 
 - `EvolutionarySearch` (Ansor's): a population of the task's best measured
-  candidates and random ones evolves for a few generations by mutation and
+  candidates and the best-predicted of a random pool evolves for a few
+  generations by mutation (mostly to a neighbouring knob value) and
   crossover, each generation ranked by the cost model; the best-predicted
-  unmeasured candidates are measured, a share of random ones with them (so
-  the model keeps learning where it is wrong). Until the model is trained, it
-  samples at random.
+  unmeasured candidates are measured, with a share of random ones
+  (epsilon-greedy: the model keeps learning where it is wrong). Until the
+  model is trained, it samples at random.
 - `RandomSearch`: unmeasured candidates at random (the baseline).
 """
 
@@ -97,12 +98,14 @@ class EvolutionarySearch:
         model: XGBoostModel,
         population: int = 64,
         generations: int = 4,
-        explore: float = 0.25,
+        explore: float = 0.15,
+        pool: int = 256,
     ):
         self.model = model
         self.population = population
         self.generations = generations
         self.explore = explore
+        self.pool = pool
         self._features: dict[tuple[str, Knobs], np.ndarray] = {}
 
     def _row(self, task: Task, knobs: Knobs) -> np.ndarray:
@@ -112,14 +115,25 @@ class EvolutionarySearch:
             row = self._features[key] = features(task, knobs)
         return row
 
+    def _ranked(self, task: Task, points: list[Knobs]) -> list[Knobs]:
+        """`points` (distinct), best predicted first."""
+        points = list(dict.fromkeys(points))
+        scores = self.model.predict([self._row(task, k) for k in points])
+        return [points[i] for i in np.argsort(-scores, kind="stable")]
+
     def propose(self, state: TaskState, n: int, rng: random.Random) -> list[Knobs]:
         seen = set(state.measured)
         if not self.model.trained:
             return unmeasured(state.space, seen, n, rng)
+        task = state.task
+        # The first population: the best measured and the best-predicted of a
+        # random pool; then generations of mutations and crossovers, the
+        # best-predicted surviving each.
         good = sorted(
             (k for k, s in state.measured.items() if s is not None), key=lambda k: state.measured[k]  # type: ignore[arg-type,return-value]
         )[: self.population // 2]
-        pop = list(dict.fromkeys(good + unmeasured(state.space, set(good), self.population - len(good), rng)))
+        pool = self._ranked(task, unmeasured(state.space, seen, self.pool, rng))
+        pop = list(dict.fromkeys(good + pool[: self.population - len(good)]))
         for _ in range(self.generations):
             children: list[Knobs] = []
             for _ in range(self.population):
@@ -130,13 +144,12 @@ class EvolutionarySearch:
                     child = mutate(state.space, rng.choice(pop), rng)
                 if child is not None:
                     children.append(child)
-            candidates = list(dict.fromkeys(pop + children))
-            scores = self.model.predict([self._row(state.task, k) for k in candidates])
-            pop = [candidates[i] for i in np.argsort(-scores, kind="stable")[: self.population]]
+            pop = self._ranked(task, pop + children)[: self.population]
+        # The best-predicted unmeasured candidates, and (epsilon-greedy) a share
+        # of random ones, so that the model learns where it is wrong.
         explore = max(1, round(self.explore * n)) if n > 1 else 0
-        picks = [k for k in pop if k not in seen][: n - explore]
-        picks += unmeasured(state.space, seen | set(picks), n - len(picks), rng)
-        return picks
+        best = [k for k in self._ranked(task, pop + pool) if k not in seen][: n - explore]
+        return best + unmeasured(state.space, seen | set(best), n - len(best), rng)
 
     def observe(self, state: TaskState, knobs: Knobs, seconds: float | None) -> None:
         self.model.add(state.task.workload, self._row(state.task, knobs), seconds)
