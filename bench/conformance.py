@@ -347,7 +347,8 @@ def report(
     if frozen:
         print(
             f"  ({frozen} passing cases bound a shape-like input to its value, "
-            f"{all_bound} of them every input; without --specialize these fail)"
+            f"{all_bound} of them every input; without --specialize those inputs are read "
+            "when the model runs)"
         )
 
     per_op: dict[str, Counter[str]] = defaultdict(Counter)
