@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lamina.dialects import relay, te, tir
+from lamina.dialects import qnn, qnn_packed, relay, te, tir
 from lamina.dialects.relay_region import FusedOp
 from lamina.ir import entry_function
 from lamina.passes import PassContext, PassInfo, PassInstrument
@@ -61,18 +61,19 @@ _NORMS = (relay.SoftmaxBase, relay.LayerNormOp, relay.InstanceNormOp, relay.Batc
 def op_class(op: relay.RelayOp) -> str:
     """The kernel class of one graph op, for profiles grouped by what the time
     is spent on: conv (dense, grouped, depthwise), matmul, pool, norm/softmax,
-    reduce, layout/copy, elementwise."""
-    if isinstance(op, relay.Conv2DNCHWcOp):
+    reduce, layout/copy, elementwise; int8 products count as their float
+    kind's."""
+    if isinstance(op, relay.Conv2DNCHWcOp | qnn_packed.Conv2DNCHWcOp):
         return "conv"
     if isinstance(op, relay.DepthwiseConv2DNCHWcOp):
         return "depthwise conv"
-    if isinstance(op, relay.ConvOp | relay.ConvTransposeOp):
+    if isinstance(op, relay.ConvOp | relay.ConvTransposeOp | qnn.Conv2DOp):
         groups = relay.int_prop(op, "groups", 1)
         wshape = op.operands[1].type.get_shape()  # type: ignore[attr-defined]
         if groups == 1:
             return "conv"
         return "depthwise conv" if wshape[1] == 1 else "grouped conv"
-    if isinstance(op, relay.MatmulOp | relay.DenseOp | relay.DensePackOp):
+    if isinstance(op, relay.MatmulOp | relay.DenseOp | relay.DensePackOp | qnn.MatMulOp | qnn_packed.DensePackedOp):
         return "matmul"
     if isinstance(op, relay.PoolOp):
         return "pool"
