@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper
 
 import lamina
 from lamina import host
@@ -21,20 +21,12 @@ from lamina.lowering.strategy import cpu
 from lamina.lowering.strategy.window_nchwc import WindowNchwcKnobs, window_nchwc
 from lamina.tuning import extract_tasks
 from lamina.tuning.measure import _types, build, differs, random_inputs
+from tests.test_blocked_conv import _model
 
 ort = pytest.importorskip("onnxruntime")
 
 LANES = host.cpu().lanes(32)
 RNG = np.random.default_rng(11)
-
-
-def _model(nodes: list[onnx.NodeProto], x_shape: tuple[int, ...], inits: dict[str, np.ndarray]) -> onnx.ModelProto:
-    graph = helper.make_graph(
-        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-        [numpy_helper.from_array(v.astype(np.float32), k) for k, v in inits.items()],
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
 def _compare(model: onnx.ModelProto, x_shape: tuple[int, ...], threads: int = 1) -> None:

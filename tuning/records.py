@@ -45,7 +45,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from lamina import host
 from lamina.errors import LaminaError
@@ -56,6 +56,9 @@ from lamina.lowering.strategy.sites import ApplyBest, Choice
 VERSION = 1
 #: The version of implementation lines (their `lamina_implementation` field).
 IMPLEMENTATION_VERSION = 1
+
+_R = TypeVar("_R")  # a record class
+
 #: The implementation every op has and a compile uses without records.
 DEFAULT_IMPLEMENTATION = "direct"
 
@@ -124,17 +127,14 @@ class Record:
     @staticmethod
     def from_json(data: Any) -> Record:
         """A record from one line's object; a LaminaError saying what is wrong."""
-        if not isinstance(data, dict):
-            raise LaminaError("not a JSON object")
-        version = data.get("lamina_records")
-        if version != VERSION:
-            raise LaminaError(f"format version {version!r}, this lamina reads {VERSION}")
-        fields = {k: v for k, v in data.items() if k != "lamina_records"}
-        try:
-            record = Record(**fields)
-        except TypeError as e:
-            raise LaminaError(str(e).replace("Record.__init__() ", "")) from None
-        _check_types(record)
+        record = _from_line(Record, data, "lamina_records", VERSION, "format version")
+        _check_types(record, _TYPES)
+        if record.status not in STATUSES:
+            raise LaminaError(f"status {record.status!r} is not one of {', '.join(STATUSES)}")
+        if record.status == "ok" and (
+            record.seconds is None or not math.isfinite(record.seconds) or record.seconds <= 0
+        ):
+            raise LaminaError(f"an ok record with seconds {record.seconds!r}")
         return record
 
 
@@ -168,21 +168,11 @@ class ImplementationRecord:
     @staticmethod
     def from_json(data: dict[str, Any]) -> ImplementationRecord:
         """An implementation line's record; a LaminaError saying what is wrong."""
-        version = data.get("lamina_implementation")
-        if version != IMPLEMENTATION_VERSION:
-            raise LaminaError(
-                f"implementation format version {version!r}, this lamina reads {IMPLEMENTATION_VERSION}"
-            )
-        fields = {k: v for k, v in data.items() if k != "lamina_implementation"}
-        try:
-            record = ImplementationRecord(**fields)
-        except TypeError as e:
-            raise LaminaError(str(e).replace("ImplementationRecord.__init__() ", "")) from None
-        types = {"workload": str, "op": str, "implementation": str, "knobs": dict, "kernels": list,
-                 "cpu": str, "features": str}
-        for name, want in types.items():
-            if not isinstance(getattr(record, name), want):
-                raise LaminaError(f"field '{name}' is {getattr(record, name)!r}")
+        record = _from_line(
+            ImplementationRecord, data, "lamina_implementation", IMPLEMENTATION_VERSION,
+            "implementation format version",
+        )
+        _check_types(record, _IMPLEMENTATION_TYPES)
         if not all(isinstance(k, str) for k in record.kernels) or not all(
             isinstance(v, int) and not isinstance(v, bool) for v in record.knobs.values()
         ):
@@ -198,15 +188,31 @@ _TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def _check_types(r: Record) -> None:
-    for name, types in _TYPES.items():
-        value = getattr(r, name)
-        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+_IMPLEMENTATION_TYPES: dict[str, tuple[type, ...]] = {
+    "workload": (str,), "op": (str,), "implementation": (str,), "knobs": (dict,), "kernels": (list,),
+    "cpu": (str,), "features": (str,),
+}
+
+
+def _from_line(cls: type[_R], data: Any, key: str, version: int, what: str) -> _R:
+    """A `cls` from one line's object whose format version is under `key`; a
+    LaminaError saying what is wrong."""
+    if not isinstance(data, dict):
+        raise LaminaError("not a JSON object")
+    given = data.get(key)
+    if given != version:
+        raise LaminaError(f"{what} {given!r}, this lamina reads {version}")
+    try:
+        return cls(**{k: v for k, v in data.items() if k != key})
+    except TypeError as e:
+        raise LaminaError(str(e).replace(f"{cls.__name__}.__init__() ", "")) from None
+
+
+def _check_types(record: Record | ImplementationRecord, types: dict[str, tuple[type, ...]]) -> None:
+    for name, allowed in types.items():
+        value = getattr(record, name)
+        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
             raise LaminaError(f"field '{name}' is {value!r}")
-    if r.status not in STATUSES:
-        raise LaminaError(f"status {r.status!r} is not one of {', '.join(STATUSES)}")
-    if r.status == "ok" and (r.seconds is None or not math.isfinite(r.seconds) or r.seconds <= 0):
-        raise LaminaError(f"an ok record with seconds {r.seconds!r}")
 
 
 def _open_error(path: Path, why: str) -> LaminaError:
