@@ -17,6 +17,14 @@ dialect (`dialects/qnn.py` lists them).
   (for each quad of input channels, `ob` output channels' 4 bytes),
   bias i32 and multiplier f32 `[O/ob, ob]`, zp the output's zero point (a u8 or
   s8 scalar, its type the output's) -> `[N, O/ob, OH, OW, ob]`.
+- `qnn.conv2d_nchwc_add x, w, bias, multiplier, zp, r, scale, r_scale,
+  r_zp, y_scale, y_zp`: the convolution above, then `qnn.add` of its result
+  (the real value `(q - zp) * scale`) and the residual `r` (its output's
+  shape; `(r - r_zp) * r_scale`), quantized to `y_scale`, `y_zp` over the
+  whole range of `y_zp`'s type, in f32 as `qnn-canonicalize` writes
+  `qnn.add`: `clamp(round((dq(q) + dq(r)) / y_scale) + y_zp)` (the sum in the
+  add's operand order, `residual_lhs` when `r` was its left operand). The
+  scales are f32 scalars, the zero points u8 or s8 scalars.
 - `qnn.dense_packed a, w, bias, multiplier, zp`: a u8 `[M, K]`, w s8
   `[N/nb, K/4, 4*nb]`, bias i32 and multiplier f32 `[N]` -> `[M, N]`.
 """
@@ -31,6 +39,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     Signedness,
     TensorType,
+    UnitAttr,
     f32,
 )
 from xdsl.ir import Attribute
@@ -62,7 +71,7 @@ _RANGES = {U8: (0, 255), S8: (-128, 127)}
 
 def _expect(op: str, what: str, t: TensorType, elem: Attribute, shape: tuple[int, ...] | None = None) -> None:
     if t.get_element_type() != elem or (shape is not None and shape_of(t) != shape):
-        want = f"tensor<{'x'.join(map(str, shape))}x{elem}>" if shape is not None else f"a {elem} tensor"
+        want = f"tensor<{''.join(f'{d}x' for d in shape)}{elem}>" if shape is not None else f"a {elem} tensor"
         raise VerifyException(f"{op}: {what} must be {want}, got {t}")
 
 
@@ -96,11 +105,9 @@ class PackedOp(RelayOp):
         return int_prop(self, "out_min", lo), int_prop(self, "out_max", hi)
 
 
-@irdl_op_definition
-class Conv2DNCHWcOp(PackedOp):
-    """An int8 convolution over blocked layouts, requantized (see the module)."""
+class _ConvNCHWc(PackedOp):
+    """The operands and window of the blocked int8 convolutions."""
 
-    name = "qnn.conv2d_nchwc"
     data = operand_def(TensorType)
     weight = operand_def(TensorType)
     bias = operand_def(TensorType)
@@ -111,7 +118,7 @@ class Conv2DNCHWcOp(PackedOp):
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        x, w, bias, mult, zp = types
+        x, w, bias, mult, zp = types[:5]
         xs, ws = shape_of(x), shape_of(w)
         if len(xs) != 5 or not all(isinstance(d, int) for d in (*xs, *ws)):
             raise VerifyException(f"{cls.name}: data must be a static [N, C/cb, H, W, cb], got {x}")
@@ -132,6 +139,47 @@ class Conv2DNCHWcOp(PackedOp):
             raise VerifyException(f"{cls.name}: a {kh}x{kw} window (strides {sh}, {sw}, dilation {dh}, {dw}) does not fit {x}")
         elem = _epilogue(cls.name, props, bias, mult, zp, (oblocks, ob))
         return tensor([n, oblocks, oh, ow, ob], elem)
+
+
+@irdl_op_definition
+class Conv2DNCHWcOp(_ConvNCHWc):
+    """An int8 convolution over blocked layouts, requantized (see the module)."""
+
+    name = "qnn.conv2d_nchwc"
+
+
+@irdl_op_definition
+class Conv2DNCHWcAddOp(_ConvNCHWc):
+    """`qnn.conv2d_nchwc` with a residual `qnn.add` fused in its write-back
+    (see the module): the residual is read once, where the result is written,
+    instead of a kernel of its own reading both."""
+
+    name = "qnn.conv2d_nchwc_add"
+    residual = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    residual_scale = operand_def(TensorType)
+    residual_zero_point = operand_def(TensorType)
+    output_scale = operand_def(TensorType)
+    output_zero_point = operand_def(TensorType)
+    residual_lhs = opt_prop_def(UnitAttr)
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        conv = super().infer(types, props)
+        r, scale, r_scale, r_zp, y_scale, y_zp = types[5:]
+        if shape_of(r) != shape_of(conv) or r.get_element_type() not in _RANGES:
+            raise VerifyException(f"{cls.name}: the residual must be a u8 or i8 tensor of the convolution's shape {'x'.join(map(str, shape_of(conv)))}, got {r}")
+        for what, t in (("scale", scale), ("residual_scale", r_scale), ("output_scale", y_scale)):
+            _expect(cls.name, what, t, f32, ())
+        for what, t, of in (("residual_zero_point", r_zp, r), ("output_zero_point", y_zp, None)):
+            if t.get_element_type() not in _RANGES or shape_of(t) or (of is not None and t.get_element_type() != of.get_element_type()):
+                want = f"a {of.get_element_type()} scalar" if of is not None else "a ui8 or i8 scalar"
+                raise VerifyException(f"{cls.name}: {what} must be {want}, got {t}")
+        return tensor(shape_of(conv), y_zp.get_element_type())
+
+    def output_range(self) -> tuple[int, int]:
+        """The clamp of the fused add: its zero point's type's range."""
+        return _RANGES[self.output_zero_point.type.get_element_type()]  # type: ignore[attr-defined]
 
 
 @irdl_op_definition
@@ -160,6 +208,6 @@ class DensePackedOp(PackedOp):
         return tensor([m, n], elem)
 
 
-PACKED_OPS: tuple[type[PackedOp], ...] = (Conv2DNCHWcOp, DensePackedOp)
+PACKED_OPS: tuple[type[PackedOp], ...] = (Conv2DNCHWcOp, Conv2DNCHWcAddOp, DensePackedOp)
 
-__all__ = ["PACKED_OPS", "Conv2DNCHWcOp", "DensePackedOp", "PackedOp"]
+__all__ = ["PACKED_OPS", "Conv2DNCHWcAddOp", "Conv2DNCHWcOp", "DensePackedOp", "PackedOp"]

@@ -183,3 +183,81 @@ def test_legalize_leaves_what_it_cannot_run() -> None:
     module = from_onnx(model)
     lamina.run_pipeline(module, "qnn-legalize")
     assert any(isinstance(op, qnn.MatMulOp) for op in module.walk())
+
+
+# ------------------------------------------------------------ residual adds
+def _residual_model(c: int, h: int, conv_lhs: bool) -> tuple:
+    """QLinearConv (1x1, c -> c) then QLinearAdd of its result and `r`."""
+    model, p = _conv_model(c, c, 1, 0, 1, 1, h)
+    add = {"rs": np.array(0.07, np.float32), "rz": np.array(RNG.integers(0, 256), np.uint8),
+           "as": np.array(0.09, np.float32), "az": np.array(RNG.integers(0, 256), np.uint8)}
+    pair = ["y", "ys", "yz", "r", "rs", "rz"] if conv_lhs else ["r", "rs", "rz", "y", "ys", "yz"]
+    graph = model.graph
+    graph.node.append(helper.make_node("QLinearAdd", [*pair, "as", "az"], ["out"], domain="com.microsoft"))
+    graph.input.append(helper.make_tensor_value_info("r", TensorProto.UINT8, [1, c, h, h]))
+    graph.initializer.extend(numpy_helper.from_array(v, n) for n, v in add.items())
+    del graph.output[:]
+    graph.output.append(helper.make_tensor_value_info("out", TensorProto.UINT8, None))
+    model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    return model, {**p, **add}
+
+
+@pytest.mark.parametrize("conv_lhs", [True, False])
+@pytest.mark.parametrize(("c", "h"), [(32, 9), (16, 17)])  # a tail of columns; more than a tile
+@pytest.mark.parametrize("vnni", [True, False])
+def test_a_residual_add_fuses_into_the_conv_bit_exactly(c: int, h: int, conv_lhs: bool, vnni: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fused write-back gives what the add as a kernel of its own gives,
+    bit for bit, and onnxruntime's QLinearAdd within a step."""
+    from lamina.passes.graph import qnn_legalize
+
+    if not vnni:
+        monkeypatch.setattr(llvm_arith, "vnni_lanes", lambda: 0)
+    model, p = _residual_model(c, h, conv_lhs)
+    fused = lamina.compile(model)
+    assert "qnn_conv2d_nchwc_add" in _kernels(fused)
+    monkeypatch.setattr(qnn_legalize, "_residual_add", lambda op: "off")
+    apart = lamina.compile(model)
+    assert "qnn_conv2d_nchwc_add" not in _kernels(apart) and "qnn_conv2d_nchwc" in _kernels(apart)
+    session = ort.InferenceSession(model.SerializeToString())
+    for _ in range(2):
+        x = RNG.integers(0, 256, (1, c, h, h)).astype(np.uint8)
+        r = RNG.integers(0, 256, (1, c, h, h)).astype(np.uint8)
+        (y,) = fused.run(x, r)
+        np.testing.assert_array_equal(y, apart.run(x, r)[0])
+        q = _conv_reference(x, p, 0, 1, 1)
+        real = (q.astype(np.float32) - np.float32(p["yz"])) * p["ys"] + (r.astype(np.float32) - np.float32(p["rz"])) * p["rs"]
+        want = np.clip(np.round(real / p["as"]) + np.float32(p["az"]), 0, 255).astype(np.uint8)
+        steps = np.abs(y.astype(np.int64) - want)
+        assert steps.max() <= 1 and (steps == 0).mean() > 0.99  # (an FMA may round a half the other way)
+        (ref,) = session.run(None, {"x": x, "r": r})
+        assert np.abs(y.astype(np.int64) - ref).max() <= 1  # onnxruntime scales by ratios
+
+
+@pytest.mark.parametrize("op", ["QLinearAdd", "QLinearMul"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8])
+def test_qlinear_binary_ops_match_onnxruntime(op: str, dtype: type) -> None:
+    """onnxruntime's contrib QLinearAdd/QLinearMul, broadcasting, u8 and s8."""
+    lo, hi = np.iinfo(dtype).min, np.iinfo(dtype).max
+    elem = TensorProto.UINT8 if dtype == np.uint8 else TensorProto.INT8
+    inits = {"as": np.array(0.05, np.float32), "az": np.array(RNG.integers(lo, hi), dtype),
+             "bs": np.array(0.03, np.float32), "bz": np.array(RNG.integers(lo, hi), dtype),
+             "cs": np.array(0.06 if op == "QLinearAdd" else 0.4, np.float32), "cz": np.array(RNG.integers(lo, hi), dtype)}
+    node = helper.make_node(op, ["a", "as", "az", "b", "bs", "bz", "cs", "cz"], ["c"], domain="com.microsoft")
+    graph = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info("a", elem, [2, 8, 5, 5]), helper.make_tensor_value_info("b", elem, [1, 8, 1, 5])],
+        [helper.make_tensor_value_info("c", elem, None)],
+        [numpy_helper.from_array(v, n) for n, v in inits.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)])
+    exe = lamina.compile(model)
+    a = RNG.integers(lo, hi + 1, (2, 8, 5, 5)).astype(dtype)
+    b = RNG.integers(lo, hi + 1, (1, 8, 1, 5)).astype(dtype)
+    (y,) = exe.run(a, b)
+    real_a = (a.astype(np.float64) - int(inits["az"])) * inits["as"]
+    real_b = (b.astype(np.float64) - int(inits["bz"])) * inits["bs"]
+    real = real_a + real_b if op == "QLinearAdd" else real_a * real_b
+    want = np.clip(np.round(real / inits["cs"]) + int(inits["cz"]), lo, hi)
+    assert y.dtype == dtype and np.abs(y - want).max() <= 1
+    (ref,) = ort.InferenceSession(model.SerializeToString()).run(None, {"a": a, "b": b})
+    assert np.abs(y.astype(np.int64) - ref).max() <= 1

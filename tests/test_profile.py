@@ -56,13 +56,14 @@ def test_kernels_are_grouped_by_op_class():
 
 
 INT8_OPS = """
-func.func @conv(%x: tensor<1x4x10x10x16xui8>, %w: tensor<2x4x3x3x4x64xi8>, %b: tensor<2x16xi32>, %m: tensor<2x16xf32>, %z: tensor<ui8>, %a: tensor<7x64xui8>, %wd: tensor<3x16x64xi8>, %bd: tensor<48xi32>, %md: tensor<48xf32>, %zd: tensor<i8>, %xq: tensor<1x4x6x6xui8>, %wq: tensor<6x4x3x3xi8>, %wg: tensor<6x2x3x3xi8>, %zx: tensor<ui8>, %zw: tensor<i8>, %zc: tensor<6x1x1x1xi8>, %ma: tensor<3x4xui8>, %mb: tensor<4x5xi8>) -> (tensor<1x2x4x4x16xui8>, tensor<7x48xi8>, tensor<1x6x4x4xi32>, tensor<1x6x4x4xi32>, tensor<3x5xi32>) {
+func.func @conv(%x: tensor<1x4x10x10x16xui8>, %w: tensor<2x4x3x3x4x64xi8>, %b: tensor<2x16xi32>, %m: tensor<2x16xf32>, %z: tensor<ui8>, %a: tensor<7x64xui8>, %wd: tensor<3x16x64xi8>, %bd: tensor<48xi32>, %md: tensor<48xf32>, %zd: tensor<i8>, %xq: tensor<1x4x6x6xui8>, %wq: tensor<6x4x3x3xi8>, %wg: tensor<6x2x3x3xi8>, %zx: tensor<ui8>, %zw: tensor<i8>, %zc: tensor<6x1x1x1xi8>, %ma: tensor<3x4xui8>, %mb: tensor<4x5xi8>, %r: tensor<1x2x4x4x16xui8>, %s: tensor<f32>) -> (tensor<1x2x4x4x16xui8>, tensor<7x48xi8>, tensor<1x6x4x4xi32>, tensor<1x6x4x4xi32>, tensor<3x5xi32>, tensor<1x2x4x4x16xui8>) {
   %0 = qnn.conv2d_nchwc %x, %w, %b, %m, %z {strides = array<i64: 2, 2>, dilation = array<i64: 1, 1>} : (tensor<1x4x10x10x16xui8>, tensor<2x4x3x3x4x64xi8>, tensor<2x16xi32>, tensor<2x16xf32>, tensor<ui8>)
   %1 = qnn.dense_packed %a, %wd, %bd, %md, %zd : (tensor<7x64xui8>, tensor<3x16x64xi8>, tensor<48xi32>, tensor<48xf32>, tensor<i8>)
   %2 = qnn.conv2d %xq, %wq, %zx, %zw : (tensor<1x4x6x6xui8>, tensor<6x4x3x3xi8>, tensor<ui8>, tensor<i8>)
   %3 = qnn.conv2d %xq, %wg, %zx, %zc {groups = 2 : i64} : (tensor<1x4x6x6xui8>, tensor<6x2x3x3xi8>, tensor<ui8>, tensor<6x1x1x1xi8>)
   %4 = qnn.matmul %ma, %mb, %zx, %zw : (tensor<3x4xui8>, tensor<4x5xi8>, tensor<ui8>, tensor<i8>)
-  func.return %0, %1, %2, %3, %4 : tensor<1x2x4x4x16xui8>, tensor<7x48xi8>, tensor<1x6x4x4xi32>, tensor<1x6x4x4xi32>, tensor<3x5xi32>
+  %5 = qnn.conv2d_nchwc_add %x, %w, %b, %m, %z, %r, %s, %s, %z, %s, %z {strides = array<i64: 2, 2>, dilation = array<i64: 1, 1>} : (tensor<1x4x10x10x16xui8>, tensor<2x4x3x3x4x64xi8>, tensor<2x16xi32>, tensor<2x16xf32>, tensor<ui8>, tensor<1x2x4x4x16xui8>, tensor<f32>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>)
+  func.return %0, %1, %2, %3, %4, %5 : tensor<1x2x4x4x16xui8>, tensor<7x48xi8>, tensor<1x6x4x4xi32>, tensor<1x6x4x4xi32>, tensor<3x5xi32>, tensor<1x2x4x4x16xui8>
 }
 """
 
@@ -71,4 +72,4 @@ def test_int8_products_count_as_their_float_kind():
     """An int8 model's time goes to conv and matmul, not layout/copy."""
     fn = lamina.parse(INT8_OPS).body.block.first_op
     ops = [o for o in fn.body.block.ops if isinstance(o, relay.RelayOp)]
-    assert [op_class(o) for o in ops] == ["conv", "matmul", "conv", "grouped conv", "matmul"]
+    assert [op_class(o) for o in ops] == ["conv", "matmul", "conv", "grouped conv", "matmul", "conv"]

@@ -57,3 +57,46 @@ func.func @asymmetric(%x: tensor<1x16x4x4xui8>) -> tensor<1x16x4x4xui8> {
   %y = qnn.requantize %acc, %m, %yz : (tensor<1x16x4x4xi32>, tensor<f32>, tensor<ui8>) -> tensor<1x16x4x4xui8>
   func.return %y : tensor<1x16x4x4xui8>
 }
+
+// A residual qnn.add of a legalized convolution's result is fused into its
+// write-back: the other operand is blocked like the result, and the add's
+// scales and zero points become the fused op's (`residual_lhs`: the residual
+// was the add's left operand, the sum keeps that order).
+// CHECK-LABEL: func.func @residual(%x: tensor<1x16x4x4xui8>, %r: tensor<1x16x4x4xui8>) -> tensor<1x16x4x4xui8> {
+// CHECK:         %[[R:[0-9]+]] = relay.layout_transform %r {src_layout = "NCHW", dst_layout = "NCHW{{[0-9]+}}c"}
+// CHECK:         %[[Y:[0-9]+]] = qnn.conv2d_nchwc_add %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[R]], %xs, %rs, %rz, %ys, %yz {strides = array<i64: 1, 1>, dilation = array<i64: 1, 1>, out_min = 0 : i64, out_max = 255 : i64, residual_lhs}
+// CHECK-NEXT:    %{{.*}} = relay.layout_transform %[[Y]] {src_layout = "NCHW{{[0-9]+}}c", dst_layout = "NCHW"}
+// CHECK-NOT:     qnn.add
+func.func @residual(%x: tensor<1x16x4x4xui8>, %r: tensor<1x16x4x4xui8>) -> tensor<1x16x4x4xui8> {
+  %w = relay.constant dense<3> : tensor<16x16x1x1xi8>
+  %xz = relay.constant dense<5> : tensor<ui8>
+  %wz = relay.constant dense<0> : tensor<16x1x1x1xi8>
+  %acc = qnn.conv2d %x, %w, %xz, %wz : (tensor<1x16x4x4xui8>, tensor<16x16x1x1xi8>, tensor<ui8>, tensor<16x1x1x1xi8>) -> tensor<1x16x4x4xi32>
+  %m = relay.constant dense<0.01> : tensor<f32>
+  %cz = relay.constant dense<2> : tensor<ui8>
+  %c = qnn.requantize %acc, %m, %cz : (tensor<1x16x4x4xi32>, tensor<f32>, tensor<ui8>) -> tensor<1x16x4x4xui8>
+  %rs = relay.constant dense<0.5> : tensor<f32>
+  %rz = relay.constant dense<7> : tensor<ui8>
+  %xs = relay.constant dense<0.25> : tensor<f32>
+  %ys = relay.constant dense<0.75> : tensor<f32>
+  %yz = relay.constant dense<1> : tensor<ui8>
+  %y = qnn.add %r, %c, %rs, %rz, %xs, %cz, %ys, %yz : (tensor<1x16x4x4xui8>, tensor<1x16x4x4xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x16x4x4xui8>
+  func.return %y : tensor<1x16x4x4xui8>
+}
+
+// The convolution's result read elsewhere too: the add stays.
+// CHECK-LABEL: func.func @shared(
+// CHECK:         qnn.conv2d_nchwc %
+// CHECK:         qnn.add
+func.func @shared(%x: tensor<1x16x4x4xui8>, %r: tensor<1x16x4x4xui8>) -> (tensor<1x16x4x4xui8>, tensor<1x16x4x4xui8>) {
+  %w = relay.constant dense<3> : tensor<16x16x1x1xi8>
+  %xz = relay.constant dense<5> : tensor<ui8>
+  %wz = relay.constant dense<0> : tensor<16x1x1x1xi8>
+  %acc = qnn.conv2d %x, %w, %xz, %wz : (tensor<1x16x4x4xui8>, tensor<16x16x1x1xi8>, tensor<ui8>, tensor<16x1x1x1xi8>) -> tensor<1x16x4x4xi32>
+  %m = relay.constant dense<0.01> : tensor<f32>
+  %cz = relay.constant dense<2> : tensor<ui8>
+  %c = qnn.requantize %acc, %m, %cz : (tensor<1x16x4x4xi32>, tensor<f32>, tensor<ui8>) -> tensor<1x16x4x4xui8>
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %y = qnn.add %c, %r, %s, %cz, %s, %cz, %s, %cz : (tensor<1x16x4x4xui8>, tensor<1x16x4x4xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x16x4x4xui8>
+  func.return %y, %c : tensor<1x16x4x4xui8>, tensor<1x16x4x4xui8>
+}

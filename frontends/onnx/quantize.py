@@ -1,6 +1,7 @@
 """Converters of ONNX's quantization ops to the qnn dialect
 (`lamina.dialects.qnn`): QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
-MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv.
+MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv, and onnxruntime's
+QLinearAdd and QLinearMul (domain com.microsoft).
 
 A per-axis scale or zero point (1-D, along `axis`) is reshaped to broadcast
 against its tensor; a missing zero point is 0 of the quantized type. Block
@@ -9,6 +10,7 @@ quantization (`block_size`) is refused.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -191,3 +193,28 @@ def _qlinear_conv(ctx: NodeContext) -> Sequence[SSAValue]:
     in_scale = ctx.emit(relay.MultiplyOp(_reshape(ctx, x_s, []), w_scale))
     return [_requantize(ctx, acc, in_scale, y_s, y_zp)]
 
+
+
+
+def _qlinear_binary(ctx: NodeContext, kind: type[qnn.AddOp] | type[qnn.MulOp]) -> Sequence[SSAValue]:
+    """onnxruntime's QLinearAdd/QLinearMul (com.microsoft): A, its scale and
+    zero point, B, its, C's scale and zero point (each zero point optional;
+    C's type is A's), per tensor."""
+    a, b = ctx.input(0), ctx.input(3)
+    params = []
+    for scale_at, of in ((1, a), (4, b), (6, a)):
+        scale, zp = ctx.input(scale_at), ctx.optional_input(scale_at + 1)
+        if math.prod(shape(scale)) != 1 or (zp is not None and math.prod(shape(zp)) != 1):
+            raise ctx.unsupported("scales and zero points must be per tensor")
+        params += [_reshape(ctx, scale, []), _reshape(ctx, zp, []) if zp is not None else _zero(ctx, _elem(of))]
+    return [ctx.emit(kind(a, b, *params))]
+
+
+@converter("com.microsoft:QLinearAdd", emits=("qnn.add",), notes="onnxruntime's contrib op; per-tensor scales; broadcasting")
+def _qlinear_add(ctx: NodeContext) -> Sequence[SSAValue]:
+    return _qlinear_binary(ctx, qnn.AddOp)
+
+
+@converter("com.microsoft:QLinearMul", emits=("qnn.mul",), notes="onnxruntime's contrib op; per-tensor scales; broadcasting")
+def _qlinear_mul(ctx: NodeContext) -> Sequence[SSAValue]:
+    return _qlinear_binary(ctx, qnn.MulOp)

@@ -1,9 +1,9 @@
 """Print the README's table of supported ONNX ops, generated from the converter
 registry: `python -m lamina.frontends.onnx.table`.
 
-One row per ONNX op (default domain): the relay ops its converter emits, the
-opset versions of the op that ONNX defines (all of them are handled), and the
-converter's notes. Only lamina's own converters are listed (a plugin's are not
+One row per ONNX op: the relay ops its converter emits, the opset versions of
+the op that ONNX defines (all of them are handled; an op of another domain,
+`<domain>:<type>`, gives its domain instead), and the converter's notes. Only lamina's own converters are listed (a plugin's are not
 lamina's to document).
 """
 
@@ -15,6 +15,8 @@ from lamina.frontends.onnx.registry import CONVERTER_INFO, CONVERTERS
 
 
 def _versions(op_type: str) -> str:
+    if ":" in op_type:
+        return f"domain {op_type.split(':')[0]}"
     versions = sorted(
         {
             s.since_version

@@ -20,7 +20,12 @@ from xdsl.dialects.builtin import IntegerType, VectorType, f32, i32
 from xdsl.ir import Attribute, SSAValue
 
 from lamina.dialects import relay, tir
-from lamina.dialects.qnn_packed import Conv2DNCHWcOp, DensePackedOp, PackedOp
+from lamina.dialects.qnn_packed import (
+    Conv2DNCHWcAddOp,
+    Conv2DNCHWcOp,
+    DensePackedOp,
+    PackedOp,
+)
 from lamina.dialects.shapes import dims, symbolic_tensor
 from lamina.dialects.tir import ForKind
 from lamina.lowering.tir_builder import TirBuilder
@@ -72,18 +77,61 @@ def _requantize(
     """`clamp(roundeven(f32(acc + bias) * mult) + zp)` lane by lane, in the
     zero point's type (`bias` i32 and `mult` f32 vectors, `zp` a scalar)."""
     lanes = acc.type.element_count()  # type: ignore[attr-defined]
-    out_elem = zp.type
     wide = b.emit(arith.SIToFPOp(b.emit(arith.AddiOp(acc, bias)), VectorType(f32, [lanes])))
     rounded = b.emit(mathd.RoundEvenOp(b.emit(arith.MulfOp(wide, mult))))
     q = b.emit(arith.FPToSIOp(rounded, VectorType(i32, [lanes])))
-    shift = b.emit(vector.BroadcastOp(b.cast(zp, i32), VectorType(i32, [lanes])))
     lo, hi = op.clamp()
-    q = b.emit(arith.AddiOp(q, shift))
+    q = b.emit(arith.AddiOp(q, _splat(b, b.cast(zp, i32), lanes)))
     q = b.emit(arith.MinSIOp(b.emit(arith.MaxSIOp(q, _vec(b, lanes, i32, lo))), _vec(b, lanes, i32, hi)))
+    return _narrow(b, q, zp.type)
+
+
+def _splat(b: TirBuilder, scalar: SSAValue, lanes: int) -> SSAValue:
+    return b.emit(vector.BroadcastOp(scalar, VectorType(scalar.type, [lanes])))
+
+
+def _narrow(b: TirBuilder, q: SSAValue, elem: Attribute) -> SSAValue:
+    """i32 lanes (in `elem`'s range) as `elem` (u8 or s8)."""
+    lanes = q.type.element_count()  # type: ignore[attr-defined]
     narrow = b.emit(arith.TruncIOp(q, VectorType(I8, [lanes])))
-    if out_elem == I8:
-        return narrow
-    return b.emit(arith.BitcastOp(narrow, VectorType(out_elem, [lanes])))
+    return narrow if elem == I8 else b.emit(arith.BitcastOp(narrow, VectorType(elem, [lanes])))
+
+
+def _real(b: TirBuilder, q: SSAValue, zp: SSAValue, scale: SSAValue) -> SSAValue:
+    """`(f32(q) - f32(zp)) * scale` (u8 or s8 lanes, scalar `zp` and `scale`),
+    as `qnn-canonicalize` writes a dequantize."""
+    lanes = q.type.element_count()  # type: ignore[attr-defined]
+    elem = q.type.get_element_type()  # type: ignore[attr-defined]
+    ft = VectorType(f32, [lanes])
+    if elem == I8:
+        wide = b.emit(arith.SIToFPOp(q, ft))
+    else:
+        wide = b.emit(arith.UIToFPOp(b.emit(arith.BitcastOp(q, VectorType(I8, [lanes]))), ft))
+    centred = b.emit(arith.SubfOp(wide, _splat(b, b.cast(zp, f32), lanes)))
+    return b.emit(arith.MulfOp(centred, _splat(b, scale, lanes)))
+
+
+class _ResidualAdd:
+    """The write-back of `qnn.conv2d_nchwc_add`: the requantized result plus
+    the residual, requantized to the output (the module's formula, each step
+    as `qnn-canonicalize` writes `qnn.add`, so the two agree bit for bit)."""
+
+    def __init__(self, b: TirBuilder, op: Conv2DNCHWcAddOp, zp: SSAValue):
+        _, _, _, _, _, self.residual, s, rs, rz, ys, yz, _ = b.args
+        self.op, self.zp = op, zp
+        self.scale, self.r_scale, self.y_scale = (b.load(v, []) for v in (s, rs, ys))
+        self.r_zp, self.y_zp = b.load(rz, []), b.load(yz, [])
+
+    def __call__(self, b: TirBuilder, q: SSAValue, at: list[SSAValue]) -> SSAValue:
+        lanes = q.type.element_count()  # type: ignore[attr-defined]
+        r = b.emit(tir.LoadOp(self.residual, at, VectorType(self.r_zp.type, [lanes])))
+        mine, theirs = _real(b, q, self.zp, self.scale), _real(b, r, self.r_zp, self.r_scale)
+        total = b.emit(arith.AddfOp(theirs, mine) if self.op.residual_lhs else arith.AddfOp(mine, theirs))
+        rounded = b.emit(mathd.RoundEvenOp(b.emit(arith.DivfOp(total, _splat(b, self.y_scale, lanes)))))
+        shifted = b.emit(arith.AddfOp(rounded, _splat(b, b.cast(self.y_zp, f32), lanes)))
+        lo, hi = self.op.output_range()
+        clamped = b.emit(arith.MinnumfOp(b.emit(arith.MaxnumfOp(shifted, _vec(b, lanes, f32, float(lo)))), _vec(b, lanes, f32, float(hi))))
+        return _narrow(b, b.emit(arith.FPToSIOp(clamped, VectorType(i32, [lanes]))), self.y_zp.type)
 
 
 def _row(b: TirBuilder, buf: SSAValue, lead: Sequence[SSAValue], lanes: int, elem: Attribute) -> SSAValue:
@@ -96,14 +144,16 @@ def tile_count(extent: int) -> int:
     return min(TILE, extent)
 
 
-@register_extern(Conv2DNCHWcOp)
+@register_extern(Conv2DNCHWcOp, Conv2DNCHWcAddOp)
 def _conv2d_nchwc(b: TirBuilder, op: relay.RelayOp) -> None:
     """Per (n, output channel block, output row), tiles of `TILE` output
     columns; per tile, for each input channel block, kernel tap and quad of
     input channels: one weight vector, and per column the 4 input bytes
-    broadcast into `tir.dot4`."""
-    assert isinstance(op, Conv2DNCHWcOp)
-    x, w, bias, mult, zp_buf, out = b.args
+    broadcast into `tir.dot4`. `qnn.conv2d_nchwc_add` adds its residual as
+    each vector is written."""
+    assert isinstance(op, Conv2DNCHWcOp | Conv2DNCHWcAddOp)
+    x, w, bias, mult, zp_buf = b.args[:5]
+    out = b.args[-1]
     cblocks = _static(x)[1]
     oblocks, _, kh, kw, quads, width = _static(w)
     n, _, oh, ow, lanes = _static(out)
@@ -111,6 +161,7 @@ def _conv2d_nchwc(b: TirBuilder, op: relay.RelayOp) -> None:
     sh, sw = relay.ints_prop(op, "strides")
     dh, dw = relay.ints_prop(op, "dilation")
     zp = b.load(zp_buf, [])
+    residual = _ResidualAdd(b, op, zp) if isinstance(op, Conv2DNCHWcAddOp) else None
     u8 = x.type.get_element_type()  # type: ignore[attr-defined]
     s8 = w.type.get_element_type()  # type: ignore[attr-defined]
     with b.loop(n * oblocks * oh, ForKind.PARALLEL) as flat:
@@ -136,7 +187,8 @@ def _conv2d_nchwc(b: TirBuilder, op: relay.RelayOp) -> None:
                         tile.dot(t, quad, wv)
             for t in range(count):
                 y = _requantize(b, op, tile.get(t), bias_v, mult_v, zp)
-                b.store(y, out, [i, o, row, b.ishift(first, t), b.index(0)])
+                at = [i, o, row, b.ishift(first, t), b.index(0)]
+                b.store(y if residual is None else residual(b, y, at), out, at)
 
         cols = tile_count(ow)
         with b.loop(ow // cols) as k:

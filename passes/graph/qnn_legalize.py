@@ -11,9 +11,14 @@ bias: `sum((x - zx) * w) = sum(x * w) - zx * sum(w)`. `qnn.matmul` over a
 constant weight becomes `qnn.dense_packed` the same way. `alter-op-layout`
 then moves the transforms between consecutive convolutions and cancels them.
 
+A `qnn.add` of such a convolution's result (read by nothing else) and a
+tensor of its shape, per-tensor scales, then becomes `qnn.conv2d_nchwc_add`:
+the add in the convolution's write-back (a ResNet block's residual), the other
+operand blocked like the result.
+
 What does not fit (a weight zero point, an s8 input, groups, a weight that is
 not constant) stays for `qnn-canonicalize`. Counters: `qnn-legalize.conv2d`,
-`qnn-legalize.dense`, `qnn-legalize.skipped-<reason>`.
+`qnn-legalize.dense`, `qnn-legalize.conv2d-add`, `qnn-legalize.skipped-<reason>`.
 """
 
 from __future__ import annotations
@@ -24,16 +29,24 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType, f32
+from xdsl.dialects.builtin import ModuleOp, TensorType, UnitAttr, f32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
 
 from lamina import host
 from lamina.dialects import qnn, relay
 from lamina.dialects.constants import make_constant
-from lamina.dialects.qnn_packed import I32, S8, U8, Conv2DNCHWcOp, DensePackedOp
+from lamina.dialects.qnn_packed import (
+    I32,
+    S8,
+    U8,
+    Conv2DNCHWcAddOp,
+    Conv2DNCHWcOp,
+    DensePackedOp,
+)
 from lamina.passes import record_statistic
-from lamina.passes.graph.layout_propagation import replace, transform
+from lamina.passes.graph.layout_propagation import blocked_source, replace, transform
 from lamina.passes.graph.qdq_params import constant_value
 from lamina.passes.registry import register_pass
 
@@ -241,6 +254,46 @@ def _dense(op: qnn.MatMulOp) -> str | None:
     return None
 
 
+def _fusable_conv(v: SSAValue) -> Conv2DNCHWcOp | None:
+    """The `qnn.conv2d_nchwc` whose result `v` is (transformed back to NCHW),
+    if nothing else reads it."""
+    src = blocked_source(v)
+    if src is None or not isinstance(src.owner, Conv2DNCHWcOp) or not src.has_one_use() or not v.has_one_use():
+        return None
+    return src.owner
+
+
+def _residual_add(op: qnn.AddOp) -> str | None:
+    """Fuse `qnn.add` into the write-back of the `qnn.conv2d_nchwc` making one
+    of its operands (the left one where both are); why not, else."""
+    lhs, rhs = op.lhs, op.rhs
+    if lhs.type.get_shape() != rhs.type.get_shape():  # type: ignore[attr-defined]
+        return "add-broadcasts"
+    scalars = (op.lhs_scale, op.lhs_zero_point, op.rhs_scale, op.rhs_zero_point, op.output_scale)
+    if any(v.type.get_shape() for v in scalars):  # type: ignore[attr-defined]
+        return "add-per-channel"
+    for side, (v, other) in enumerate(((lhs, rhs), (rhs, lhs))):
+        conv = _fusable_conv(v)
+        if conv is None:
+            continue
+        scale, zp = (op.lhs_scale, op.lhs_zero_point) if side == 0 else (op.rhs_scale, op.rhs_zero_point)
+        r_scale, r_zp = (op.rhs_scale, op.rhs_zero_point) if side == 0 else (op.lhs_scale, op.lhs_zero_point)
+        zp_value, conv_zp = _const(zp), _const(conv.zero_point)
+        if zp_value is None or conv_zp is None or zp_value.reshape(()) != conv_zp.reshape(()):
+            return "add-zero-point"  # (the add reads the convolution's output as quantized)
+        layout = relay.str_prop(v.owner, "src_layout", "")  # type: ignore[arg-type]
+        new: list[Operation] = [transform(other, "NCHW", layout)]
+        props = {k: conv.properties[k] for k in ("strides", "dilation", "out_min", "out_max") if k in conv.properties}
+        if side == 1:
+            props["residual_lhs"] = UnitAttr()
+        new.append(Conv2DNCHWcAddOp(*conv.operands, new[0].results[0], scale, r_scale, r_zp, op.output_scale, op.output_zero_point, **props))
+        new.append(transform(new[-1].results[0], layout, "NCHW"))
+        replace(op, new)  # (and the transform of the convolution's result)
+        Rewriter.erase_op(conv)
+        return None
+    return "add-no-conv"
+
+
 @register_pass
 @dataclass(frozen=True)
 class QnnLegalizePass(ModulePass):
@@ -259,6 +312,9 @@ class QnnLegalizePass(ModulePass):
             elif isinstance(inner, qnn.MatMulOp):
                 why = _dense(inner)
                 record_statistic(f"qnn-legalize.{'dense' if why is None else 'skipped-' + why}")
+        for add in [a for a in op.walk() if isinstance(a, qnn.AddOp)]:
+            why = _residual_add(add)
+            record_statistic(f"qnn-legalize.{'conv2d-add' if why is None else 'skipped-' + why}")
 
 
 __all__ = ["QnnLegalizePass"]
