@@ -6,11 +6,28 @@ import os
 import shutil
 import subprocess
 import sys
+import types
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+_HERE = str(Path(__file__).parent)
+
+
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    """Test modules share helpers (`from tests.test_onnx_ops import check`), so
+    `tests` must be this folder whatever pytest collected first: xDSL installs
+    a `tests` folder into site-packages, and a namespace package's path is
+    recomputed from sys.path (which need not hold the repository), so it is
+    pinned here as a plain list."""
+    package = sys.modules.get("tests")
+    if package is None:
+        package = sys.modules["tests"] = types.ModuleType("tests")
+    if list(getattr(package, "__path__", [])) != [_HERE]:
+        package.__path__ = [_HERE]
+
 
 settings.register_profile(
     "ci",

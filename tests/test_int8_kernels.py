@@ -261,3 +261,25 @@ def test_qlinear_binary_ops_match_onnxruntime(op: str, dtype: type) -> None:
     assert y.dtype == dtype and np.abs(y - want).max() <= 1
     (ref,) = ort.InferenceSession(model.SerializeToString()).run(None, {"a": a, "b": b})
     assert np.abs(y.astype(np.int64) - ref).max() <= 1
+
+
+@pytest.mark.parametrize(("pads", "ceil"), [((1, 1, 1, 1), 0), ((0, 0, 0, 0), 1), ((1, 0, 0, 1), 1)])
+def test_a_max_pool_between_int8_convs_runs_blocked(pads: tuple[int, ...], ceil: int) -> None:
+    """A u8 max pool between two int8 convolutions (a ResNet stem's) pools the
+    blocked integers: no transform back to NCHW and none again after; its
+    borders never win (the least u8 value), exactly as onnxruntime pools."""
+    first, _ = _conv_model(8, 32, 3, 1, 1, 1, 15)
+    w2 = RNG.integers(-127, 128, (32, 32, 1, 1)).astype(np.int8)
+    graph = first.graph
+    graph.node.append(helper.make_node("MaxPool", ["y"], ["m"], kernel_shape=[3, 3], strides=[2, 2], pads=list(pads), ceil_mode=ceil))
+    graph.node.append(helper.make_node("QLinearConv", ["m", "ys", "yz", "w2", "ws", "wz", "zs", "zz"], ["out"]))
+    graph.initializer.extend([numpy_helper.from_array(w2, "w2"), numpy_helper.from_array(np.array(0.4, np.float32), "zs"),
+                              numpy_helper.from_array(np.array(7, np.uint8), "zz")])
+    del graph.output[:]
+    graph.output.append(helper.make_tensor_value_info("out", TensorProto.UINT8, None))
+    exe = lamina.compile(first)
+    kernels = _kernels(exe)
+    assert "max_pool2d_nchwc" in kernels and sum("layout_transform" in k for k in kernels) == 2, kernels  # the input's and the output's
+    session = ort.InferenceSession(first.SerializeToString())
+    x = RNG.integers(0, 256, (1, 8, 15, 15)).astype(np.uint8)
+    np.testing.assert_array_equal(exe.run(x)[0], session.run(None, {"x": x})[0])

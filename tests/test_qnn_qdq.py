@@ -353,7 +353,9 @@ def test_shared_intermediate_is_left_and_the_product_still_integer():
     xq = ints(U8, (1, 2, 3, 3))
     got = lamina.compile(model).run(xq)
     want = lamina.compile(model, opt_level=0).run(xq)
-    np.testing.assert_array_equal(got[0], want[0])
+    # O0 convolves the dequantized floats, O3 the integers then scales the sum:
+    # a result that lands on a rounding boundary may quantize a step apart
+    assert np.abs(got[0].astype(np.int64) - want[0]).max() <= 1
     np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
 
 

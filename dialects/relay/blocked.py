@@ -174,7 +174,7 @@ class DepthwiseConv2DNCHWcOp(RelayOp):
 class MaxPool2DNCHWcOp(RelayOp):
     """2-D max pooling in a blocked channel layout: data `[N, C/x, H, W, x]`,
     result `[N, C/x, OH, OW, x]`, with strides, dilation and padding (which
-    never wins: it is -inf)."""
+    never wins: it is -inf, or the integer type's least value)."""
 
     name = "relay.max_pool2d_nchwc"
     DEFAULTS: ClassVar[dict[str, Any]] = {"strides": (1, 1), "dilation": (1, 1), "padding": (0, 0, 0, 0)}
@@ -189,7 +189,7 @@ class MaxPool2DNCHWcOp(RelayOp):
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        require_element(cls.name, types[0], floating=True)
+        require_element(cls.name, types[0], floating=True, integer=True)
         x = shape_of(types[0])
         if len(x) != 5:
             raise VerifyException(f"{cls.name}: needs data [N, C/x, H, W, x], got {types[0]}")

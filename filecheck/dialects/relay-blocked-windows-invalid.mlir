@@ -65,8 +65,8 @@ func.func @pool_window(%x: tensor<1x2x6x6x16xf32>) {
 
 // -----
 
-func.func @pool_int(%x: tensor<1x2x6x6x16xi8>) {
-  // CHECK: relay.max_pool2d_nchwc: needs a floating-point tensor, got tensor<1x2x6x6x16xi8>
-  %0 = relay.max_pool2d_nchwc %x {pool_size = array<i64: 2, 2>} : (tensor<1x2x6x6x16xi8>)
+func.func @pool_bool(%x: tensor<1x2x6x6x16xi1>) {
+  // CHECK: relay.max_pool2d_nchwc: needs a floating-point or integer tensor, got tensor<1x2x6x6x16xi1>
+  %0 = relay.max_pool2d_nchwc %x {pool_size = array<i64: 2, 2>} : (tensor<1x2x6x6x16xi1>)
   func.return
 }

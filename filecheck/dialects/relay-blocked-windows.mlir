@@ -18,3 +18,11 @@ func.func @windows(%x: tensor<2x3x9x9x8xf32>, %w: tensor<3x3x3x8xf32>) -> (tenso
   %2 = relay.max_pool2d_nchwc %x {pool_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<2x3x9x9x8xf32>)
   func.return %0, %1, %2 : tensor<2x3x9x9x8xf32>, tensor<2x3x4x3x8xf32>, tensor<2x3x5x5x8xf32>
 }
+
+// An int8 model's max pool pools the blocked integers.
+// CHECK-LABEL: func.func @int_pool(%q: tensor<1x2x9x9x16xui8>) -> tensor<1x2x5x5x16xui8> {
+// CHECK-NEXT:    %0 = relay.max_pool2d_nchwc %q {pool_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x9x9x16xui8>) -> tensor<1x2x5x5x16xui8>
+func.func @int_pool(%q: tensor<1x2x9x9x16xui8>) -> tensor<1x2x5x5x16xui8> {
+  %0 = relay.max_pool2d_nchwc %q {pool_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x9x9x16xui8>)
+  func.return %0 : tensor<1x2x5x5x16xui8>
+}

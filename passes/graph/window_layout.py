@@ -6,8 +6,9 @@ A `relay.conv2d` whose groups are its input and output channels (one filter per
 channel: MobileNet's, EfficientNet's depthwise convolutions) with a constant
 weight becomes `relay.depthwise_conv2d_nchwc` over an `NCHW<x>c` input between
 `relay.layout_transform`s, the weight re-laid out `[C/x, KH, KW, x]` at compile
-time; a float `relay.max_pool2d` becomes `relay.max_pool2d_nchwc` the same way
-(a ceil_mode tail as more padding at the end). Both keep their padding: their
+time; a `relay.max_pool2d` (float, or an int8 model's integers) becomes
+`relay.max_pool2d_nchwc` the same way (a ceil_mode tail as more padding at the
+end). Both keep their padding: their
 kernels read zeros (-inf) past the borders instead of a padded copy of their
 input. `alter-op-layout` rewrites them only next to values already blocked,
 where the transforms then cancel: a `1x1 -> depthwise -> 1x1` block, a stem
@@ -21,7 +22,7 @@ producer and consumer of a tensor agree on its layout.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import TensorType, f32
+from xdsl.dialects.builtin import IntegerType, TensorType, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from lamina import host
@@ -49,11 +50,15 @@ def is_depthwise(op: relay.Conv2DOp) -> bool:
     return groups > 1 and x.get_shape()[1] == groups == o and c == 1
 
 
-def _block_of(x: SSAValue) -> int | None:
-    """The channel block of f32 `x` (None: it has none, or is not f32)."""
+def _block_of(x: SSAValue, integers: bool = False) -> int | None:
+    """The channel block of f32 `x` (with `integers`, of an integer `x` too;
+    None: it has none, or is of another type)."""
     xt = x.type
     assert isinstance(xt, TensorType)
-    return channel_block(xt.get_shape()[1]) if xt.get_element_type() == f32 else None
+    elem = xt.get_element_type()
+    if elem != f32 and not (integers and isinstance(elem, IntegerType)):
+        return None
+    return channel_block(xt.get_shape()[1])
 
 
 def _replace_blocked(op: Operation, into: relay.LayoutTransformOp, new: list[Operation]) -> None:
@@ -85,13 +90,13 @@ def depthwise_nchwc(op: relay.Conv2DOp) -> bool:
 
 
 def max_pool_nchwc(op: relay.MaxPool2DOp) -> bool:
-    """Rewrite a float max pool with blockable channels into
+    """Rewrite a max pool (float or integer) with blockable channels into
     `relay.max_pool2d_nchwc` between layout transforms (a ceil_mode tail
     becomes more padding at the end)."""
     x = op.operands[0]
     xt, out = x.type, op.results[0].type
     assert isinstance(xt, TensorType) and isinstance(out, TensorType)
-    block = _block_of(x)
+    block = _block_of(x, integers=True)
     if block is None:
         return False
     into = transform(x, "NCHW", f"NCHW{block}c")
