@@ -1007,3 +1007,61 @@ def test_qlinear_binary_ops_match_onnxruntime(op: str, dtype: type) -> None:
     assert y.dtype == dtype and np.abs(y - want).max() <= 1
     (ref,) = _ort_session(model).run(None, {"a": a, "b": b})
     assert np.abs(y.astype(np.int64) - ref).max() <= 1
+
+
+def _contrib_model(nodes: list, inputs: list, inits: dict[str, np.ndarray], out_elem: int | None) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        nodes, "g", inputs, [helper.make_tensor_value_info("y", out_elem or TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(v, n) for n, v in inits.items()],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)])
+
+
+@pytest.mark.parametrize("quantized_out", [True, False])
+@pytest.mark.parametrize(("alpha", "per_column", "bias"), [(1.0, True, True), (0.5, False, True), (1.0, True, False)])
+def test_qgemm_matches_onnxruntime(quantized_out: bool, alpha: float, per_column: bool, bias: bool) -> None:
+    """onnxruntime's contrib QGemm (a QOperator model's classifier): transB,
+    per-column or per-tensor B, an i32 bias, u8 or float output."""
+    m, k, n = 3, 64, 24
+    inits: dict[str, np.ndarray] = {
+        "as": np.array(0.04, np.float32), "az": np.array(117, np.uint8),
+        "b": RNG.integers(-127, 128, (n, k)).astype(np.int8),
+        "bs": (RNG.random(n) * 0.01 + 0.002).astype(np.float32) if per_column else np.array(0.006, np.float32),
+        "bz": np.zeros(n if per_column else (), np.int8),
+    }
+    names = ["a", "as", "az", "b", "bs", "bz"]
+    names.append("c" if bias else "")
+    if bias:
+        inits["c"] = RNG.integers(-2000, 2000, n).astype(np.int32)
+    if quantized_out:
+        inits |= {"ys": np.array(0.3, np.float32), "yz": np.array(100, np.uint8)}
+        names += ["ys", "yz"]
+    node = helper.make_node("QGemm", names, ["y"], domain="com.microsoft", transB=1, alpha=alpha)
+    model = _contrib_model([node], [helper.make_tensor_value_info("a", TensorProto.UINT8, [m, k])], inits,
+                           TensorProto.UINT8 if quantized_out else None)
+    a = RNG.integers(0, 256, (m, k)).astype(np.uint8)
+    (got,) = lamina.compile(model).run(a)
+    (want,) = _ort_session(model).run(None, {"a": a})
+    if quantized_out:
+        assert got.dtype == np.uint8 and np.abs(got.astype(np.int64) - want).max() <= 1
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+
+def test_qlinear_global_average_pool_and_concat_match_onnxruntime() -> None:
+    """onnxruntime's contrib QLinearGlobalAveragePool and QLinearConcat (of a
+    QOperator model), at different scales."""
+    inits = {"xs": np.array(0.05, np.float32), "xz": np.array(12, np.uint8), "ps": np.array(0.02, np.float32),
+             "pz": np.array(3, np.uint8), "ws": np.array(0.07, np.float32), "wz": np.array(140, np.uint8),
+             "ys": np.array(0.06, np.float32), "yz": np.array(9, np.uint8)}
+    nodes = [
+        helper.make_node("QLinearGlobalAveragePool", ["x", "xs", "xz", "ps", "pz"], ["p"], domain="com.microsoft"),
+        helper.make_node("QLinearConcat", ["ys", "yz", "p", "ps", "pz", "w", "ws", "wz"], ["y"], axis=1, domain="com.microsoft"),
+    ]
+    model = _contrib_model(nodes, [helper.make_tensor_value_info("x", TensorProto.UINT8, [2, 16, 7, 7]),
+                                   helper.make_tensor_value_info("w", TensorProto.UINT8, [2, 5, 1, 1])], inits, TensorProto.UINT8)
+    x = RNG.integers(0, 256, (2, 16, 7, 7)).astype(np.uint8)
+    w = RNG.integers(0, 256, (2, 5, 1, 1)).astype(np.uint8)
+    (got,) = lamina.compile(model).run(x, w)
+    (want,) = _ort_session(model).run(None, {"x": x, "w": w})
+    assert got.shape == (2, 21, 1, 1) and np.abs(got.astype(np.int64) - want).max() <= 1

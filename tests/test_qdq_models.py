@@ -100,16 +100,17 @@ def transformer() -> tuple[onnx.ModelProto, list[int]]:
 
 
 @pytest.fixture(scope="module")
-def quantized(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[onnx.ModelProto, list[int]]]:
-    """`quantized(name)`: the model quantized by onnxruntime (QDQ), calibrated
-    on 16 random inputs; cached for the module."""
-    cache: dict[str, tuple[onnx.ModelProto, list[int]]] = {}
+def quantized(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., tuple[onnx.ModelProto, list[int]]]:
+    """`quantized(name, fmt="QDQ")`: the model quantized by onnxruntime (QDQ,
+    or QOperator: QLinearConv, QLinearAdd, QGemm, ...), calibrated on 16
+    random inputs; cached for the module."""
+    cache: dict[tuple[str, str], tuple[onnx.ModelProto, list[int]]] = {}
     builders = {"cnn": cnn, "mlp": mlp, "transformer": transformer}
 
-    def get(name: str) -> tuple[onnx.ModelProto, list[int]]:
-        if name not in cache:
+    def get(name: str, fmt: str = "QDQ") -> tuple[onnx.ModelProto, list[int]]:
+        if (name, fmt) not in cache:
             model, shape = builders[name]()
-            folder: Path = tmp_path_factory.mktemp(name)
+            folder: Path = tmp_path_factory.mktemp(f"{name}-{fmt}")
             src, out = folder / "float.onnx", folder / "qdq.onnx"
             onnx.save(model, src)
             rng = np.random.default_rng(7)
@@ -120,11 +121,11 @@ def quantized(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple
                     return next(feeds, None)
 
             quantization.quantize_static(
-                str(src), str(out), Reader(), quant_format=quantization.QuantFormat.QDQ, per_channel=True,
+                str(src), str(out), Reader(), quant_format=getattr(quantization.QuantFormat, fmt), per_channel=True,
                 activation_type=quantization.QuantType.QUInt8, weight_type=quantization.QuantType.QInt8,
             )
-            cache[name] = (onnx.load(str(out)), shape)
-        return cache[name]
+            cache[name, fmt] = (onnx.load(str(out)), shape)
+        return cache[name, fmt]
 
     return get
 
@@ -222,3 +223,21 @@ def test_symbolic_batch(quantized, name):
         x = np.random.default_rng(batch).standard_normal([batch, *shape[1:]]).astype(np.float32)
         (ours,) = exe.run(x)
         assert np.abs(ours - sess.run(None, {"x": x})[0]).max() <= scale * (1 + 1e-4)
+
+
+@pytest.mark.parametrize("name", ["cnn", "mlp"])
+def test_qoperator_models_match_onnxruntime(quantized, name):
+    """The QOperator format of the same models (QLinearConv, QLinearAdd,
+    QLinearGlobalAveragePool, QGemm, QLinearMatMul, u8 max pools): within a
+    step of onnxruntime's int8 run, the same top-1."""
+    model, shape = quantized(name, "QOperator")
+    ops = {n.op_type for n in model.graph.node}
+    assert "QuantizeLinear" in ops and ops & {"QLinearConv", "QGemm", "QLinearMatMul"}, ops
+    last = next(n for n in reversed(model.graph.node) if n.op_type == "DequantizeLinear")
+    scale = float(numpy_helper.to_array(next(i for i in model.graph.initializer if i.name == last.input[1])))
+    exe, sess = lamina.compile(model), session(model)
+    for i in range(10):
+        x = np.random.default_rng(200 + i).standard_normal(shape).astype(np.float32)
+        (ours,), (theirs,) = exe.run(x), sess.run(None, {"x": x})
+        assert np.abs(ours - theirs).max() <= scale * (1 + 1e-4)
+        assert (ours.reshape(-1, ours.shape[-1]).argmax(-1) == theirs.reshape(-1, theirs.shape[-1]).argmax(-1)).all()

@@ -1,7 +1,8 @@
 """Converters of ONNX's quantization ops to the qnn dialect
 (`lamina.dialects.qnn`): QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
 MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv, and onnxruntime's
-QLinearAdd and QLinearMul (domain com.microsoft).
+QLinearAdd, QLinearMul, QLinearConcat, QLinearGlobalAveragePool and QGemm
+(domain com.microsoft: its QOperator format).
 
 A per-axis scale or zero point (1-D, along `axis`) is reshaped to broadcast
 against its tensor; a missing zero point is 0 of the quantized type. Block
@@ -14,7 +15,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerType, Signedness, f32, f64
+from xdsl.dialects.builtin import IntegerType, Signedness, UnitAttr, f32, f64
 from xdsl.ir import Attribute, SSAValue
 
 from lamina.dialects import qnn, relay
@@ -218,3 +219,76 @@ def _qlinear_add(ctx: NodeContext) -> Sequence[SSAValue]:
 @converter("com.microsoft:QLinearMul", emits=("qnn.mul",), notes="onnxruntime's contrib op; per-tensor scales; broadcasting")
 def _qlinear_mul(ctx: NodeContext) -> Sequence[SSAValue]:
     return _qlinear_binary(ctx, qnn.MulOp)
+
+
+def _per_tensor(ctx: NodeContext, v: SSAValue, what: str) -> SSAValue:
+    if math.prod(shape(v)) != 1:
+        raise ctx.unsupported(f"{what} must be per tensor")
+    return _reshape(ctx, v, [])
+
+
+def _quantized_real(ctx: NodeContext, x: SSAValue, scale: SSAValue, zp: SSAValue | None) -> SSAValue:
+    """`x` dequantized with a per-tensor scale and zero point (`qnn-fold-qdq`
+    turns the chain it starts back into integer ops where it can)."""
+    zp = _per_tensor(ctx, zp, "zero points") if zp is not None else _zero(ctx, _elem(x))
+    return ctx.emit(qnn.DequantizeOp(x, _per_tensor(ctx, scale, "scales"), zp))
+
+
+def _quantized_as(ctx: NodeContext, real: SSAValue, scale: SSAValue, zp: SSAValue) -> SSAValue:
+    return ctx.emit(qnn.QuantizeOp(real, _per_tensor(ctx, scale, "scales"), _per_tensor(ctx, zp, "zero points")))
+
+
+@converter(
+    "com.microsoft:QGemm",
+    emits=("qnn.matmul", "relay.add", "qnn.requantize"),
+    notes="onnxruntime's contrib op; 2-D; B per tensor or per column; i32 C at scale alpha * a_scale * b_scale; float output without y_scale",
+)
+def _qgemm(ctx: NodeContext) -> Sequence[SSAValue]:
+    a, a_s, a_zp, b, b_s, b_zp = (ctx.input(i) for i in range(6))
+    c, y_s, y_zp = ctx.optional_input(6), ctx.optional_input(7), ctx.optional_input(8)
+    if _rank(a) != 2 or _rank(b) != 2:
+        raise ctx.unsupported("A and B must be 2-D")
+    if int(ctx.attr("transA", 0)):
+        a = ctx.emit(relay.TransposeOp(a, perm=relay.i64_array([1, 0])))
+    if int(ctx.attr("transB", 0)):
+        b = ctx.emit(relay.TransposeOp(b, perm=relay.i64_array([1, 0])))
+    per_column = _rank(b_s) == 1 and shape(b_s)[0] != 1
+    b_zp = b_zp if per_column or math.prod(shape(b_zp)) != 1 else _reshape(ctx, b_zp, [])
+    acc = _matmul(ctx, a, b, _per_tensor(ctx, a_zp, "a_zero_point"), b_zp)
+    if c is not None:
+        acc = ctx.emit(relay.AddOp(acc, c))
+    alpha = ctx.constant(np.array(float(ctx.attr("alpha", 1.0)), np.float32))
+    scale = ctx.emit(relay.MultiplyOp(ctx.emit(relay.MultiplyOp(alpha, _per_tensor(ctx, a_s, "a_scale"))), b_s if per_column else _reshape(ctx, b_s, [])))
+    if y_s is None:  # the float result
+        return [ctx.emit(relay.MultiplyOp(_cast(ctx, acc, f32), scale))]
+    return [_requantize(ctx, acc, scale, y_s, y_zp if y_zp is not None else _zero(ctx, _elem(a)))]
+
+
+@converter(
+    "com.microsoft:QLinearGlobalAveragePool",
+    emits=("qnn.dequantize", "relay.mean", "qnn.quantize"),
+    notes="onnxruntime's contrib op; NCHW or channels_last; per-tensor scales (integer sums by qnn-fold-qdq)",
+)
+def _qlinear_global_average_pool(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = ctx.input(0)
+    real = _quantized_real(ctx, x, ctx.input(1), ctx.optional_input(2))
+    rank = _rank(x)
+    axes = list(range(1, rank - 1)) if int(ctx.attr("channels_last", 0)) else list(range(2, rank))
+    mean = ctx.emit(relay.MeanOp(real, axes=relay.i64_array(axes), keepdims=UnitAttr()))
+    y_zp = ctx.optional_input(4) or _zero(ctx, _elem(x))
+    return [_quantized_as(ctx, mean, ctx.input(3), y_zp)]
+
+
+@converter(
+    "com.microsoft:QLinearConcat",
+    emits=("qnn.dequantize", "relay.concatenate", "qnn.quantize"),
+    notes="onnxruntime's contrib op; per-tensor scales (integer by qnn-fold-qdq)",
+)
+def _qlinear_concat(ctx: NodeContext) -> Sequence[SSAValue]:
+    inputs = [ctx.input(i) for i in range(len(ctx.node.input))]
+    y_s, y_zp, rest = inputs[0], inputs[1], inputs[2:]
+    if not rest or len(rest) % 3:
+        raise ctx.unsupported("inputs must be Y_scale, Y_zero_point, then (X, X_scale, X_zero_point) triples")
+    reals = [_quantized_real(ctx, rest[i], rest[i + 1], rest[i + 2]) for i in range(0, len(rest), 3)]
+    axis = _axis(ctx, int(ctx.attr("axis")), _rank(rest[0]))
+    return [_quantized_as(ctx, ctx.emit(relay.ConcatenateOp(*reals, axis=relay.i64_attr(axis))), y_s, y_zp)]
