@@ -7,7 +7,8 @@ registers; per reduction quad they load one packed weight vector (4 bytes per
 lane) and, per column, broadcast 4 input bytes into a `tir.dot4`, as oneDNN's
 and MLAS's u8s8 kernels do (TVM: `conv2d_NCHWc_int8`, `dense_vnni`). The
 write-back is the fused requantization, in f32 as `qnn.requantize`:
-`clamp(roundeven(f32(acc + bias) * multiplier) + zp)`.
+`clamp(roundeven(f32(acc + bias) * multiplier) + zp)`; `qnn.conv2d_nchwc_add`
+then adds its residual there, in the f32 steps of `qnn.add`.
 """
 
 from __future__ import annotations
