@@ -75,16 +75,16 @@ class _Tile:
 def _requantize(
     b: TirBuilder, op: PackedOp, acc: SSAValue, bias: SSAValue, mult: SSAValue, zp: SSAValue
 ) -> SSAValue:
-    """`clamp(roundeven(f32(acc + bias) * mult) + zp)` lane by lane, in the
-    zero point's type (`bias` i32 and `mult` f32 vectors, `zp` a scalar)."""
+    """`clamp(roundeven(f32(acc + bias) * mult) + zp)` lane by lane, still in
+    i32 lanes (`bias` i32 and `mult` f32 vectors, `zp` a scalar; `_narrow`
+    gives them the zero point's type)."""
     lanes = acc.type.element_count()  # type: ignore[attr-defined]
     wide = b.emit(arith.SIToFPOp(b.emit(arith.AddiOp(acc, bias)), VectorType(f32, [lanes])))
     rounded = b.emit(mathd.RoundEvenOp(b.emit(arith.MulfOp(wide, mult))))
     q = b.emit(arith.FPToSIOp(rounded, VectorType(i32, [lanes])))
     lo, hi = op.clamp()
     q = b.emit(arith.AddiOp(q, _splat(b, b.cast(zp, i32), lanes)))
-    q = b.emit(arith.MinSIOp(b.emit(arith.MaxSIOp(q, _vec(b, lanes, i32, lo))), _vec(b, lanes, i32, hi)))
-    return _narrow(b, q, zp.type)
+    return b.emit(arith.MinSIOp(b.emit(arith.MaxSIOp(q, _vec(b, lanes, i32, lo))), _vec(b, lanes, i32, hi)))
 
 
 def _splat(b: TirBuilder, scalar: SSAValue, lanes: int) -> SSAValue:
@@ -99,12 +99,12 @@ def _narrow(b: TirBuilder, q: SSAValue, elem: Attribute) -> SSAValue:
 
 
 def _real(b: TirBuilder, q: SSAValue, zp: SSAValue, scale: SSAValue) -> SSAValue:
-    """`(f32(q) - f32(zp)) * scale` (u8 or s8 lanes, scalar `zp` and `scale`),
-    as `qnn-canonicalize` writes a dequantize."""
+    """`(f32(q) - f32(zp)) * scale` (u8, s8 or i32 lanes holding such values,
+    scalar `zp` and `scale`), as `qnn-canonicalize` writes a dequantize."""
     lanes = q.type.element_count()  # type: ignore[attr-defined]
     elem = q.type.get_element_type()  # type: ignore[attr-defined]
     ft = VectorType(f32, [lanes])
-    if elem == I8:
+    if elem in (I8, i32):
         wide = b.emit(arith.SIToFPOp(q, ft))
     else:
         wide = b.emit(arith.UIToFPOp(b.emit(arith.BitcastOp(q, VectorType(I8, [lanes]))), ft))
@@ -124,6 +124,8 @@ class _ResidualAdd:
         self.r_zp, self.y_zp = b.load(rz, []), b.load(yz, [])
 
     def __call__(self, b: TirBuilder, q: SSAValue, at: list[SSAValue]) -> SSAValue:
+        """The output vector at `at`, from the convolution's requantized i32
+        lanes `q` (exact in f32: no need to narrow them first)."""
         lanes = q.type.element_count()  # type: ignore[attr-defined]
         r = b.emit(tir.LoadOp(self.residual, at, VectorType(self.r_zp.type, [lanes])))
         mine, theirs = _real(b, q, self.zp, self.scale), _real(b, r, self.r_zp, self.r_scale)
@@ -187,9 +189,9 @@ def _conv2d_nchwc(b: TirBuilder, op: relay.RelayOp) -> None:
                         quad = b.emit(tir.LoadOp(x, [i, c, ih, iw, b.index(4 * q)], VectorType(u8, [4])))
                         tile.dot(t, quad, wv)
             for t in range(count):
-                y = _requantize(b, op, tile.get(t), bias_v, mult_v, zp)
+                q = _requantize(b, op, tile.get(t), bias_v, mult_v, zp)
                 at = [i, o, row, b.ishift(first, t), b.index(0)]
-                b.store(y if residual is None else residual(b, y, at), out, at)
+                b.store(_narrow(b, q, zp.type) if residual is None else residual(b, q, at), out, at)
 
         cols = tile_count(ow)
         with b.loop(ow // cols) as k:
@@ -227,7 +229,7 @@ def _dense_packed(b: TirBuilder, op: relay.RelayOp) -> None:
                     quad = b.emit(tir.LoadOp(a, [b.ishift(first, t), k], VectorType(u8, [4])))
                     tile.dot(t, quad, wv)
             for t in range(count):
-                y = _requantize(b, op, tile.get(t), bias_v, mult_v, zp)
+                y = _narrow(b, _requantize(b, op, tile.get(t), bias_v, mult_v, zp), zp.type)
                 b.store(y, out, [b.ishift(first, t), col])
 
         full = m // rows
