@@ -100,3 +100,27 @@ func.func @shared(%x: tensor<1x16x4x4xui8>, %r: tensor<1x16x4x4xui8>) -> (tensor
   %y = qnn.add %c, %r, %s, %cz, %s, %cz, %s, %cz : (tensor<1x16x4x4xui8>, tensor<1x16x4x4xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x16x4x4xui8>
   func.return %y, %c : tensor<1x16x4x4xui8>, tensor<1x16x4x4xui8>
 }
+
+// Both operands are convolutions; the left one's result is read by the add
+// at another zero point than it was quantized to, so the right one takes the
+// add.
+// CHECK-LABEL: func.func @other_side(
+// CHECK:         qnn.conv2d_nchwc %
+// CHECK:         qnn.conv2d_nchwc_add {{.*}} residual_lhs}
+// CHECK-NOT:     qnn.add
+func.func @other_side(%x: tensor<1x16x4x4xui8>) -> tensor<1x16x4x4xui8> {
+  %w = relay.constant dense<3> : tensor<16x16x1x1xi8>
+  %xz = relay.constant dense<5> : tensor<ui8>
+  %wz = relay.constant dense<0> : tensor<16x1x1x1xi8>
+  %m = relay.constant dense<0.01> : tensor<f32>
+  %az = relay.constant dense<2> : tensor<ui8>
+  %bz = relay.constant dense<3> : tensor<ui8>
+  %other = relay.constant dense<9> : tensor<ui8>
+  %acc1 = qnn.conv2d %x, %w, %xz, %wz : (tensor<1x16x4x4xui8>, tensor<16x16x1x1xi8>, tensor<ui8>, tensor<16x1x1x1xi8>) -> tensor<1x16x4x4xi32>
+  %a = qnn.requantize %acc1, %m, %az : (tensor<1x16x4x4xi32>, tensor<f32>, tensor<ui8>) -> tensor<1x16x4x4xui8>
+  %acc2 = qnn.conv2d %x, %w, %xz, %wz : (tensor<1x16x4x4xui8>, tensor<16x16x1x1xi8>, tensor<ui8>, tensor<16x1x1x1xi8>) -> tensor<1x16x4x4xi32>
+  %b = qnn.requantize %acc2, %m, %bz : (tensor<1x16x4x4xi32>, tensor<f32>, tensor<ui8>) -> tensor<1x16x4x4xui8>
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %y = qnn.add %a, %b, %s, %other, %s, %bz, %s, %az : (tensor<1x16x4x4xui8>, tensor<1x16x4x4xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x16x4x4xui8>
+  func.return %y : tensor<1x16x4x4xui8>
+}

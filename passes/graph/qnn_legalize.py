@@ -269,9 +269,12 @@ def _residual_add(op: qnn.AddOp) -> str | None:
     lhs, rhs = op.lhs, op.rhs
     if lhs.type.get_shape() != rhs.type.get_shape():  # type: ignore[attr-defined]
         return "add-broadcasts"
-    scalars = (op.lhs_scale, op.lhs_zero_point, op.rhs_scale, op.rhs_zero_point, op.output_scale)
+    scalars = (op.lhs_scale, op.lhs_zero_point, op.rhs_scale, op.rhs_zero_point, op.output_scale, op.output_zero_point)
     if any(v.type.get_shape() for v in scalars):  # type: ignore[attr-defined]
         return "add-per-channel"
+    if any(v.type.get_element_type() != f32 for v in (op.lhs_scale, op.rhs_scale, op.output_scale)):  # type: ignore[attr-defined]
+        return "add-scale-not-f32"
+    why = "add-no-conv"
     for side, (v, other) in enumerate(((lhs, rhs), (rhs, lhs))):
         conv = _fusable_conv(v)
         if conv is None:
@@ -280,7 +283,8 @@ def _residual_add(op: qnn.AddOp) -> str | None:
         r_scale, r_zp = (op.rhs_scale, op.rhs_zero_point) if side == 0 else (op.lhs_scale, op.lhs_zero_point)
         zp_value, conv_zp = _const(zp), _const(conv.zero_point)
         if zp_value is None or conv_zp is None or zp_value.reshape(()) != conv_zp.reshape(()):
-            return "add-zero-point"  # (the add reads the convolution's output as quantized)
+            why = "add-zero-point"  # (the add reads the convolution's output as quantized)
+            continue
         layout = relay.str_prop(v.owner, "src_layout", "")  # type: ignore[arg-type]
         new: list[Operation] = [transform(other, "NCHW", layout)]
         props = {k: conv.properties[k] for k in ("strides", "dilation", "out_min", "out_max") if k in conv.properties}
@@ -291,7 +295,7 @@ def _residual_add(op: qnn.AddOp) -> str | None:
         replace(op, new)  # (and the transform of the convolution's result)
         Rewriter.erase_op(conv)
         return None
-    return "add-no-conv"
+    return why
 
 
 @register_pass
