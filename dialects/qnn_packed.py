@@ -171,10 +171,10 @@ class Conv2DNCHWcAddOp(_ConvNCHWc):
             raise VerifyException(f"{cls.name}: the residual must be a u8 or i8 tensor of the convolution's shape {'x'.join(map(str, shape_of(conv)))}, got {r}")
         for what, t in (("scale", scale), ("residual_scale", r_scale), ("output_scale", y_scale)):
             _expect(cls.name, what, t, f32, ())
-        for what, t, of in (("residual_zero_point", r_zp, r), ("output_zero_point", y_zp, None)):
-            if t.get_element_type() not in _RANGES or shape_of(t) or (of is not None and t.get_element_type() != of.get_element_type()):
-                want = f"a {of.get_element_type()} scalar" if of is not None else "a ui8 or i8 scalar"
-                raise VerifyException(f"{cls.name}: {what} must be {want}, got {t}")
+        if r_zp.get_element_type() != r.get_element_type() or shape_of(r_zp):
+            raise VerifyException(f"{cls.name}: residual_zero_point must be a {r.get_element_type()} scalar, got {r_zp}")
+        if y_zp.get_element_type() not in _RANGES or shape_of(y_zp):
+            raise VerifyException(f"{cls.name}: output_zero_point must be a ui8 or i8 scalar, got {y_zp}")
         return tensor(shape_of(conv), y_zp.get_element_type())
 
     def output_range(self) -> tuple[int, int]:

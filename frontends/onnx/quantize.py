@@ -178,8 +178,7 @@ def _requantize(ctx: NodeContext, acc: SSAValue, in_scale: SSAValue, y_scale: SS
 def _qlinear_matmul(ctx: NodeContext) -> Sequence[SSAValue]:
     a, a_s, a_zp, b, b_s, b_zp, y_s, y_zp = (ctx.input(i) for i in range(8))
     acc = _matmul(ctx, a, b, a_zp, b_zp)
-    b_s = _reshape(ctx, b_s, []) if _rank(b_s) == 0 or shape(b_s)[0] == 1 else b_s
-    in_scale = ctx.emit(relay.MultiplyOp(_reshape(ctx, a_s, []), b_s))
+    in_scale = ctx.emit(relay.MultiplyOp(_reshape(ctx, a_s, []), _columns(ctx, b_s)))
     return [_requantize(ctx, acc, in_scale, y_s, y_zp)]
 
 
@@ -197,17 +196,31 @@ def _qlinear_conv(ctx: NodeContext) -> Sequence[SSAValue]:
 
 
 
+def _per_tensor(ctx: NodeContext, v: SSAValue, what: str) -> SSAValue:
+    """`v` (one value) as a scalar; unsupported if it has several."""
+    if math.prod(shape(v)) != 1:
+        raise ctx.unsupported(f"{what} must be per tensor")
+    return _reshape(ctx, v, [])
+
+
+def _tensor_params(ctx: NodeContext, scale: SSAValue, zp: SSAValue | None, of: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """A per-tensor scale and zero point of `of` as scalars (a missing zero
+    point: 0 of `of`'s type)."""
+    zp = _per_tensor(ctx, zp, "zero points") if zp is not None else _zero(ctx, _elem(of))
+    return _per_tensor(ctx, scale, "scales"), zp
+
+
+def _columns(ctx: NodeContext, scale: SSAValue) -> SSAValue:
+    """B's scale: a scalar where it has one value, else one per column."""
+    return _reshape(ctx, scale, []) if _rank(scale) == 0 or shape(scale)[0] == 1 else scale
+
+
 def _qlinear_binary(ctx: NodeContext, kind: type[qnn.AddOp] | type[qnn.MulOp]) -> Sequence[SSAValue]:
     """onnxruntime's QLinearAdd/QLinearMul (com.microsoft): A, its scale and
     zero point, B, its, C's scale and zero point (each zero point optional;
     C's type is A's), per tensor."""
     a, b = ctx.input(0), ctx.input(3)
-    params = []
-    for scale_at, of in ((1, a), (4, b), (6, a)):
-        scale, zp = ctx.input(scale_at), ctx.optional_input(scale_at + 1)
-        if math.prod(shape(scale)) != 1 or (zp is not None and math.prod(shape(zp)) != 1):
-            raise ctx.unsupported("scales and zero points must be per tensor")
-        params += [_reshape(ctx, scale, []), _reshape(ctx, zp, []) if zp is not None else _zero(ctx, _elem(of))]
+    params = [p for at, of in ((1, a), (4, b), (6, a)) for p in _tensor_params(ctx, ctx.input(at), ctx.optional_input(at + 1), of)]
     return [ctx.emit(kind(a, b, *params))]
 
 
@@ -221,17 +234,10 @@ def _qlinear_mul(ctx: NodeContext) -> Sequence[SSAValue]:
     return _qlinear_binary(ctx, qnn.MulOp)
 
 
-def _per_tensor(ctx: NodeContext, v: SSAValue, what: str) -> SSAValue:
-    if math.prod(shape(v)) != 1:
-        raise ctx.unsupported(f"{what} must be per tensor")
-    return _reshape(ctx, v, [])
-
-
 def _quantized_real(ctx: NodeContext, x: SSAValue, scale: SSAValue, zp: SSAValue | None) -> SSAValue:
     """`x` dequantized with a per-tensor scale and zero point (`qnn-fold-qdq`
     turns the chain it starts back into integer ops where it can)."""
-    zp = _per_tensor(ctx, zp, "zero points") if zp is not None else _zero(ctx, _elem(x))
-    return ctx.emit(qnn.DequantizeOp(x, _per_tensor(ctx, scale, "scales"), zp))
+    return ctx.emit(qnn.DequantizeOp(x, *_tensor_params(ctx, scale, zp, x)))
 
 
 def _quantized_as(ctx: NodeContext, real: SSAValue, scale: SSAValue, zp: SSAValue) -> SSAValue:
@@ -252,13 +258,11 @@ def _qgemm(ctx: NodeContext) -> Sequence[SSAValue]:
         a = ctx.emit(relay.TransposeOp(a, perm=relay.i64_array([1, 0])))
     if int(ctx.attr("transB", 0)):
         b = ctx.emit(relay.TransposeOp(b, perm=relay.i64_array([1, 0])))
-    per_column = _rank(b_s) == 1 and shape(b_s)[0] != 1
-    b_zp = b_zp if per_column or math.prod(shape(b_zp)) != 1 else _reshape(ctx, b_zp, [])
-    acc = _matmul(ctx, a, b, _per_tensor(ctx, a_zp, "a_zero_point"), b_zp)
+    acc = _matmul(ctx, a, b, _per_tensor(ctx, a_zp, "a_zero_point"), b_zp)  # (b_zp as QLinearMatMul's)
     if c is not None:
         acc = ctx.emit(relay.AddOp(acc, c))
     alpha = ctx.constant(np.array(float(ctx.attr("alpha", 1.0)), np.float32))
-    scale = ctx.emit(relay.MultiplyOp(ctx.emit(relay.MultiplyOp(alpha, _per_tensor(ctx, a_s, "a_scale"))), b_s if per_column else _reshape(ctx, b_s, [])))
+    scale = ctx.emit(relay.MultiplyOp(ctx.emit(relay.MultiplyOp(alpha, _per_tensor(ctx, a_s, "a_scale"))), _columns(ctx, b_s)))
     if y_s is None:  # the float result
         return [ctx.emit(relay.MultiplyOp(_cast(ctx, acc, f32), scale))]
     return [_requantize(ctx, acc, scale, y_s, y_zp if y_zp is not None else _zero(ctx, _elem(a)))]

@@ -44,7 +44,7 @@ def _static(v: SSAValue) -> tuple[int, ...]:
 
 def _vec(b: TirBuilder, lanes: int, elem: Attribute, value: int | float) -> SSAValue:
     """A constant in every lane."""
-    return b.emit(vector.BroadcastOp(b.const(value, elem), VectorType(elem, [lanes])))
+    return _splat(b, b.const(value, elem), lanes)
 
 
 class _Tile:
@@ -88,6 +88,7 @@ def _requantize(
 
 
 def _splat(b: TirBuilder, scalar: SSAValue, lanes: int) -> SSAValue:
+    """`scalar` in every lane."""
     return b.emit(vector.BroadcastOp(scalar, VectorType(scalar.type, [lanes])))
 
 

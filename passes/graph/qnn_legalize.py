@@ -275,12 +275,12 @@ def _residual_add(op: qnn.AddOp) -> str | None:
     if any(v.type.get_element_type() != f32 for v in (op.lhs_scale, op.rhs_scale, op.output_scale)):  # type: ignore[attr-defined]
         return "add-scale-not-f32"
     why = "add-no-conv"
-    for side, (v, other) in enumerate(((lhs, rhs), (rhs, lhs))):
+    operands = ((lhs, op.lhs_scale, op.lhs_zero_point), (rhs, op.rhs_scale, op.rhs_zero_point))
+    for side in (0, 1):
+        (v, scale, zp), (other, r_scale, r_zp) = operands[side], operands[1 - side]
         conv = _fusable_conv(v)
         if conv is None:
             continue
-        scale, zp = (op.lhs_scale, op.lhs_zero_point) if side == 0 else (op.rhs_scale, op.rhs_zero_point)
-        r_scale, r_zp = (op.rhs_scale, op.rhs_zero_point) if side == 0 else (op.lhs_scale, op.lhs_zero_point)
         zp_value, conv_zp = _const(zp), _const(conv.zero_point)
         if zp_value is None or conv_zp is None or zp_value.reshape(()) != conv_zp.reshape(()):
             why = "add-zero-point"  # (the add reads the convolution's output as quantized)
