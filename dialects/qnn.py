@@ -23,7 +23,23 @@ weight). Integer products accumulate in i32.
   products of the zero-point-corrected operands, in i32 (ONNX MatMulInteger,
   ConvInteger; `relay.matmul` and `relay.conv2d`'s shapes and attributes).
 - `qnn.add`/`qnn.mul a, b, a_scale, a_zp, b_scale, b_zp, y_scale, y_zp`:
-  elementwise on the real values, requantized to the output's scale.
+  elementwise on the real values, requantized to the output's scale. `add`
+  computes as onnxruntime's QLinearAdd (MLAS), in f32:
+  `clamp(round(a * ra + (b * rb + k)))` with `ra = a_scale / y_scale`,
+  `rb = b_scale / y_scale`, `k = y_zp - fma(ra, a_zp, rb * b_zp)`, each
+  product fused into the sum after it; `mul` dequantizes both, multiplies
+  and quantizes.
+- `qnn.softmax x, x_scale, x_zp, y_scale, y_zp {axis}`: softmax along `axis`
+  of u8/s8 codes as onnxruntime's QLinearSoftmax computes it (so a model
+  quantized by onnxruntime gives its int8 run's codes): each code's distance
+  below its row's max indexes a 256-entry f32 table
+  `T[k] = f32(exp((k - 255 + c / x_scale) * x_scale))` (in f64, the headroom
+  `c = max(0, ln(FLT_MAX / D) - 5)` with the log in f32, D the size along
+  `axis`); `s` is the f32 sum of a row's entries, and the output
+  `clamp(round(f32(e * floor(1 / y_scale)) / s) + y_zp)`, in f32, half to
+  even. `floor(1 / y_scale)` is onnxruntime's: 254 for the usual 1/255, so
+  outputs are 0.4% under the exact softmax. The x zero point cancels; D must
+  be static.
 
 `qnn-canonicalize` lowers them to relay integer and float ops (TVM's
 `qnn.transform.CanonicalizeOps`), so every later pass and lowering applies.
@@ -31,6 +47,7 @@ weight). Integer products accumulate in i32.
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import (
@@ -60,6 +77,7 @@ from lamina.dialects.relay.base import (
     broadcast_shapes,
     int_prop,
     is_float,
+    normalize_axis,
     shape_of,
     tensor,
 )
@@ -300,8 +318,48 @@ class MulOp(_BinaryOp):
     name = "qnn.mul"
 
 
+def _per_tensor(op: str, what: str, t: TensorType) -> None:
+    if math.prod(shape_of(t)) != 1:
+        raise VerifyException(f"{op}: {what} must be per tensor (one element), got {t}")
+
+
+@irdl_op_definition
+class SoftmaxOp(QnnOp):
+    """Softmax of quantized codes along `axis`, onnxruntime's QLinearSoftmax
+    arithmetic (a table of exp over the codes' distance below the row's max,
+    an f32 sum, the output scaled by `floor(1 / y_scale)`)."""
+
+    name = "qnn.softmax"
+    data = operand_def(TensorType)
+    data_scale = operand_def(TensorType)
+    data_zero_point = operand_def(TensorType)
+    output_scale = operand_def(TensorType)
+    output_zero_point = operand_def(TensorType)
+    axis = opt_prop_def(IntegerAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        x, x_s, x_zp, y_s, y_zp = types
+        if x.get_element_type() not in QUANTIZED[:2]:
+            raise VerifyException(f"{cls.name}: data must be ui8 or i8, got {x}")
+        _zero_point(cls.name, "data_zero_point", x_zp, x)
+        if y_zp.get_element_type() not in QUANTIZED[:2]:
+            raise VerifyException(f"{cls.name}: output_zero_point must be ui8 or i8, got {y_zp}")
+        for what, t in (("data_scale", x_s), ("output_scale", y_s)):
+            _scale(cls.name, what, t, x)
+        for what, t in (("data_scale", x_s), ("data_zero_point", x_zp), ("output_scale", y_s), ("output_zero_point", y_zp)):
+            _per_tensor(cls.name, what, t)
+        shape = shape_of(x)
+        axis = normalize_axis(cls.name, int_prop(props, "axis", -1), len(shape))
+        if not isinstance(shape[axis], int) or shape[axis] < 1:
+            raise VerifyException(f"{cls.name}: the size along axis {axis} must be static and non-zero, got {x}")
+        return tensor(shape, y_zp.get_element_type())
+
+
 QNN_OPS: tuple[type[RelayOp], ...] = (
-    QuantizeOp, DequantizeOp, RequantizeOp, MatMulOp, Conv2DOp, AddOp, MulOp, *PACKED_OPS
+    QuantizeOp, DequantizeOp, RequantizeOp, MatMulOp, Conv2DOp, AddOp, MulOp, SoftmaxOp, *PACKED_OPS
 )
 QNN = Dialect("qnn", list(QNN_OPS), [])
 
@@ -317,6 +375,7 @@ __all__ = [
     "QnnOp",
     "QuantizeOp",
     "RequantizeOp",
+    "SoftmaxOp",
     "clamp_range",
     "quantized_range",
 ]

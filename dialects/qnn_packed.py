@@ -22,9 +22,9 @@ dialect (`dialects/qnn.py` lists them).
   (the real value `(q - zp) * scale`) and the residual `r` (its output's
   shape; `(r - r_zp) * r_scale`), quantized to `y_scale`, `y_zp` over the
   whole range of `y_zp`'s type, in f32 as `qnn-canonicalize` writes
-  `qnn.add`: `clamp(round((dq(q) + dq(r)) / y_scale) + y_zp)` (the sum in the
-  add's operand order, `residual_lhs` when `r` was its left operand). The
-  scales are f32 scalars, the zero points u8 or s8 scalars.
+  `qnn.add` (`round(lhs * r_lhs + (rhs * r_rhs + k))`, `residual_lhs` when
+  `r` was its left operand). The scales are f32 scalars, the zero points u8
+  or s8 scalars.
 - `qnn.dense_packed a, w, bias, multiplier, zp`: a u8 `[M, K]`, w s8
   `[N/nb, K/4, 4*nb]`, bias i32 and multiplier f32 `[N]` -> `[M, N]`.
 """

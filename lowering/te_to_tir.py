@@ -62,15 +62,17 @@ def _reduce_init(kind: ReduceKind, elem: Attribute) -> float | int:
 
 #: A float sum reduction may be reassociated: LLVM then vectorizes a reduce loop
 #: over contiguous elements (partial sums in vector lanes, added at the end), as
-#: TVM's rfactor and every BLAS-like library do; the order of the additions is
-#: the only change.
+#: TVM's rfactor and every BLAS-like library do;
+#: the order of the additions is the only change. A compute marked `ordered`
+#: (`relay.sum {ordered}`, a layer norm's variance) adds in the order its
+#: schedule gives (index order, or in each of its lanes), without these flags.
 REASSOCIATE = arith.FastMathFlagsAttr([arith.FastMathFlag.REASSOC, arith.FastMathFlag.ALLOW_CONTRACT])
 
 
-def _combine(e: Expr, kind: ReduceKind, acc: SSAValue, v: SSAValue) -> SSAValue:
+def _combine(e: Expr, kind: ReduceKind, acc: SSAValue, v: SSAValue, ordered: bool = False) -> SSAValue:
     if kind == ReduceKind.SUM:
         if is_float(acc.type):
-            return e.emit(arith.AddfOp(acc, v, flags=REASSOCIATE))
+            return e.emit(arith.AddfOp(acc, v) if ordered else arith.AddfOp(acc, v, flags=REASSOCIATE))
         return e.add(acc, v)
     if kind == ReduceKind.PROD:
         return e.mul(acc, v)
@@ -80,11 +82,25 @@ def _combine(e: Expr, kind: ReduceKind, acc: SSAValue, v: SSAValue) -> SSAValue:
 
 
 def _accumulate(
-    x: Inserter, kind: ReduceKind, buf: SSAValue, idx: list[SSAValue], value: SSAValue
+    x: Inserter, op: te.ComputeOp, buf: SSAValue, idx: list[SSAValue], value: SSAValue
 ) -> None:
-    """`buf[idx] = combine(buf[idx], value)`."""
+    """`buf[idx] = combine(buf[idx], value)` by `op`'s reduction."""
+    assert op.reduce is not None
     acc = x.emit(tir.LoadOp(buf, idx))
-    x.builder.insert(tir.StoreOp(_combine(x, kind, acc, value), buf, idx))
+    x.builder.insert(tir.StoreOp(_combine(x, op.reduce.data, acc, value, "ordered" in op.attributes), buf, idx))
+
+
+def _halve(x: Inserter, op: te.ComputeOp, partial: SSAValue, lanes: int) -> None:
+    """Combine a power-of-two number of lane partials pairwise into lane 0:
+    `partial[l] = combine(partial[l], partial[l + h])` for h = lanes/2, ..., 1
+    (the order of a vector register's horizontal reduction, upper half onto
+    lower)."""
+    h = lanes // 2
+    while h:
+        for lane in range(h):
+            upper = x.emit(tir.LoadOp(partial, [x.index(lane + h)]))
+            _accumulate(x, op, partial, [x.index(lane)], upper)
+        h //= 2
 
 
 class KernelLowering:
@@ -241,7 +257,7 @@ class KernelLowering:
             inner = self.loops(e.block, reduce, ivs)
             r = self.guarded(inner, nest, ivs, reduce=True)
             value = self.inline(op, [*axes, *raxes], r, Scope(ivs, vec))
-            _accumulate(r, kind, dest, self.indices(axes, r, ivs), value)
+            _accumulate(r, op, dest, self.indices(axes, r, ivs), value)
             self.finish(epilogue, op, dest, at, axes, e, Scope(ivs, vec))
             return
         # cache_write: accumulate in registers/stack, write back through the epilogue.
@@ -278,7 +294,7 @@ class KernelLowering:
         b = self.loops(block, inside, ivs)
         r = self.guarded(b, nest, ivs, reduce=True)
         value = self.inline(op, [*axes, *raxes], r, Scope(ivs, vec, clamp=True))
-        _accumulate(r, kind, acc_buf, acc_index(r), value)
+        _accumulate(r, op, acc_buf, acc_index(r), value)
         if blocks and epilogue is not None:  # the epilogue after the last block only
             c = Inserter(block)
             position = _position(blocks)
@@ -323,12 +339,17 @@ class KernelLowering:
         value = self.inline(op, [*axes, *raxes], r, Scope(ivs, lane.var, clamp=True))
         if conds:
             value = r.select(r.all_of(conds), value, r.const(init, elem))
-        _accumulate(r, kind, partial, [ivs[lane.var]], value)
+        _accumulate(r, op, partial, [ivs[lane.var]], value)
         at = self.indices(axes, e, ivs)
         e.builder.insert(tir.StoreOp(e.const(init, elem), dest, at))
-        combine = Inserter(self.loops(e.block, [Loop(lane.var, ForKind.UNROLLED)], ivs))
-        part = combine.emit(tir.LoadOp(partial, [ivs[lane.var]]))
-        _accumulate(combine, kind, dest, self.indices(axes, combine, ivs), part)
+        lanes = lane.var.extent
+        if isinstance(lanes, int) and lanes > 1 and lanes & (lanes - 1) == 0:
+            _halve(e, op, partial, lanes)  # lanes as a vector register reduces them
+            _accumulate(e, op, dest, at, e.emit(tir.LoadOp(partial, [e.index(0)])))
+        else:
+            combine = Inserter(self.loops(e.block, [Loop(lane.var, ForKind.UNROLLED)], ivs))
+            part = combine.emit(tir.LoadOp(partial, [ivs[lane.var]]))
+            _accumulate(combine, op, dest, self.indices(axes, combine, ivs), part)
         self.finish(epilogue, op, dest, at, axes, e, Scope(ivs, None))
 
     def finish(

@@ -141,6 +141,40 @@ def requant_ref(acc: np.ndarray, multiplier: np.ndarray, zp: np.ndarray, dtype: 
     return np.clip(p + zp.astype(np.int64), info.min, info.max).astype(dtype)
 
 
+def _fma32(a: Any, b: Any, c: Any) -> np.ndarray:
+    """f32 `a * b + c` rounded once (exact in extended precision for these)."""
+    wide = np.longdouble
+    return (np.asarray(a, np.float32).astype(wide) * np.asarray(b, np.float32).astype(wide) + np.asarray(c, np.float32).astype(wide)).astype(np.float32)
+
+
+def add_ref(a: np.ndarray, a_s: Any, a_zp: Any, b: np.ndarray, b_s: Any, b_zp: Any, y_s: Any, y_zp: Any, dtype: Any) -> np.ndarray:
+    """onnxruntime's QLinearAdd (MLAS), in f32: `round(a * ra + (b * rb + k))`,
+    `ra = a_s / y_s`, `rb = b_s / y_s`, `k = y_zp - fma(ra, a_zp, rb * b_zp)`."""
+    f = np.float32
+    ra, rb = f(a_s) / f(y_s), f(b_s) / f(y_s)
+    k = f(f(y_zp) - _fma32(ra, f(a_zp), rb * f(b_zp)))
+    total = _fma32(a.astype(f), ra, _fma32(b.astype(f), rb, k))
+    info = np.iinfo(dtype)
+    return np.clip(np.rint(total), info.min, info.max).astype(dtype)
+
+
+def softmax_ref(x: np.ndarray, x_s: Any, y_s: Any, y_zp: Any, dtype: Any) -> np.ndarray:
+    """onnxruntime's QLinearSoftmax along the last axis of codes `x`: a table of
+    exp over the 256 distances below the row's max (in f64, its headroom's log
+    in f32), a sequential f32 sum, `round(e * floor(1 / y_s) / sum) + y_zp`."""
+    d = x.shape[-1]
+    ln = np.float32(np.log(np.float32(np.finfo(np.float32).max) / np.float32(d)))
+    xs = np.float64(np.float32(x_s))
+    table = np.exp((np.arange(256, dtype=np.float64) - 255 + max(0.0, float(ln) - 5) / xs) * xs).astype(np.float32)
+    e = table[x.astype(np.int64) - x.max(-1, keepdims=True).astype(np.int64) + 255]
+    total = np.zeros((*x.shape[:-1], 1), np.float32)
+    for j in range(d):
+        total[..., 0] += e[..., j]  # (in f32, in index order)
+    scale = np.floor(np.float32(1) / np.float32(y_s))
+    info = np.iinfo(dtype)
+    return np.clip(np.rint((e * scale) / total) + int(y_zp), info.min, info.max).astype(dtype)
+
+
 def matmul_ref(a: np.ndarray, b: np.ndarray, a_zp: Any = 0, b_zp: Any = 0) -> np.ndarray:
     """Integer matmul of the zero-point-corrected operands (in i64, then i32)."""
     a64 = a.astype(np.int64) - np.asarray(a_zp, np.int64)
@@ -952,14 +986,18 @@ def qnn_functions(draw: st.DrawFn) -> str:
         (f"%ad = qnn.add %q, %q, %s, %z, %s, %z, %so, %zo : ({q}, {q}, {f}, {z}, {f}, {z}, {st_}, {_t([], qt)})", q),
         (f"%mu = qnn.mul %q, %q, %s, %z, %s, %z, %so, %zo : ({q}, {q}, {f}, {z}, {f}, {z}, {st_}, {_t([], qt)})", q),
     ]
+    if qt in ("ui8", "i8"):  # softmax: 8-bit codes, per-tensor parameters
+        axis = draw(st.integers(-len(shape), len(shape) - 1))
+        zo = _t([], qt)
+        ops.append((f"%sm = qnn.softmax %q, %so, %zo, %so, %zo {{axis = {axis} : i64}} : ({q}, {st_}, {zo}, {st_}, {zo})", q))
     body = [op + (f" -> {ty}" if draw(st.booleans()) else "") for op, ty in ops]
     args = [
         f"%x: {x}", f"%s: {f}", f"%z: {z}", f"%acc: {acc}", f"%m: {st_}", f"%zo: {_t([], qt)}",
         f"%a: {a}", f"%b: {b}", f"%za: {_t([], wt)}", f"%zb: {_t([n], wt)}",
         f"%xi: {xi}", f"%wi: {wi}", f"%zx: {_t([], wt)}", f"%zw: {zw}", f"%so: {st_}",
     ]
-    results = ["%d", "%r", "%mm", "%cv", "%ad", "%mu"]
-    types = [x, _t([3, n], qt), acc, yo, q, q]
+    results = ["%d", "%r", "%mm", "%cv", "%ad", "%mu"] + (["%sm"] if len(ops) > 7 else [])
+    types = [x, _t([3, n], qt), acc, yo, q, q] + ([q] if len(ops) > 7 else [])
     lines = "\n".join(f"  {op}" for op in body)
     return (
         f"func.func @main({', '.join(args)}) -> ({', '.join(types)}) {{\n{lines}\n"
@@ -982,7 +1020,8 @@ def test_qnn_text_round_trips(text):
 @pytest.mark.parametrize("op", ["QLinearAdd", "QLinearMul"])
 @pytest.mark.parametrize("dtype", [np.uint8, np.int8])
 def test_qlinear_binary_ops_match_onnxruntime(op: str, dtype: type) -> None:
-    """onnxruntime's contrib QLinearAdd/QLinearMul, broadcasting, u8 and s8."""
+    """onnxruntime's contrib QLinearAdd/QLinearMul, broadcasting, u8 and s8:
+    the add bit for bit (its arithmetic is onnxruntime's), the mul within a step."""
     lo, hi = np.iinfo(dtype).min, np.iinfo(dtype).max
     elem = TensorProto.UINT8 if dtype == np.uint8 else TensorProto.INT8
     inits = {"as": np.array(0.05, np.float32), "az": np.array(RNG.integers(lo, hi), dtype),
@@ -1000,13 +1039,44 @@ def test_qlinear_binary_ops_match_onnxruntime(op: str, dtype: type) -> None:
     a = RNG.integers(lo, hi + 1, (2, 8, 5, 5)).astype(dtype)
     b = RNG.integers(lo, hi + 1, (1, 8, 1, 5)).astype(dtype)
     (y,) = exe.run(a, b)
-    real_a = (a.astype(np.float64) - int(inits["az"])) * inits["as"]
-    real_b = (b.astype(np.float64) - int(inits["bz"])) * inits["bs"]
-    real = real_a + real_b if op == "QLinearAdd" else real_a * real_b
-    want = np.clip(np.round(real / inits["cs"]) + int(inits["cz"]), lo, hi)
-    assert y.dtype == dtype and np.abs(y - want).max() <= 1
     (ref,) = _ort_session(model).run(None, {"a": a, "b": b})
+    assert y.dtype == dtype
+    if op == "QLinearAdd":  # onnxruntime's arithmetic, bit for bit
+        args = (inits["as"], inits["az"], b, inits["bs"], inits["bz"], inits["cs"], inits["cz"])
+        np.testing.assert_array_equal(y, add_ref(a, *args, dtype))
+        np.testing.assert_array_equal(y, ref)
+        return
+    real = (a.astype(np.float64) - int(inits["az"])) * inits["as"] * (b.astype(np.float64) - int(inits["bz"])) * inits["bs"]
+    want = np.clip(np.round(real / inits["cs"]) + int(inits["cz"]), lo, hi)
+    assert np.abs(y - want).max() <= 1
     assert np.abs(y.astype(np.int64) - ref).max() <= 1
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8])
+@pytest.mark.parametrize(("shape", "opset", "axis"), [((2, 3, 128), 13, -1), ((4, 50), 13, 0), ((2, 3, 7), 12, 1)])
+def test_qlinear_softmax_matches_onnxruntime(dtype: type, shape: tuple[int, ...], opset: int, axis: int) -> None:
+    """onnxruntime's contrib QLinearSoftmax, u8 and s8, along the last axis, an
+    inner one, and (opset 12) the flattened trailing axes: qnn.softmax gives its
+    codes bit for bit, and the numpy reference of its arithmetic."""
+    lo, hi = np.iinfo(dtype).min, np.iinfo(dtype).max
+    elem = TensorProto.UINT8 if dtype == np.uint8 else TensorProto.INT8
+    inits = {"xs": np.array(RNG.uniform(0.01, 0.2), np.float32), "xz": np.array(RNG.integers(lo, hi), dtype),
+             "ys": np.array(1 / 255, np.float32), "yz": np.array(lo, dtype)}
+    node = helper.make_node("QLinearSoftmax", ["x", "xs", "xz", "ys", "yz"], ["y"], domain="com.microsoft", axis=axis, opset=opset)
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", elem, list(shape))], [helper.make_tensor_value_info("y", elem, None)],
+        [numpy_helper.from_array(v, n) for n, v in inits.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset), helper.make_opsetid("com.microsoft", 1)])
+    exe, sess = lamina.compile(model), _ort_session(model)
+    for _ in range(3):
+        x = RNG.integers(lo, hi + 1, shape).astype(dtype)
+        (y,) = exe.run(x)
+        np.testing.assert_array_equal(y, sess.run(None, {"x": x})[0])
+        rows = np.moveaxis(x, axis, -1) if opset >= 13 else x.reshape(x.shape[0], -1)
+        want = softmax_ref(rows, inits["xs"], inits["ys"], inits["yz"], dtype)
+        want = np.moveaxis(want, -1, axis) if opset >= 13 else want.reshape(shape)
+        np.testing.assert_array_equal(y, want)
 
 
 def _contrib_model(nodes: list, inputs: list, inits: dict[str, np.ndarray], out_elem: int | None) -> onnx.ModelProto:

@@ -20,7 +20,7 @@ from onnx import helper, numpy_helper
 
 import lamina
 from lamina import passes as manager
-from tests.test_onnx_quantize import conv_ref, matmul_ref, requant_ref
+from tests.test_onnx_quantize import add_ref, conv_ref, matmul_ref, requant_ref
 
 RNG = np.random.default_rng(20250117)
 U8, S8 = np.uint8, np.int8
@@ -240,9 +240,34 @@ def test_matmul_without_quantized_output_is_integer_then_float():
 
 
 # ------------------------------------------------------- elementwise and data
+@pytest.mark.parametrize("dtype", [U8, S8])
+def test_elementwise_chains_become_tables(dtype: type) -> None:
+    """Unary float chains between a dequantize and a quantize (a tanh, a
+    sigmoid, a scale then an erf) become a table of the 256 codes read by
+    relay.take: the codes lamina's float chain gives (O0 runs it), and
+    onnxruntime's within a step (its own tanh, sigmoid and erf)."""
+    m = QDQ()
+    zero = dtype(0) if dtype is S8 else dtype(128)
+    x = m.dq(m.input("x", (3, 40), dtype), np.float32(0.04), zero)
+    outs = [
+        m.q(m.node("Tanh", [x]), np.float32(1 / 127), zero),
+        m.q(m.node("Sigmoid", [x]), np.float32(1 / 255), dtype(0) if dtype is U8 else dtype(-128)),
+        m.q(m.node("Erf", [m.node("Mul", [x, m.const(np.float32(0.7))])]), np.float32(1 / 127), zero),
+    ]
+    model = m.model(outs)
+    assert statistics(model) == {"qnn-fold-qdq.table": 3}
+    exe, ref, sess = lamina.compile(model), lamina.compile(model, opt_level=0), ort_session(model)
+    xq = ints(dtype, (3, 40))
+    xq.reshape(-1)[:100] = (np.arange(100) * 2 + np.iinfo(dtype).min).astype(dtype)  # (every other code)
+    for got, want, theirs in zip(exe.run(xq), ref.run(xq), sess.run(None, {"x": xq}), strict=True):
+        np.testing.assert_array_equal(got, want)
+        assert np.abs(got.astype(np.int64) - theirs).max() <= 1
+
+
 def test_add_mul_relu_are_qnn_ops():
-    """Add and Mul of dequantized values -> qnn.add / qnn.mul: the real values'
-    sum or product (f32), quantized; a relu after it clips at the zero point."""
+    """Add and Mul of dequantized values -> qnn.add / qnn.mul: onnxruntime's
+    QLinearAdd arithmetic, the real values' product (f32) quantized; a relu
+    after it clips at the zero point."""
     sa, sb, sy = np.float32(0.05), np.float32(0.03), np.float32(0.04)
     m = QDQ()
     a = m.dq(m.input("a", (2, 3, 4), U8), sa, np.uint8(128))
@@ -256,7 +281,7 @@ def test_add_mul_relu_are_qnn_ops():
         aq, bq = ints(U8, (2, 3, 4)), ints(U8, (2, 3, 4))
         ar = ((aq.astype(np.float32) - 128) * sa).astype(np.float32)
         br = ((bq.astype(np.float32) - 50) * sb).astype(np.float32)
-        want_s = np.clip(np.rint((ar + br) / sy) + 60, 60, 255).astype(U8)
+        want_s = np.maximum(add_ref(aq, sa, 128, bq, sb, 50, sy, 60, U8), U8(60))  # (onnxruntime's add)
         want_p = np.clip(np.rint((ar * br) / np.float32(0.3)), -128, 127).astype(S8)
         s_got, p_got = exe.run(aq, bq)
         np.testing.assert_array_equal(s_got, want_s)
@@ -319,26 +344,28 @@ def test_average_pools_sum_on_integers():
 
 # -------------------------------------------------------------- left in float
 def test_chains_without_an_integer_form_stay_float_and_are_counted():
-    """Softmax, a weight scaled along its input channels, an average pool that
-    does not count its padding and a per-channel activation stay in float,
+    """A softmax of 16-bit codes, a weight scaled along its input channels, an
+    average pool that does not count its padding and a per-channel activation stay in float,
     each counted with its reason, and compute what the float QDQ graph does."""
     m = QDQ()
     x = m.dq(m.input("x", (1, 4, 4, 4), U8), np.float32(0.05), np.uint8(128))
-    soft = m.q(m.node("Softmax", [x], axis=1), np.float32(1 / 256), np.uint8(0))
     w = m.dq(m.const(ints(S8, (4, 4, 1, 1), -50, 50)), RNG.uniform(0.01, 0.02, 4).astype(np.float32), np.zeros(4, S8), axis=1)
     conv = m.q(m.node("Conv", [x, w]), np.float32(0.1), np.uint8(128))
     pool = m.q(m.node("AveragePool", [x], kernel_shape=[3, 3], pads=[1, 1, 1, 1]), np.float32(0.05), np.uint8(128))
     xc = m.dq(m.input("xc", (1, 4, 4, 4), U8), np.full(4, 0.05, np.float32), np.full(4, 128, U8), axis=1)
     relu = m.q(m.node("Relu", [xc]), np.float32(0.05), np.uint8(128))
+    x16 = m.dq(m.input("x16", (1, 4, 4, 4), np.int16), np.float32(0.001), np.int16(0))
+    soft = m.q(m.node("Softmax", [x16], axis=1), np.float32(1 / 256), np.uint8(0))
     model = m.model([soft, conv, pool, relu])
     assert statistics(model) == {
-        "qnn-fold-qdq.left.softmax.no-integer-form": 1,
+        "qnn-fold-qdq.left.softmax.i16-operand": 1,
         "qnn-fold-qdq.left.conv2d.weight-scale-not-per-output-channel": 1,
         "qnn-fold-qdq.left.avg_pool2d.padding-not-counted": 1,
         "qnn-fold-qdq.left.relu.per-channel-activation": 1,
     }
-    xq, xcq = ints(U8, (1, 4, 4, 4)), ints(U8, (1, 4, 4, 4))
-    for got, want in zip(lamina.compile(model).run(xq, xcq), lamina.compile(model, opt_level=0).run(xq, xcq), strict=True):
+    xq, xcq, x16q = ints(U8, (1, 4, 4, 4)), ints(U8, (1, 4, 4, 4)), ints(np.int16, (1, 4, 4, 4), -3000, 3000)
+    ins = (xq, xcq, x16q)
+    for got, want in zip(lamina.compile(model).run(*ins), lamina.compile(model, opt_level=0).run(*ins), strict=True):
         np.testing.assert_array_equal(got, want)
 
 

@@ -76,7 +76,12 @@ class ReduceOp(RelayOp):
 
 @irdl_op_definition
 class SumOp(ReduceOp):
+    """Sum; `ordered`: accumulated in index order along the reduce axes (no
+    partial sums over vector lanes), as a sequential loop adds, for results
+    that must match such a loop bit for bit (a float sum depends on its order)."""
+
     name = "relay.sum"
+    ordered = opt_prop_def(UnitAttr)
 
 
 @irdl_op_definition

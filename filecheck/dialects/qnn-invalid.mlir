@@ -187,3 +187,37 @@ func.func @quantize_result_type(%x: tensor<2x4xf32>, %s: tensor<f32>, %z: tensor
   %0 = qnn.quantize %x, %s, %z : (tensor<2x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4xi8>
   func.return
 }
+
+// -----
+
+func.func @softmax_i16(%x: tensor<2x5xi16>, %s: tensor<f32>, %z: tensor<i16>, %ys: tensor<f32>, %yz: tensor<ui8>) {
+  // CHECK: qnn.softmax: data must be ui8 or i8, got tensor<2x5xi16>
+  %0 = qnn.softmax %x, %s, %z, %ys, %yz : (tensor<2x5xi16>, tensor<f32>, tensor<i16>, tensor<f32>, tensor<ui8>)
+  func.return
+}
+
+// -----
+
+// onnxruntime's QLinearSoftmax has one scale: a per-channel one is refused.
+func.func @softmax_per_channel(%x: tensor<2x5xui8>, %s: tensor<2x1xf32>, %z: tensor<ui8>, %ys: tensor<f32>, %yz: tensor<ui8>) {
+  // CHECK: qnn.softmax: data_scale must be per tensor (one element), got tensor<2x1xf32>
+  %0 = qnn.softmax %x, %s, %z, %ys, %yz {axis = 1 : i64} : (tensor<2x5xui8>, tensor<2x1xf32>, tensor<ui8>, tensor<f32>, tensor<ui8>)
+  func.return
+}
+
+// -----
+
+func.func @softmax_axis(%x: tensor<2x5xui8>, %s: tensor<f32>, %z: tensor<ui8>) {
+  // CHECK: qnn.softmax: axis 2 is out of range for a rank-2 tensor (expected -2 <= axis < 2)
+  %0 = qnn.softmax %x, %s, %z, %s, %z {axis = 2 : i64} : (tensor<2x5xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>)
+  func.return
+}
+
+// -----
+
+// The table's headroom depends on the size along the axis: it must be known.
+func.func @softmax_symbolic(%x: tensor<2x?xui8, ["n"]>, %s: tensor<f32>, %z: tensor<ui8>) {
+  // CHECK: qnn.softmax: the size along axis 1 must be static and non-zero, got tensor<2x?xui8, ["n"]>
+  %0 = qnn.softmax %x, %s, %z, %s, %z : (tensor<2x?xui8, ["n"]>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>)
+  func.return
+}

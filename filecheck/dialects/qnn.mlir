@@ -1,5 +1,5 @@
 // Round trip of the qnn ops (quantize, dequantize, requantize, matmul, conv2d,
-// add, mul): custom form, and generic form re-parsed. Scales and zero points
+// add, mul, softmax): custom form, and generic form re-parsed. Scales and zero points
 // per tensor (scalars) and per channel (shaped to broadcast).
 // RUN: lamina-opt %s | filecheck %s
 // RUN: lamina-opt %s --print-op-generic | lamina-opt | filecheck %s
@@ -104,4 +104,20 @@ func.func @binary(%a: tensor<2x3xui8>, %b: tensor<3xui8>, %sa: tensor<f32>, %za:
   %0 = qnn.add %a, %b, %sa, %za, %sb, %zb, %sy, %zy : (tensor<2x3xui8>, tensor<3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<i8>)
   %1 = qnn.mul %a, %b, %sa, %za, %sb, %zb, %sy, %zu : (tensor<2x3xui8>, tensor<3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>)
   func.return %0, %1 : tensor<2x3xi8>, tensor<2x3xui8>
+}
+
+// softmax: u8 or i8 codes, per-tensor scales and zero points, the output in
+// its zero point's type; the axis defaults to the last.
+// CHECK-LABEL: func.func @softmax(
+// CHECK-NEXT:    %0 = qnn.softmax %x, %s, %z, %ys, %yz : (tensor<2x3x5xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<i8>) -> tensor<2x3x5xi8>
+// CHECK-NEXT:    %1 = qnn.softmax %x, %s, %z, %ys, %z {axis = 1 : i64} : (tensor<2x3x5xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3x5xui8>
+// CHECK-NEXT:    %2 = qnn.softmax %xi, %s1, %zi, %ys, %zi {axis = 0 : i64} : (tensor<4xi8>, tensor<1xf32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
+// GENERIC-LABEL: "func.func"() <{sym_name = "softmax"
+// GENERIC:       %0 = "qnn.softmax"(%x, %s, %z, %ys, %yz) : (tensor<2x3x5xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<i8>) -> tensor<2x3x5xi8>
+// GENERIC-NEXT:  %1 = "qnn.softmax"(%x, %s, %z, %ys, %z) <{axis = 1 : i64}> : (tensor<2x3x5xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3x5xui8>
+func.func @softmax(%x: tensor<2x3x5xui8>, %s: tensor<f32>, %z: tensor<ui8>, %ys: tensor<f32>, %yz: tensor<i8>, %xi: tensor<4xi8>, %s1: tensor<1xf32>, %zi: tensor<i8>) -> (tensor<2x3x5xi8>, tensor<2x3x5xui8>, tensor<4xi8>) {
+  %0 = qnn.softmax %x, %s, %z, %ys, %yz : (tensor<2x3x5xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<i8>)
+  %1 = qnn.softmax %x, %s, %z, %ys, %z {axis = 1 : i64} : (tensor<2x3x5xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>)
+  %2 = qnn.softmax %xi, %s1, %zi, %ys, %zi {axis = 0 : i64} : (tensor<4xi8>, tensor<1xf32>, tensor<i8>, tensor<f32>, tensor<i8>)
+  func.return %0, %1, %2 : tensor<2x3x5xi8>, tensor<2x3x5xui8>, tensor<4xi8>
 }

@@ -357,7 +357,8 @@ func.func @bitwise(%a: tensor<2x3xui8>, %b: tensor<3xui8>) {
   func.return
 }
 
-// Reductions: no axes is every axis, empty axes none; argmax/argmin give i64.
+// Reductions: no axes is every axis, empty axes none; argmax/argmin give i64;
+// a sum may be `ordered` (in index order).
 // CHECK-LABEL: func.func @reductions(
 // CHECK-NEXT:    %0 = relay.sum %x : (tensor<2x3x4xf32>) -> tensor<f32>
 // CHECK-NEXT:    %1 = relay.mean %x {axes = array<i64: 1>} : (tensor<2x3x4xf32>) -> tensor<2x4xf32>
@@ -367,6 +368,7 @@ func.func @bitwise(%a: tensor<2x3xui8>, %b: tensor<3xui8>) {
 // CHECK-NEXT:    %5 = relay.logsumexp %x {axes = array<i64: 2>, keepdims} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
 // CHECK-NEXT:    %6 = relay.argmax %x {axis = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x4xi64>
 // CHECK-NEXT:    %7 = relay.argmin %i {axis = -1 : i64, keepdims, select_last_index} : (tensor<2x3xi32>) -> tensor<2x1xi64>
+// CHECK-NEXT:    %8 = relay.sum %x {axes = array<i64: 2>, keepdims, ordered} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
 // CHECK-NEXT:    func.return
 // GENERIC-LABEL: "func.func"() <{sym_name = "reductions"
 // GENERIC:       %0 = "relay.sum"(%x) : (tensor<2x3x4xf32>) -> tensor<f32>
@@ -377,6 +379,7 @@ func.func @bitwise(%a: tensor<2x3xui8>, %b: tensor<3xui8>) {
 // GENERIC-NEXT:  %5 = "relay.logsumexp"(%x) <{axes = array<i64: 2>, keepdims}> : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
 // GENERIC-NEXT:  %6 = "relay.argmax"(%x) <{axis = 1 : i64}> : (tensor<2x3x4xf32>) -> tensor<2x4xi64>
 // GENERIC-NEXT:  %7 = "relay.argmin"(%i) <{axis = -1 : i64, keepdims, select_last_index}> : (tensor<2x3xi32>) -> tensor<2x1xi64>
+// GENERIC-NEXT:  %8 = "relay.sum"(%x) <{axes = array<i64: 2>, keepdims, ordered}> : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
 func.func @reductions(%x: tensor<2x3x4xf32>, %i: tensor<2x3xi32>) {
   %0 = relay.sum %x : (tensor<2x3x4xf32>)
   %1 = relay.mean %x {axes = array<i64: 1>} : (tensor<2x3x4xf32>)
@@ -386,6 +389,7 @@ func.func @reductions(%x: tensor<2x3x4xf32>, %i: tensor<2x3xi32>) {
   %5 = relay.logsumexp %x {axes = array<i64: 2>, keepdims} : (tensor<2x3x4xf32>)
   %6 = relay.argmax %x {axis = 1 : i64} : (tensor<2x3x4xf32>)
   %7 = relay.argmin %i {axis = -1 : i64, keepdims, select_last_index} : (tensor<2x3xi32>)
+  %8 = relay.sum %x {axes = array<i64: 2>, keepdims, ordered} : (tensor<2x3x4xf32>)
   func.return
 }
 

@@ -198,25 +198,29 @@ func.func @conv2d_constant_weight(%x: tensor<1x1x3x3xui8>, %zx: tensor<ui8>) -> 
 
 // -----
 
-// add: both operands dequantized, added in float, quantized to the output's
-// scale and zero point (an i8 output of u8 operands).
+// add: onnxruntime's QLinearAdd, round(a * ra + (b * rb + k)) with the
+// scales' ratios ra, rb and the offset k = zy - (ra * za + rb * zb), each
+// product next to the sum it contracts into; an i8 output of u8 operands.
 // CHECK-LABEL: func.func @add(
-// CHECK-NEXT:    %0 = relay.cast %a {dtype = f32} : (tensor<2x3xui8>) -> tensor<2x3xf32>
-// CHECK-NEXT:    %1 = relay.cast %za {dtype = f32} : (tensor<ui8>) -> tensor<f32>
-// CHECK-NEXT:    %2 = relay.subtract %0, %1
-// CHECK-NEXT:    %3 = relay.multiply %2, %sa
-// CHECK-NEXT:    %4 = relay.cast %b {dtype = f32} : (tensor<3xui8>) -> tensor<3xf32>
-// CHECK-NEXT:    %5 = relay.cast %zb {dtype = f32} : (tensor<ui8>) -> tensor<f32>
-// CHECK-NEXT:    %6 = relay.subtract %4, %5
-// CHECK-NEXT:    %7 = relay.multiply %6, %sb
-// CHECK-NEXT:    %8 = relay.add %3, %7 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
-// CHECK-NEXT:    %9 = relay.divide %8, %sy
-// CHECK-NEXT:    %10 = relay.round %9
-// CHECK-NEXT:    %11 = relay.cast %zy {dtype = f32} : (tensor<i8>) -> tensor<f32>
-// CHECK-NEXT:    %12 = relay.add %10, %11
-// CHECK-NEXT:    %13 = relay.clip %12 {a_min = -1.280000e+02 : f64, a_max = 1.270000e+02 : f64} : tensor<2x3xf32>
-// CHECK-NEXT:    %14 = relay.cast %13 {dtype = i8} : (tensor<2x3xf32>) -> tensor<2x3xi8>
-// CHECK-NEXT:    func.return %14 : tensor<2x3xi8>
+// CHECK-NEXT:    %0 = relay.divide %sa, %sy : tensor<f32>
+// CHECK-NEXT:    %1 = relay.divide %sb, %sy : tensor<f32>
+// CHECK-NEXT:    %2 = relay.cast %za {dtype = f32} : (tensor<ui8>) -> tensor<f32>
+// CHECK-NEXT:    %3 = relay.cast %zb {dtype = f32} : (tensor<ui8>) -> tensor<f32>
+// CHECK-NEXT:    %4 = relay.multiply %0, %2 : tensor<f32>
+// CHECK-NEXT:    %5 = relay.multiply %1, %3 : tensor<f32>
+// CHECK-NEXT:    %6 = relay.add %4, %5 : tensor<f32>
+// CHECK-NEXT:    %7 = relay.cast %zy {dtype = f32} : (tensor<i8>) -> tensor<f32>
+// CHECK-NEXT:    %8 = relay.subtract %7, %6 : tensor<f32>
+// CHECK-NEXT:    %9 = relay.cast %b {dtype = f32} : (tensor<3xui8>) -> tensor<3xf32>
+// CHECK-NEXT:    %10 = relay.multiply %9, %1 : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+// CHECK-NEXT:    %11 = relay.add %10, %8 : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+// CHECK-NEXT:    %12 = relay.cast %a {dtype = f32} : (tensor<2x3xui8>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %13 = relay.multiply %12, %0 : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %14 = relay.add %13, %11 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %15 = relay.round %14 : tensor<2x3xf32>
+// CHECK-NEXT:    %16 = relay.clip %15 {a_min = -1.280000e+02 : f64, a_max = 1.270000e+02 : f64} : tensor<2x3xf32>
+// CHECK-NEXT:    %17 = relay.cast %16 {dtype = i8} : (tensor<2x3xf32>) -> tensor<2x3xi8>
+// CHECK-NEXT:    func.return %17 : tensor<2x3xi8>
 func.func @add(%a: tensor<2x3xui8>, %b: tensor<3xui8>, %sa: tensor<f32>, %za: tensor<ui8>, %sb: tensor<f32>, %zb: tensor<ui8>, %sy: tensor<f32>, %zy: tensor<i8>) -> tensor<2x3xi8> {
   %0 = qnn.add %a, %b, %sa, %za, %sb, %zb, %sy, %zy : (tensor<2x3xui8>, tensor<3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<i8>)
   func.return %0 : tensor<2x3xi8>
@@ -235,4 +239,69 @@ func.func @add(%a: tensor<2x3xui8>, %b: tensor<3xui8>, %sa: tensor<f32>, %za: te
 func.func @mul(%a: tensor<4xui8>, %b: tensor<4xui8>, %sa: tensor<f32>, %za: tensor<ui8>, %sb: tensor<f32>, %zb: tensor<ui8>, %sy: tensor<f32>, %zy: tensor<ui8>) -> tensor<4xui8> {
   %0 = qnn.mul %a, %b, %sa, %za, %sb, %zb, %sy, %zy : (tensor<4xui8>, tensor<4xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>)
   func.return %0 : tensor<4xui8>
+}
+
+// -----
+
+// add with constant scales and zero points: the offset computed at compile
+// time, with onnxruntime's fused multiply-add: 3 - fma(0.5 / 0.25, 128, (0.125 / 0.25) * 10) = -258.
+// CHECK-LABEL: func.func @add_constant(
+// CHECK:         %[[K:.*]] = relay.constant dense<-2.580000e+02> : tensor<f32>
+// CHECK-NEXT:    %[[B:.*]] = relay.cast %b {dtype = f32}
+// CHECK-NEXT:    %[[BR:.*]] = relay.multiply %[[B]], %{{.*}} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK-NEXT:    %[[IN:.*]] = relay.add %[[BR]], %[[K]]
+// CHECK-NEXT:    %[[A:.*]] = relay.cast %a {dtype = f32}
+// CHECK-NEXT:    %[[AR:.*]] = relay.multiply %[[A]], %{{.*}} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK-NEXT:    relay.add %[[AR]], %[[IN]]
+// CHECK-NEXT:    relay.round
+// CHECK-NEXT:    relay.clip %{{.*}} {a_min = 0.000000e+00 : f64, a_max = 2.550000e+02 : f64}
+func.func @add_constant(%a: tensor<4xui8>, %b: tensor<4xui8>) -> tensor<4xui8> {
+  %sa = relay.constant dense<0.5> : tensor<f32>
+  %za = relay.constant dense<128> : tensor<ui8>
+  %sb = relay.constant dense<0.125> : tensor<f32>
+  %zb = relay.constant dense<10> : tensor<ui8>
+  %sy = relay.constant dense<0.25> : tensor<f32>
+  %zy = relay.constant dense<3> : tensor<ui8>
+  %0 = qnn.add %a, %b, %sa, %za, %sb, %zb, %sy, %zy : (tensor<4xui8>, tensor<4xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>)
+  func.return %0 : tensor<4xui8>
+}
+
+// -----
+
+// softmax: onnxruntime's QLinearSoftmax. The codes' distance below their
+// row's max (in i32, plus 255) indexes a table of exp built in f64 from the
+// input scale (folded by fold-constant for a constant one); the sum along the
+// axis is ordered (index order, as a sequential loop adds); the output scales
+// by floor(1 / y_scale), divides by the sum, rounds, saturates.
+// CHECK-LABEL: func.func @softmax(
+// CHECK-NEXT:    %0 = relay.cast %x {dtype = i32} : (tensor<2x5xi8>) -> tensor<2x5xi32>
+// CHECK-NEXT:    %1 = relay.max %0 {axes = array<i64: 1>, keepdims} : (tensor<2x5xi32>) -> tensor<2x1xi32>
+// CHECK-NEXT:    %2 = relay.subtract %0, %1
+// CHECK-NEXT:    %3 = relay.constant dense<255> : tensor<i32>
+// CHECK-NEXT:    %4 = relay.add %2, %3
+// CHECK-NEXT:    %5 = relay.cast %s {dtype = f64} : (tensor<f32>) -> tensor<f64>
+// CHECK-NEXT:    %6 = relay.reshape %5 {shape = array<i64>} : tensor<f64>
+// CHECK-NEXT:    %7 = relay.constant dense<{{.*}}> : tensor<f64>
+// CHECK-NEXT:    %8 = relay.divide %7, %6 : tensor<f64>
+// CHECK-NEXT:    %9 = relay.constant dense_resource<{{.*}}> : tensor<256xf64>
+// CHECK-NEXT:    %10 = relay.add %9, %8 : (tensor<256xf64>, tensor<f64>) -> tensor<256xf64>
+// CHECK-NEXT:    %11 = relay.multiply %10, %6 : (tensor<256xf64>, tensor<f64>) -> tensor<256xf64>
+// CHECK-NEXT:    %12 = relay.exp %11 : tensor<256xf64>
+// CHECK-NEXT:    %13 = relay.cast %12 {dtype = f32} : (tensor<256xf64>) -> tensor<256xf32>
+// CHECK-NEXT:    %14 = relay.take %13, %4 {axis = 0 : i64} : (tensor<256xf32>, tensor<2x5xi32>) -> tensor<2x5xf32>
+// CHECK-NEXT:    %15 = relay.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %16 = relay.divide %15, %ys : tensor<f32>
+// CHECK-NEXT:    %17 = relay.floor %16 : tensor<f32>
+// CHECK-NEXT:    %18 = relay.multiply %14, %17 : (tensor<2x5xf32>, tensor<f32>) -> tensor<2x5xf32>
+// CHECK-NEXT:    %19 = relay.sum %14 {axes = array<i64: 1>, keepdims, ordered} : (tensor<2x5xf32>) -> tensor<2x1xf32>
+// CHECK-NEXT:    %20 = relay.divide %18, %19 : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
+// CHECK-NEXT:    %21 = relay.round %20 : tensor<2x5xf32>
+// CHECK-NEXT:    %22 = relay.cast %yz {dtype = f32} : (tensor<i8>) -> tensor<f32>
+// CHECK-NEXT:    %23 = relay.add %21, %22
+// CHECK-NEXT:    %24 = relay.clip %23 {a_min = -1.280000e+02 : f64, a_max = 1.270000e+02 : f64} : tensor<2x5xf32>
+// CHECK-NEXT:    %25 = relay.cast %24 {dtype = i8} : (tensor<2x5xf32>) -> tensor<2x5xi8>
+// CHECK-NEXT:    func.return %25 : tensor<2x5xi8>
+func.func @softmax(%x: tensor<2x5xi8>, %s: tensor<f32>, %z: tensor<i8>, %ys: tensor<f32>, %yz: tensor<i8>) -> tensor<2x5xi8> {
+  %0 = qnn.softmax %x, %s, %z, %ys, %yz : (tensor<2x5xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>)
+  func.return %0 : tensor<2x5xi8>
 }

@@ -15,7 +15,10 @@
 // STATS-DAG: 1 qnn-fold-qdq.avg_pool2d - reported by the pass
 // STATS-DAG: 1 qnn-fold-qdq.add - reported by the pass
 // STATS-DAG: 1 qnn-fold-qdq.matmul-float-out - reported by the pass
-// STATS-DAG: 1 qnn-fold-qdq.left.softmax.no-integer-form - reported by the pass
+// STATS-DAG: 1 qnn-fold-qdq.left.softmax.scale-not-constant - reported by the pass
+// STATS-DAG: 1 qnn-fold-qdq.softmax - reported by the pass
+// STATS-DAG: 2 qnn-fold-qdq.table - reported by the pass
+// STATS-DAG: 1 qnn-fold-qdq.left.multiply.no-integer-form - reported by the pass
 // STATS-DAG: 1 qnn-fold-qdq.left.matmul.weight-scale-not-per-output-channel - reported by the pass
 // STATS-DAG: 1 qnn-fold-qdq.left.matmul.scale-not-constant - reported by the pass
 
@@ -153,14 +156,13 @@ func.func @concat_pool(%a: tensor<1x2x4x4xui8>, %b: tensor<1x2x4x4xui8>) -> (ten
 
 // -----
 
-// Left in float: a softmax (no integer form), a matmul whose weight scale
-// varies along the contraction axis, one whose activation scale is not a
-// constant. A matmul whose result is not quantized: the integer product,
+// Left in float: a matmul whose weight scale varies along the contraction
+// axis, a softmax and a matmul whose activation scale is not a constant. A matmul whose result is not quantized: the integer product,
 // dequantized by x_scale * w_scale (0.5 * 0.25). An add of dequantized
 // values with a relu: qnn.add and a clip of the integers at the zero point.
 // CHECK-LABEL: func.func @left(
-// CHECK:         relay.softmax %xd
 // CHECK:         relay.matmul %xd, %wd
+// CHECK:         relay.softmax %xd2
 // CHECK:         relay.matmul %xd2, %wd2
 // CHECK:         %[[ACC:.*]] = qnn.matmul %x, %w
 // CHECK-NEXT:    %[[U:.*]] = relay.constant dense<1.250000e-01> : tensor<4xf32>
@@ -176,12 +178,12 @@ func.func @left(%x: tensor<2x3xui8>, %s: tensor<f32>, %w: tensor<3x4xi8>) -> (te
   %wc = relay.constant dense<0.25> : tensor<4xf32>
   %wz = relay.constant dense<0> : tensor<i8>
   %xd = qnn.dequantize %x, %xs, %xz : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>)
-  %sm = relay.softmax %xd {axis = 1 : i64} : tensor<2x3xf32>
-  %smq = qnn.quantize %sm, %xs, %xz : (tensor<2x3xf32>, tensor<f32>, tensor<ui8>)
   %wd = qnn.dequantize %w, %ws, %wz : (tensor<3x4xi8>, tensor<3x1xf32>, tensor<i8>)
   %m = relay.matmul %xd, %wd : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   %mq = qnn.quantize %m, %xs, %xz : (tensor<2x4xf32>, tensor<f32>, tensor<ui8>)
   %xd2 = qnn.dequantize %x, %s, %xz : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>)
+  %sm = relay.softmax %xd2 {axis = 1 : i64} : tensor<2x3xf32>
+  %smq = qnn.quantize %sm, %xs, %xz : (tensor<2x3xf32>, tensor<f32>, tensor<ui8>)
   %wd2 = qnn.dequantize %w, %wc, %wz : (tensor<3x4xi8>, tensor<4xf32>, tensor<i8>)
   %m2 = relay.matmul %xd2, %wd2 : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   %m2q = qnn.quantize %m2, %xs, %xz : (tensor<2x4xf32>, tensor<f32>, tensor<ui8>)
@@ -192,4 +194,54 @@ func.func @left(%x: tensor<2x3xui8>, %s: tensor<f32>, %w: tensor<3x4xi8>) -> (te
   %r = relay.relu %sum : tensor<2x3xf32>
   %rq = qnn.quantize %r, %xs, %yz : (tensor<2x3xf32>, tensor<f32>, tensor<i8>)
   func.return %smq, %mq, %m2q, %e, %rq : tensor<2x3xui8>, tensor<2x4xui8>, tensor<2x4xui8>, tensor<2x4xf32>, tensor<2x3xi8>
+}
+
+// -----
+
+// A softmax of u8 codes: qnn.softmax (onnxruntime's QLinearSoftmax), the
+// axis made positive. Elementwise float chains of one dequantized u8/s8
+// value and scalar constants (a gelu; a scale then a tanh): a table of the
+// chain over the 256 codes (the same ops on the codes' real values, then
+// quantized) read by relay.take at the codes (an s8 code offset by 128).
+// A chain with a non-scalar constant stays float.
+// CHECK-LABEL: func.func @softmax_and_tables(
+// CHECK:         %[[SM:.*]] = qnn.softmax %x, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3xui8>
+// CHECK:         %[[CODES:.*]] = relay.constant dense_resource<codes> : tensor<256xf32>
+// CHECK-NEXT:    %[[G:.*]] = relay.gelu %[[CODES]] : tensor<256xf32>
+// CHECK:         %[[T:.*]] = qnn.quantize %[[G]], %{{.*}}, %{{.*}} : (tensor<256xf32>, tensor<f32>, tensor<i8>) -> tensor<256xi8>
+// CHECK-NEXT:    %[[I:.*]] = relay.cast %x {dtype = i32} : (tensor<2x3xui8>) -> tensor<2x3xi32>
+// CHECK-NEXT:    %[[GQ:.*]] = relay.take %[[T]], %[[I]] {axis = 0 : i64} : (tensor<256xi8>, tensor<2x3xi32>) -> tensor<2x3xi8>
+// CHECK:         %[[CODES8:.*]] = relay.constant dense_resource<codes{{.*}}> : tensor<256xf32>
+// CHECK-NEXT:    %[[M:.*]] = relay.multiply %[[CODES8]], %two : (tensor<256xf32>, tensor<f32>) -> tensor<256xf32>
+// CHECK-NEXT:    %[[TH:.*]] = relay.tanh %[[M]] : tensor<256xf32>
+// CHECK:         %[[T8:.*]] = qnn.quantize %[[TH]], %{{.*}}, %{{.*}} : (tensor<256xf32>, tensor<f32>, tensor<i8>) -> tensor<256xi8>
+// CHECK-NEXT:    %[[I8:.*]] = relay.cast %y {dtype = i32} : (tensor<4xi8>) -> tensor<4xi32>
+// CHECK-NEXT:    %[[OFF:.*]] = relay.constant dense<128> : tensor<i32>
+// CHECK-NEXT:    %[[IX:.*]] = relay.add %[[I8]], %[[OFF]] : (tensor<4xi32>, tensor<i32>) -> tensor<4xi32>
+// CHECK-NEXT:    %[[TQ:.*]] = relay.take %[[T8]], %[[IX]] {axis = 0 : i64} : (tensor<256xi8>, tensor<4xi32>) -> tensor<4xi8>
+// CHECK:         %[[V:.*]] = relay.multiply %yd, %vec
+// CHECK-NEXT:    relay.tanh %[[V]]
+// CHECK:         func.return %[[SM]], %[[GQ]], %[[TQ]]
+func.func @softmax_and_tables(%x: tensor<2x3xui8>, %y: tensor<4xi8>) -> (tensor<2x3xui8>, tensor<2x3xi8>, tensor<4xi8>, tensor<4xi8>) {
+  %xs = relay.constant dense<0.5> : tensor<f32>
+  %xz = relay.constant dense<3> : tensor<ui8>
+  %ps = relay.constant dense<0.00390625> : tensor<f32>
+  %pz = relay.constant dense<0> : tensor<ui8>
+  %ys = relay.constant dense<0.125> : tensor<f32>
+  %yz = relay.constant dense<0> : tensor<i8>
+  %two = relay.constant dense<2.0> : tensor<f32>
+  %vec = relay.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %xd = qnn.dequantize %x, %xs, %xz : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>)
+  %sm = relay.softmax %xd {axis = -1 : i64} : tensor<2x3xf32>
+  %smq = qnn.quantize %sm, %ps, %pz : (tensor<2x3xf32>, tensor<f32>, tensor<ui8>)
+  %g = relay.gelu %xd : tensor<2x3xf32>
+  %gq = qnn.quantize %g, %ys, %yz : (tensor<2x3xf32>, tensor<f32>, tensor<i8>)
+  %yd = qnn.dequantize %y, %ys, %yz : (tensor<4xi8>, tensor<f32>, tensor<i8>)
+  %m = relay.multiply %yd, %two : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %t = relay.tanh %m : tensor<4xf32>
+  %tq = qnn.quantize %t, %ys, %yz : (tensor<4xf32>, tensor<f32>, tensor<i8>)
+  %v = relay.multiply %yd, %vec : tensor<4xf32>
+  %vt = relay.tanh %v : tensor<4xf32>
+  %vq = qnn.quantize %vt, %ys, %yz : (tensor<4xf32>, tensor<f32>, tensor<i8>)
+  func.return %smq, %gq, %tq, %vq : tensor<2x3xui8>, tensor<2x3xi8>, tensor<4xi8>, tensor<4xi8>
 }

@@ -1,7 +1,7 @@
 """Converters of ONNX's quantization ops to the qnn dialect
 (`lamina.dialects.qnn`): QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
 MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv, and onnxruntime's
-QLinearAdd, QLinearMul, QLinearConcat, QLinearGlobalAveragePool and QGemm
+QLinearAdd, QLinearMul, QLinearConcat, QLinearGlobalAveragePool, QGemm and QLinearSoftmax
 (domain com.microsoft: its QOperator format).
 
 A per-axis scale or zero point (1-D, along `axis`) is reshaped to broadcast
@@ -296,3 +296,26 @@ def _qlinear_concat(ctx: NodeContext) -> Sequence[SSAValue]:
     reals = [_quantized_real(ctx, rest[i], rest[i + 1], rest[i + 2]) for i in range(0, len(rest), 3)]
     axis = _axis(ctx, int(ctx.attr("axis")), _rank(rest[0]))
     return [_quantized_as(ctx, ctx.emit(relay.ConcatenateOp(*reals, axis=relay.i64_attr(axis))), y_s, y_zp)]
+
+
+@converter(
+    "com.microsoft:QLinearSoftmax",
+    emits=("qnn.softmax",),
+    notes="onnxruntime's contrib op; u8/s8, per-tensor scales; opset < 13 softmaxes the flattened trailing axes",
+)
+def _qlinear_softmax(ctx: NodeContext) -> Sequence[SSAValue]:
+    """X, X_scale, X_zero_point, Y_scale, Y_zero_point: `qnn.softmax` through
+    its QDQ form (`qnn-fold-qdq` makes it; it computes as onnxruntime's kernel)."""
+    x = ctx.input(0)
+    dims = shape(x)
+    opset = int(ctx.attr("opset", 13))
+    axis = _axis(ctx, int(ctx.attr("axis", -1 if opset >= 13 else 1)), len(dims))
+    if opset < 13 and axis != len(dims) - 1:  # the trailing axes as one, on the codes
+        if not all(isinstance(d, int) for d in dims):
+            raise ctx.unsupported(f"opset {opset} flattens the axes from {axis}: they must be static, got {list(dims)}")
+        x = _reshape(ctx, x, [math.prod(dims[:axis]), math.prod(dims[axis:])])  # type: ignore[arg-type]
+        axis = 1
+    real = _quantized_real(ctx, x, ctx.input(1), ctx.optional_input(2))
+    soft = ctx.emit(relay.SoftmaxOp(real, axis=relay.i64_attr(axis)))
+    y_zp = ctx.optional_input(4) or _zero(ctx, _elem(ctx.input(0)))
+    return [_reshape(ctx, _quantized_as(ctx, soft, ctx.input(3), y_zp), list(dims))]  # type: ignore[arg-type]

@@ -99,42 +99,46 @@ def _narrow(b: TirBuilder, q: SSAValue, elem: Attribute) -> SSAValue:
     return narrow if elem == I8 else b.emit(arith.BitcastOp(narrow, VectorType(elem, [lanes])))
 
 
-def _real(b: TirBuilder, q: SSAValue, zp: SSAValue, scale: SSAValue) -> SSAValue:
-    """`(f32(q) - f32(zp)) * scale` (u8, s8 or i32 lanes holding such values,
-    scalar `zp` and `scale`), as `qnn-canonicalize` writes a dequantize."""
+def _float(b: TirBuilder, q: SSAValue) -> SSAValue:
+    """u8, s8 or i32 lanes (holding such values) as f32 lanes."""
     lanes = q.type.element_count()  # type: ignore[attr-defined]
     elem = q.type.get_element_type()  # type: ignore[attr-defined]
     ft = VectorType(f32, [lanes])
     if elem in (I8, i32):
-        wide = b.emit(arith.SIToFPOp(q, ft))
-    else:
-        wide = b.emit(arith.UIToFPOp(b.emit(arith.BitcastOp(q, VectorType(I8, [lanes]))), ft))
-    centred = b.emit(arith.SubfOp(wide, _splat(b, b.cast(zp, f32), lanes)))
-    return b.emit(arith.MulfOp(centred, _splat(b, scale, lanes)))
+        return b.emit(arith.SIToFPOp(q, ft))
+    return b.emit(arith.UIToFPOp(b.emit(arith.BitcastOp(q, VectorType(I8, [lanes]))), ft))
 
 
 class _ResidualAdd:
     """The write-back of `qnn.conv2d_nchwc_add`: the requantized result plus
-    the residual, requantized to the output (the module's formula, each step
-    as `qnn-canonicalize` writes `qnn.add`, so the two agree bit for bit)."""
+    the residual as `qnn-canonicalize` writes `qnn.add` (onnxruntime's
+    QLinearAdd: `round(lhs * r_lhs + (rhs * r_rhs + k))`, fused multiply-adds),
+    so the two agree bit for bit."""
 
     def __init__(self, b: TirBuilder, op: Conv2DNCHWcAddOp, zp: SSAValue):
         _, _, _, _, _, self.residual, s, rs, rz, ys, yz, _ = b.args
-        self.op, self.zp = op, zp
-        self.scale, self.r_scale, self.y_scale = (b.load(v, []) for v in (s, rs, ys))
-        self.r_zp, self.y_zp = b.load(rz, []), b.load(yz, [])
+        self.op = op
+        scale, r_scale, y_scale = (b.load(v, []) for v in (s, rs, ys))
+        self.r_zp, y_zp = b.load(rz, []), b.load(yz, [])
+        ratio, r_ratio = (b.emit(arith.DivfOp(v, y_scale)) for v in (scale, r_scale))
+        # (lhs, its ratio, its zero point), (rhs, ...): the residual on the side it was
+        sides = [(True, r_ratio, self.r_zp), (False, ratio, zp)] if op.residual_lhs else [(False, ratio, zp), (True, r_ratio, self.r_zp)]
+        (self.lhs_residual, self.lhs_ratio, lhs_zp), (_, self.rhs_ratio, rhs_zp) = sides
+        both = b.emit(mathd.FmaOp(self.lhs_ratio, b.cast(lhs_zp, f32), b.emit(arith.MulfOp(self.rhs_ratio, b.cast(rhs_zp, f32)))))
+        self.offset = b.emit(arith.SubfOp(b.cast(y_zp, f32), both))
+        self.y_zp = y_zp
 
     def __call__(self, b: TirBuilder, q: SSAValue, at: list[SSAValue]) -> SSAValue:
         """The output vector at `at`, from the convolution's requantized i32
         lanes `q` (exact in f32: no need to narrow them first)."""
         lanes = q.type.element_count()  # type: ignore[attr-defined]
-        r = b.emit(tir.LoadOp(self.residual, at, VectorType(self.r_zp.type, [lanes])))
-        mine, theirs = _real(b, q, self.zp, self.scale), _real(b, r, self.r_zp, self.r_scale)
-        total = b.emit(arith.AddfOp(theirs, mine) if self.op.residual_lhs else arith.AddfOp(mine, theirs))
-        rounded = b.emit(mathd.RoundEvenOp(b.emit(arith.DivfOp(total, _splat(b, self.y_scale, lanes)))))
-        shifted = b.emit(arith.AddfOp(rounded, _splat(b, b.cast(self.y_zp, f32), lanes)))
+        r = _float(b, b.emit(tir.LoadOp(self.residual, at, VectorType(self.r_zp.type, [lanes]))))
+        lhs, rhs = (r, _float(b, q)) if self.lhs_residual else (_float(b, q), r)
+        inner = b.emit(mathd.FmaOp(rhs, _splat(b, self.rhs_ratio, lanes), _splat(b, self.offset, lanes)))
+        total = b.emit(mathd.FmaOp(lhs, _splat(b, self.lhs_ratio, lanes), inner))
         lo, hi = self.op.output_range()
-        clamped = b.emit(arith.MinnumfOp(b.emit(arith.MaxnumfOp(shifted, _vec(b, lanes, f32, float(lo)))), _vec(b, lanes, f32, float(hi))))
+        rounded = b.emit(mathd.RoundEvenOp(total))
+        clamped = b.emit(arith.MinnumfOp(b.emit(arith.MaxnumfOp(rounded, _vec(b, lanes, f32, float(lo)))), _vec(b, lanes, f32, float(hi))))
         return _narrow(b, b.emit(arith.FPToSIOp(clamped, VectorType(i32, [lanes]))), self.y_zp.type)
 
 

@@ -8,20 +8,21 @@ import math
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import i64
+from xdsl.dialects.builtin import UnitAttr, f32, f64, i64
 from xdsl.ir import SSAValue
 
-from lamina.dialects import relay
+from lamina.dialects import relay, te
 from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.errors import LoweringError
 from lamina.lowering.expr import Expr
 from lamina.lowering.strategy import cpu
+from lamina.lowering.strategy.knobs import DEFAULT_GRAIN
 from lamina.lowering.topi.base import (
     Kernel,
     _c,
-    _read_at,
     _shape,
+    _tensor,
     _ttype,
     _type,
     _window_input,
@@ -190,21 +191,33 @@ def batch_norm(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     return k.compute(_type(op), body)
 
 
+#: Lanes of a variance's partial sums (onnxruntime's: an AVX2 register's), on
+#: every host, when the normalized size is a multiple of them.
+MOMENT_LANES = 8
+
+
 def _moments(
     k: Kernel, x: SSAValue, axes: Sequence[int]
 ) -> tuple[SSAValue, SSAValue, Callable[[Expr, Sequence[SSAValue]], list[SSAValue]]]:
     """Mean and (biased) variance of `x` over `axes`, kept as size-1 axes, and the
-    index map from a point of `x` to its statistics."""
+    index map from a point of `x` to its statistics. As onnxruntime computes
+    them for f32, on any host: the mean summed in f64 and rounded once; the
+    variance two-pass, `sum((x - mean)^2)` in `MOMENT_LANES` partial sums of
+    fused multiply-adds combined pairwise, over the count."""
     src = _ttype(x)
-    count = math.prod(dims(src)[a] for a in axes)
+    elem = src.get_element_type()
+    shape = dims(src)
+    count = math.prod(shape[a] for a in axes)
+    wide = f64 if elem == f32 else elem
 
     def stat_index(e: Expr, i: Sequence[SSAValue]) -> list[SSAValue]:
         zero = e.index(0)
         return [zero if d in axes else v for d, v in enumerate(i)]
 
-    total = reduction(k, src, axes, True, ReduceKind.SUM, _read_at(x))
+    total = reduction(k, src, axes, True, ReduceKind.SUM, lambda e, i: e.cast(e.read(x, i), wide), wide)
+    stats = _tensor([1 if d in axes else n for d, n in enumerate(shape)], elem)
     mean = k.compute(
-        _ttype(total), lambda e, i: e.div(e.read(total, i), _c(e, count, e.read(total, i)))
+        stats, lambda e, i: e.cast(e.div(e.read(total, i), _c(e, count, e.read(total, i))), elem)
     )
 
     def square(e: Expr, i: list[SSAValue]) -> SSAValue:
@@ -212,6 +225,13 @@ def _moments(
         return e.mul(d, d)
 
     sq = reduction(k, src, axes, True, ReduceKind.SUM, square)
+    last = shape[axes[-1]] if axes else 0
+    if elem == f32 and isinstance(last, int) and last % MOMENT_LANES == 0:
+        owner = sq.owner
+        assert isinstance(owner, te.ComputeOp)
+        knobs = cpu.ReductionKnobs(MOMENT_LANES, DEFAULT_GRAIN)
+        scheduled(sq, cpu.reduction(cpu.hinted(owner.extents), cpu.hinted(owner.reduce_shape), 32, knobs))
+        owner.attributes["ordered"] = UnitAttr()  # (each lane in index order)
     var = k.compute(
         _ttype(sq), lambda e, i: e.div(e.read(sq, i), _c(e, count, e.read(sq, i)))
     )

@@ -7,13 +7,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import i64
+from xdsl.dialects.builtin import UnitAttr, i64
 from xdsl.ir import SSAValue
 
-from lamina.dialects import relay
+from lamina.dialects import relay, te
 from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.lowering.expr import Expr, is_float
+from lamina.lowering.strategy import cpu
+from lamina.lowering.strategy.knobs import DEFAULT_GRAIN
 from lamina.lowering.topi.base import (
     Kernel,
     _c,
@@ -23,6 +25,7 @@ from lamina.lowering.topi.base import (
     _type,
     reduction,
     register_compute,
+    scheduled,
 )
 from lamina.lowering.topi.elemwise import divide
 
@@ -42,6 +45,12 @@ def reduce(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     axes = relay.reduce_axes(op.name, op, src.get_num_dims())
     keep = relay.flag_prop(op, "keepdims")
     out = reduction(k, src, axes, keep, _REDUCE_KIND[type(op)], _read_at(x))
+    if relay.flag_prop(op, "ordered") and isinstance(out.owner, te.ComputeOp) and out.owner.reduce is not None:
+        compute = out.owner  # in index order: no reassociation, no lane partials
+        compute.attributes["ordered"] = UnitAttr()
+        bits = getattr(src.get_element_type(), "bitwidth", 32)
+        knobs = cpu.ReductionKnobs(0, DEFAULT_GRAIN)
+        scheduled(out, cpu.reduction(cpu.hinted(compute.extents), cpu.hinted(compute.reduce_shape), bits, knobs))
     if not isinstance(op, relay.MeanOp) or not axes:
         return out
     count = math.prod(dims(src)[a] for a in axes)

@@ -103,6 +103,16 @@ def _divide(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     return np.true_divide(a, b)
 
 
+@register_evaluator("relay.exp")
+def _exp(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return np.exp(args[0])
+
+
+@register_evaluator("relay.floor")
+def _floor(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return np.floor(args[0])
+
+
 @register_evaluator("relay.relu")
 def _relu(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     return np.maximum(args[0], np.zeros((), args[0].dtype))

@@ -8,7 +8,15 @@
 - `matmul(a, b, a_zp, b_zp)`: `matmul(i32(a) - a_zp, i32(b) - b_zp)`;
 - `conv2d(x, w, x_zp, w_zp)`: the zero-point-corrected operands in i32, then
   per group `im2col` and a matmul of the flattened weight by the columns;
-- `add`/`mul`: dequantize both, add or multiply in float, quantize.
+- `add`: onnxruntime's QLinearAdd, `round(a * ra + (b * rb + k))` with the
+  ratios of the scales and an offset (from constant parameters, computed at
+  compile time as there), each product contracted into an FMA;
+- `mul`: dequantize both, multiply in float, quantize;
+- `softmax(x, xs, xz, ys, yz)`: onnxruntime's QLinearSoftmax: the codes' i32
+  distance below their max along the axis indexes a 256-entry f32 table of
+  exp (`relay.take`; the table built from xs in f64, folded by
+  `fold-constant` for a constant scale), summed in index order (`relay.sum {ordered}`), then
+  `round(e * floor(1 / ys) / sum)` saturated at yz.
 
 A constant weight's correction (`i32(w) - w_zp`) is folded by `fold-constant`,
 so it is computed once, at compile time. Counter: `qnn-canonicalize.<op>`.
@@ -16,19 +24,31 @@ so it is computed once, at compile time. Counter: `qnn-canonicalize.<op>`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import FloatAttr, IntegerType, ModuleOp, f32, f64
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+    UnitAttr,
+    f32,
+    f64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lamina.dialects import qnn, relay
+from lamina.dialects.constants import make_constant
 from lamina.dialects.relay.base import int_prop, ints_prop, shape_of
 from lamina.passes import record_statistic
+from lamina.passes.graph.qdq_params import constant_value
 from lamina.passes.registry import register_pass
 
 I32 = IntegerType(32)
@@ -121,6 +141,73 @@ def _slice(b: _Builder, v: SSAValue, axis: int, start: int, stop: int) -> SSAVal
     return b(relay.StridedSliceOp(v, begin=relay.i64_array(begin), end=relay.i64_array(end)))
 
 
+def _softmax(b: _Builder, op: qnn.SoftmaxOp) -> SSAValue:
+    x, x_scale, _, y_scale, y_zp = op.operands
+    shape = shape_of(x.type)
+    axis = int_prop(op, "axis", -1) % len(shape)
+    along = {"axes": relay.i64_array([axis]), "keepdims": UnitAttr()}
+    codes = b.cast(x, I32)
+    below = b(relay.SubtractOp(codes, b(relay.MaxOp(codes, **along))))
+    index = b(relay.AddOp(below, _constant(b, np.int32(255), I32)))
+    e = b(relay.TakeOp(_exp_table(b, x_scale, int(shape[axis])), index, axis=relay.i64_attr(0)))
+    inverse = b(relay.DivideOp(_constant(b, np.float32(1), f32), b.cast(y_scale, f32)))
+    scaled = b(relay.MultiplyOp(e, b(relay.FloorOp(inverse))))
+    return b.saturate(b(relay.RoundOp(b(relay.DivideOp(scaled, b(relay.SumOp(e, **along, ordered=UnitAttr())))))), y_zp)
+
+
+def _exp_table(b: _Builder, x_scale: SSAValue, size: int) -> SSAValue:
+    """`T[k] = f32(exp((k - 255 + c / xs) * xs))` for k in 0..255, in f64, with
+    onnxruntime's headroom `c` against overflowing a sum of `size` terms."""
+    ln = np.float32(math.log(np.float32(np.finfo(np.float32).max) / np.float32(size)))  # a float log, as there
+    headroom = max(0.0, float(ln) - 5.0)
+    xs = b(relay.ReshapeOp(b.cast(x_scale, f64), shape=relay.i64_array([])))
+    shift = b(relay.DivideOp(_constant(b, np.float64(headroom), f64), xs))
+    steps = b(relay.AddOp(_constant(b, np.arange(-255.0, 1.0), f64), shift))
+    return b.cast(b(relay.ExpOp(b(relay.MultiplyOp(steps, xs)))), f32)
+
+
+def _constant(b: _Builder, arr: np.ndarray | np.generic, elem: Attribute) -> SSAValue:
+    data = np.asarray(arr)
+    return b(make_constant(data, TensorType(elem, data.shape), "qnn"))
+
+
+def _add(b: _Builder, op: qnn.AddOp) -> SSAValue:
+    """onnxruntime's QLinearAdd (MLAS): `round(a * ra + (b * rb + k))` in f32,
+    the ratios `ra = a_s / y_s`, `rb = b_s / y_s` and the offset
+    `k = y_zp - (ra * a_zp + rb * b_zp)`, each product fused into its sum."""
+    a, w, a_s, a_zp, w_s, w_zp, y_s, y_zp = op.operands
+    ratios = [b.cast(b(relay.DivideOp(b.cast(s, f32), b.cast(y_s, f32))), f32) for s in (a_s, w_s)]
+    params = [constant_value(v) for v in (a_s, a_zp, w_s, w_zp, y_s, y_zp)]
+    if all(p is not None for p in params):
+        offset = _constant(b, add_offset(*params), f32)  # type: ignore[arg-type]
+    else:  # (the products contract into an FMA as there: the first one)
+        zps = [b.cast(z, f32) for z in (a_zp, w_zp)]
+        both = b(relay.AddOp(b(relay.MultiplyOp(ratios[0], zps[0])), b(relay.MultiplyOp(ratios[1], zps[1]))))
+        offset = b(relay.SubtractOp(b.cast(y_zp, f32), both))
+    inner = b(relay.AddOp(b(relay.MultiplyOp(b.cast(w, f32), ratios[1])), offset))
+    total = b(relay.AddOp(b(relay.MultiplyOp(b.cast(a, f32), ratios[0])), inner))
+    lo, hi = qnn.quantized_range(_elem(y_zp))
+    clipped = b(relay.ClipOp(b(relay.RoundOp(total)), a_min=FloatAttr(lo, f64), a_max=FloatAttr(hi, f64)))
+    return b.cast(clipped, _elem(y_zp))
+
+
+def _fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """`a * b + c` of f32 arrays rounded once to f32 (the products and the sum
+    are exact in extended precision for these operands)."""
+    wide = np.longdouble
+    return (a.astype(wide) * b.astype(wide) + c.astype(wide)).astype(np.float32)
+
+
+def add_offset(
+    a_s: np.ndarray, a_zp: np.ndarray, b_s: np.ndarray, b_zp: np.ndarray, y_s: np.ndarray, y_zp: np.ndarray
+) -> np.ndarray:
+    """`qnn.add`'s offset `y_zp - fma(ra, a_zp, rb * b_zp)` in f32, as
+    onnxruntime's kernel computes it."""
+    f = np.float32
+    ra, rb = a_s.astype(f) / y_s.astype(f), b_s.astype(f) / y_s.astype(f)
+    return (y_zp.astype(f) - _fma32(ra, a_zp.astype(f), rb * b_zp.astype(f))).astype(f)
+
+
 def _binary(kind: type[relay.RelayOp]) -> Callable[[_Builder, Operation], SSAValue]:
     def rewrite(b: _Builder, op: Operation) -> SSAValue:
         a, w, a_s, a_zp, w_s, w_zp, y_s, y_zp = op.operands
@@ -136,8 +223,9 @@ REWRITES: dict[type[Operation], Callable[[_Builder, Operation], SSAValue]] = {
     qnn.RequantizeOp: _requantize,  # type: ignore[dict-item]
     qnn.MatMulOp: _matmul,  # type: ignore[dict-item]
     qnn.Conv2DOp: _conv2d,  # type: ignore[dict-item]
-    qnn.AddOp: _binary(relay.AddOp),
+    qnn.AddOp: _add,  # type: ignore[dict-item]
     qnn.MulOp: _binary(relay.MultiplyOp),
+    qnn.SoftmaxOp: _softmax,  # type: ignore[dict-item]
 }
 
 

@@ -15,6 +15,9 @@ pattern language, the chains that have an integer form and rewrites them:
   the N axis of a dense's); Gemm's alpha and beta are folded into the scales;
 - `quantize(act?(add | multiply(dequantize a, dequantize b)))` -> `qnn.add` /
   `qnn.mul` (a clip of the integers for `act`);
+- `quantize(softmax(dequantize x))` -> `qnn.softmax`: onnxruntime's
+  QLinearSoftmax arithmetic (its table of exp, its `floor(1 / y_scale)`), so
+  a model quantized by onnxruntime gives the codes of its int8 run;
 - `quantize(concatenate(dequantize ...))` -> each input brought to the output's
   scale (as it is when they agree, else `qnn.requantize`), concatenated;
 - `quantize(act?(op(dequantize q)))` for max pools, max/min reductions and data
@@ -49,7 +52,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator, is_side_effect_free
 
 from lamina.dialects import qnn, relay
-from lamina.dialects.relay.base import int_prop, ints_prop
+from lamina.dialects.relay.base import OpPattern, int_prop, ints_prop, is_float
 from lamina.passes import record_statistic
 from lamina.passes.graph import qdq_params as qp
 from lamina.passes.graph.qdq_params import I32, Quantized, Reason
@@ -339,9 +342,7 @@ class FoldBinary(_Activated):
                 return got
         assert isinstance(a, Quantized) and isinstance(b, Quantized) and isinstance(out, Quantized)
         cls = self.OPS[m[self.op].op.name]  # type: ignore[attr-defined]
-        value = cls(
-            a.q, b.q, *_scale_zp(a), *_scale_zp(b), *_scale_zp(Quantized(out.q, out.scale.reshape(()), out.zp.reshape(())))
-        ).results[0]
+        value = cls(a.q, b.q, *_scale_zp(a), *_scale_zp(b), *_scale_zp(_scalar(out))).results[0]
         lo, hi = self.bounds(m, out)
         if (lo, hi) == qnn.quantized_range(out.elem):
             return value
@@ -350,6 +351,49 @@ class FoldBinary(_Activated):
 
 def _scale_zp(t: Quantized) -> tuple[SSAValue, SSAValue]:
     return qp.constant(t.scale), qp.constant(t.zp, t.elem)
+
+
+def _scalar(t: Quantized) -> Quantized:
+    return Quantized(t.q, t.scale.reshape(()), t.zp.reshape(()))
+
+
+def _through(v: SSAValue, q: Operation) -> tuple[Quantized, Quantized] | Reason:
+    """What a one-input chain reads (`v = dequantize(x)`) and what its
+    quantize `q` writes, both per tensor; or why not."""
+    x, out = qp.dequantized(v), qp.output(q)  # type: ignore[arg-type]
+    for got in (x, out):
+        if isinstance(got, str):
+            return got
+    assert isinstance(x, Quantized) and isinstance(out, Quantized)
+    return (x, out) if x.per_tensor else "per-channel-activation"
+
+
+class FoldSoftmax(_Rule):
+    """`quantize(softmax(dequantize x))` -> `qnn.softmax` (onnxruntime's
+    QLinearSoftmax, as its QDQ transformer fuses it)."""
+
+    def __init__(self, reasons: Reasons) -> None:
+        self.x = _dq()
+        self.softmax = is_op("softmax")(self.x)
+        super().__init__(_quantized(self.softmax), reasons)
+
+    def kind(self, m: Match) -> str:
+        return "softmax"
+
+    def fold(self, m: Match) -> SSAValue | Reason:
+        op, got = m[self.softmax].op, _through(m[self.x], m.op)  # type: ignore[attr-defined, arg-type]
+        if isinstance(got, str):
+            return got
+        x, out = got
+        if x.elem not in qnn.QUANTIZED[:2] or out.elem not in qnn.QUANTIZED[:2]:
+            return "not-8-bit"
+        dims = qp.shape(x.q)
+        axis = int_prop(op, "axis", -1) % len(dims)
+        if dims[axis] < 0:
+            return "symbolic-shape"
+        return qnn.SoftmaxOp(
+            x.q, *_scale_zp(_scalar(x)), *_scale_zp(_scalar(out)), axis=relay.i64_attr(axis)
+        ).results[0]
 
 
 class FoldConcatenate(_Rule):
@@ -374,6 +418,86 @@ class FoldConcatenate(_Rule):
                 return "per-channel-activation"
         values = [qp.rescale(x, out, qnn.quantized_range(out.elem)) for x in ins]  # type: ignore[arg-type]
         return relay.ConcatenateOp(*values, **dict(cat.properties)).results[0]
+
+
+class FoldTable(_Rule):
+    """`quantize(f(dequantize x))` for `f` elementwise float ops of x and scalar
+    constants (a gelu, a tanh, a sigmoid, ...) on an 8-bit x: `f` of the 256
+    codes by the same ops (a table, computed once) and a `relay.take` of it at
+    the codes, as onnxruntime's and TVM's int8 lookup tables. Each code gives
+    what the float chain gives it."""
+
+    def __init__(self, reasons: Reasons) -> None:
+        self.value = wildcard()
+        super().__init__(_quantized(self.value), reasons)
+
+    def kind(self, m: Match) -> str:
+        return "table"
+
+    def fold(self, m: Match) -> SSAValue | Reason:
+        got = _elementwise_region(m[self.value])
+        if isinstance(got, str):
+            return got
+        ops, source = got
+        params = _through(source, m.op)  # type: ignore[arg-type]
+        if isinstance(params, str):
+            return params
+        x, out = params
+        if x.elem not in qnn.QUANTIZED[:2]:
+            return "not-8-bit"
+        lo, hi = qnn.quantized_range(x.elem)
+        real = (np.arange(lo, hi + 1, dtype=np.float32) - np.float32(x.zp.reshape(()))) * np.float32(x.scale.reshape(()))
+        values = {source: qp.constant(real, name="codes")}  # (qnn.dequantize's f32 steps)
+        for op in ops:
+            new = type(op)(*(values.get(v, v) for v in op.operands), **dict(op.properties))
+            values[op.results[0]] = new.results[0]
+        table = qnn.QuantizeOp(values[m[self.value]], *_scale_zp(_scalar(out))).results[0]
+        if len(qp.shape(table)) != 1:
+            table = relay.ReshapeOp(table, shape=relay.i64_array([hi - lo + 1])).results[0]
+        index = relay.CastOp(x.q, dtype=I32).results[0]
+        if lo:
+            index = relay.AddOp(index, qp.constant(np.int32(-lo), I32)).results[0]
+        return relay.TakeOp(table, index, axis=relay.i64_attr(0)).results[0]
+
+
+def _elementwise_region(root: SSAValue) -> tuple[list[Operation], SSAValue] | Reason:
+    """The elementwise float ops computing `root` from one dequantized value and
+    scalar constants, in block order, read only by each other (and `root` by
+    its quantize); and that value."""
+    region: set[Operation] = set()
+    source: SSAValue | None = None
+    work = [root]
+    while work:
+        v = work.pop()
+        if not isinstance(v, OpResult):
+            return "not-elementwise"
+        op = v.op
+        if _dequantizes(v):
+            if source is not None and source is not v:
+                return "two-inputs"
+            source = v
+        elif isinstance(op, relay.ConstantOp):
+            if math.prod(qp.shape(v)) != 1:
+                return "not-elementwise"
+        elif op not in region:
+            if getattr(op, "PATTERN", None) not in (OpPattern.ELEMWISE, OpPattern.BROADCAST) or isinstance(op, qnn.QnnOp):
+                return "not-elementwise"
+            if len(op.results) != 1 or not is_float(qp.element(op.results[0])) or not is_side_effect_free(op):
+                return "not-elementwise"
+            region.add(op)
+            work.extend(op.operands)
+    if source is None or not region:
+        return "not-elementwise"
+    if qp.shape(root) != qp.shape(source):
+        return "broadcasts"
+    for op in region:
+        if op is not root.owner and any(use.operation not in region for use in op.results[0].uses):
+            return "shared-intermediate"
+    if len(list(root.uses)) != 1:
+        return "shared-intermediate"
+    block = root.owner.parent  # type: ignore[union-attr]
+    assert block is not None
+    return [op for op in block.ops if op in region], source
 
 
 def _moves(v: SSAValue) -> list[Operation]:
@@ -402,13 +526,10 @@ class FoldMove(_Activated):
 
     def fold(self, m: Match) -> SSAValue | Reason:
         chain = _moves(m[self.move]) if self.move in m else []
-        x, out = qp.dequantized(chain[-1].operands[0] if chain else m[self.x]), qp.output(m.op)  # type: ignore[arg-type]
-        for got in (x, out):
-            if isinstance(got, str):
-                return got
-        assert isinstance(x, Quantized) and isinstance(out, Quantized)
-        if not x.per_tensor:
-            return "per-channel-activation"
+        got = _through(chain[-1].operands[0] if chain else m[self.x], m.op)  # type: ignore[arg-type]
+        if isinstance(got, str):
+            return got
+        x, out = got
         if any(_dequantizes(o) for op in chain for o in op.operands[1:]):
             return "float-operand"
         moved = x.q
@@ -430,13 +551,10 @@ class FoldAverage(_Rule):
         return _short(m[self.avg].op.name)  # type: ignore[attr-defined]
 
     def fold(self, m: Match) -> SSAValue | Reason:
-        op, x, out = m[self.avg].op, qp.dequantized(m[self.x]), qp.output(m.op)  # type: ignore[attr-defined, arg-type]
-        for got in (x, out):
-            if isinstance(got, str):
-                return got
-        assert isinstance(x, Quantized) and isinstance(out, Quantized)
-        if not x.per_tensor:
-            return "per-channel-activation"
+        op, got = m[self.avg].op, _through(m[self.x], m.op)  # type: ignore[attr-defined, arg-type]
+        if isinstance(got, str):
+            return got
+        x, out = got
         dims = qp.shape(x.q)
         if any(d < 0 for d in dims):
             return "symbolic-shape"
@@ -472,7 +590,7 @@ def _sum_pool(op: Operation, centred: SSAValue, dims: tuple[int, ...]) -> tuple[
 
 # ------------------------------------------------------------------ the pass
 RULES: tuple[type[_Rule], ...] = (
-    FoldProduct, FoldBinary, FoldConcatenate, FoldMove, FoldAverage, FoldProductToFloat,
+    FoldProduct, FoldBinary, FoldSoftmax, FoldConcatenate, FoldMove, FoldAverage, FoldTable, FoldProductToFloat,
 )
 
 
@@ -497,15 +615,15 @@ def _left(root: Operation, reasons: Reasons) -> int:
     return count
 
 
-def _erase_dead_dequantizes(root: Operation) -> None:
-    """Erase the float ops the rewrites left without uses: `qnn.dequantize`s and
-    what read them (the lower ops of a chain of moves), and what only fed them
-    (the reshaped scales)."""
-    work = [
-        op for op in root.walk()
-        if (isinstance(op, qnn.DequantizeOp) or any(_dequantizes(o) for o in op.operands))
-        and op.results and not any(r.uses for r in op.results)
-    ]
+def _dead(root: Operation) -> set[Operation]:
+    return {op for op in root.walk() if op.results and not any(r.uses for r in op.results)}
+
+
+def _erase_dead(root: Operation, before: set[Operation]) -> None:
+    """Erase the float ops the rewrites left without uses (dead now, not in
+    `before`: `qnn.dequantize`s, the lower ops of a chain of moves, a
+    tabulated chain) and what only fed them (the reshaped scales)."""
+    work = [op for op in _dead(root) if op not in before]
     while work:
         op = work.pop()
         if op.parent is None or any(r.uses for r in op.results) or not is_side_effect_free(op):
@@ -519,8 +637,9 @@ def fold_qdq(root: Operation) -> int:
     """Rewrite the QDQ chains under `root` into integer qnn ops; the number of
     chains rewritten."""
     reasons: Reasons = {}
+    dead = _dead(root)
     done = rewrite([rule(reasons) for rule in RULES], root)
-    _erase_dead_dequantizes(root)
+    _erase_dead(root, dead)
     _left(root, reasons)
     return done
 
@@ -546,6 +665,8 @@ __all__ = [
     "FoldMove",
     "FoldProduct",
     "FoldProductToFloat",
+    "FoldSoftmax",
+    "FoldTable",
     "QnnFoldQdqPass",
     "fold_qdq",
     "integer_product",
