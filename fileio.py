@@ -35,6 +35,14 @@ def _umask() -> int:
     return mask
 
 
+def temporary_folder(prefix: str) -> tempfile.TemporaryDirectory[str]:
+    """A `tempfile.TemporaryDirectory` (use it in a `with`), created while SIGINT
+    and SIGTERM wait: one arriving between the folder's creation and its
+    cleanup's registration would otherwise leave it behind."""
+    with interrupts_deferred():
+        return tempfile.TemporaryDirectory(prefix=prefix)
+
+
 def write_atomic_with(
     path: str | os.PathLike[str], produce: Callable[[Path], None]
 ) -> None:
@@ -79,4 +87,4 @@ def write_atomic(path: str | os.PathLike[str], data: bytes | str) -> None:
     write_atomic_with(path, produce)
 
 
-__all__ = ["check_writable", "write_atomic", "write_atomic_with"]
+__all__ = ["check_writable", "temporary_folder", "write_atomic", "write_atomic_with"]

@@ -46,7 +46,6 @@ import os
 import shlex
 import shutil
 import struct
-import tempfile
 from functools import cache
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -58,7 +57,7 @@ from lamina import host
 from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY, EXTERNAL_LIBRARIES_ATTR
 from lamina.backends.cc import built_library, static_object
 from lamina.errors import CompileError, LaminaError
-from lamina.fileio import check_writable, write_atomic_with
+from lamina.fileio import check_writable, temporary_folder, write_atomic_with
 from lamina.process import run_tool
 from lamina.symbolic import Dim
 from lamina.target.codegen import compile_object, object_from_ir
@@ -242,7 +241,7 @@ def export_library(model: Exportable, path: str | os.PathLike[str]) -> None:
     obj = object_code(model, lowered)
     layout, _ = _layout(model._params)
     meta = json.dumps(metadata(model, layout), separators=(",", ":")).encode()
-    with tempfile.TemporaryDirectory(prefix="lamina-export-") as tmpdir:
+    with temporary_folder("lamina-export-") as tmpdir:
         work = Path(tmpdir)
         (work / "model.o").write_bytes(obj)
         _write_params(work / "params.bin", model._params, layout)

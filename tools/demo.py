@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import lamina
 from lamina.driver import standard_pipeline
+from lamina.fileio import temporary_folder
 from lamina.passes import PassContext
 from lamina.tools.models import resnet_mini
 from lamina.tools.report import CompileProgress, console, measure
@@ -96,7 +96,7 @@ def main(threads: int | None = None) -> int:
         f"  latency: median {np.median(ms):.2f} ms (p10 {np.percentile(ms, 10):.2f}, "
         f"p90 {np.percentile(ms, 90):.2f}) over {len(ms)} runs"
     )
-    with tempfile.TemporaryDirectory(prefix="lamina-demo-") as tmp:
+    with temporary_folder("lamina-demo-") as tmp:
         lib = Path(tmp) / "resnet_mini.so"
         t1 = time.perf_counter()
         exe.export(lib)
