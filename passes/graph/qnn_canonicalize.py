@@ -15,8 +15,9 @@
 - `softmax(x, xs, xz, ys, yz)`: onnxruntime's QLinearSoftmax: the codes' i32
   distance below their max along the axis indexes a 256-entry f32 table of
   exp (`relay.take`; the table built from xs in f64, folded by
-  `fold-constant` for a constant scale), summed in index order (`relay.sum {ordered}`), then
-  `round(e * floor(1 / ys) / sum)` saturated at yz.
+  `fold-constant` for a constant scale), summed in index order
+  (`relay.sum {ordered}`), then `round(e * floor(1 / ys) / sum)` saturated
+  at yz.
 
 A constant weight's correction (`i32(w) - w_zp`) is folded by `fold-constant`,
 so it is computed once, at compile time. Counter: `qnn-canonicalize.<op>`.
@@ -176,7 +177,7 @@ def _add(b: _Builder, op: qnn.AddOp) -> SSAValue:
     the ratios `ra = a_s / y_s`, `rb = b_s / y_s` and the offset
     `k = y_zp - (ra * a_zp + rb * b_zp)`, each product fused into its sum."""
     a, w, a_s, a_zp, w_s, w_zp, y_s, y_zp = op.operands
-    ratios = [b.cast(b(relay.DivideOp(b.cast(s, f32), b.cast(y_s, f32))), f32) for s in (a_s, w_s)]
+    ratios = [b(relay.DivideOp(b.cast(s, f32), b.cast(y_s, f32))) for s in (a_s, w_s)]
     params = [constant_value(v) for v in (a_s, a_zp, w_s, w_zp, y_s, y_zp)]
     if all(p is not None for p in params):
         offset = _constant(b, add_offset(*params), f32)  # type: ignore[arg-type]
