@@ -27,6 +27,7 @@ for the schedule of a product's compute and attaches it (`topi.scheduled`);
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -574,6 +575,32 @@ class ReductionKnobs(Knobs):
         })
 
 
+#: Outputs of an ordered reduction whose serial chains run interleaved.
+ORDERED_ROWS = 8
+#: The work (output elements times reduce steps) from which a reduction's outer
+#: loops run on threads.
+PARALLEL_WORK = 4096
+
+
+def ordered_reduction(extents: tuple[int, ...], reduce_extents: tuple[int, ...]) -> Schedule:
+    """A reduction whose every output adds its terms in index order (no lane
+    partials): `ORDERED_ROWS` outputs of the innermost output axis that many
+    divide (a softmax's rows) interleaved inside the reduce loops, their
+    accumulators cached, so their serial chains overlap; outer loops parallel."""
+    names = [f"i{d}" for d in range(len(extents))]
+    threads = math.prod(_sure(e) for e in (*extents, *reduce_extents)) >= PARALLEL_WORK
+    axis = next((d for d in reversed(range(len(extents))) if _sure(extents[d]) % ORDERED_ROWS == 0 and not isinstance(extents[d], Hinted)), None)
+    if axis is None or not reduce_extents:
+        return Schedule(tuple(_parallel_outer(names, list(extents)) if threads else ()))
+    rows, inner = f"i{axis}.o", f"i{axis}.i"
+    reduce = [f"r{d}" for d in range(len(reduce_extents))]
+    outer = [*names[:axis], rows]
+    steps: list[Primitive] = [Split(names[axis], ORDERED_ROWS), Reorder((*outer, *names[axis + 1 :], *reduce, inner))]
+    split_extents = [*extents[:axis], extents[axis] // ORDERED_ROWS]
+    tiles = _parallel_tiles(outer, split_extents) if threads else [CacheWrite(outer[-1])]
+    return Schedule((*steps, *tiles, Annotate(ForKind.UNROLLED, inner)))
+
+
 def reduction(
     extents: tuple[int, ...],
     reduce_extents: tuple[int, ...],
@@ -593,7 +620,7 @@ def reduction(
     total = 1
     for e in (*extents, *reduce_extents):
         total *= e
-    if total >= 4096 and extents:
+    if total >= PARALLEL_WORK and extents:
         names = [f"i{d}" for d in range(len(extents))]
         steps = _parallel_outer(names, list(extents), knobs.grain) + steps
     return Schedule(tuple(steps))

@@ -15,7 +15,6 @@ from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.lowering.expr import Expr, is_float
 from lamina.lowering.strategy import cpu
-from lamina.lowering.strategy.knobs import DEFAULT_GRAIN
 from lamina.lowering.topi.base import (
     Kernel,
     _c,
@@ -48,9 +47,7 @@ def reduce(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     if relay.flag_prop(op, "ordered") and isinstance(out.owner, te.ComputeOp) and out.owner.reduce is not None:
         compute = out.owner  # in index order: no reassociation, no lane partials
         compute.attributes["ordered"] = UnitAttr()
-        bits = getattr(src.get_element_type(), "bitwidth", 32)
-        knobs = cpu.ReductionKnobs(0, DEFAULT_GRAIN)
-        scheduled(out, cpu.reduction(cpu.hinted(compute.extents), cpu.hinted(compute.reduce_shape), bits, knobs))
+        scheduled(out, cpu.ordered_reduction(cpu.hinted(compute.extents), cpu.hinted(compute.reduce_shape)))
     if not isinstance(op, relay.MeanOp) or not axes:
         return out
     count = math.prod(dims(src)[a] for a in axes)
