@@ -49,3 +49,18 @@ func.func @div_zero() -> tensor<2xi32> {
   %q = relay.divide %a, %b : tensor<2xi32>
   func.return %q : tensor<2xi32>
 }
+
+// -----
+
+// exp and floor of constants fold (qnn.softmax's table and floor(1 / y_scale)).
+// CHECK-LABEL: func.func @exp_floor(
+// CHECK-NEXT:    %e = relay.constant dense<[1.000000e+00, 2.7182818284590451]> : tensor<2xf64>
+// CHECK-NEXT:    %f = relay.constant dense<[2.540000e+02, -1.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT:    func.return %e, %f
+func.func @exp_floor() -> (tensor<2xf64>, tensor<2xf32>) {
+  %a = relay.constant dense<[0.0, 1.0]> : tensor<2xf64>
+  %e = relay.exp %a : tensor<2xf64>
+  %b = relay.constant dense<[254.99998, -0.5]> : tensor<2xf32>
+  %f = relay.floor %b : tensor<2xf32>
+  func.return %e, %f : tensor<2xf64>, tensor<2xf32>
+}
