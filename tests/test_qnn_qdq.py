@@ -106,6 +106,25 @@ def f32(*values: Any) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ conv2d
+def test_a_depthwise_conv_is_one_batched_integer_matmul():
+    """An int8 depthwise convolution (96 groups) canonicalizes to one im2col and
+    one matmul batched over the groups, not one of each per group (EfficientNet-B0
+    in QDQ form went from 57k graph ops and a compile over 15 minutes to 3.7k and
+    21 s); within a step of onnxruntime's int8 run."""
+    m = QDQ()
+    x = m.dq(m.input("x", (1, 96, 8, 8), U8), np.float32(0.05), np.uint8(128))
+    w = m.dq(m.const(ints(S8, (96, 1, 3, 3), -60, 60)), RNG.uniform(0.01, 0.02, 96).astype(np.float32), np.zeros(96, S8), axis=0)
+    y = m.q(m.node("Conv", [x, w], group=96, pads=[1, 1, 1, 1]), np.float32(0.1), np.uint8(128))
+    model = m.model([y])
+    module = lamina.from_onnx(model)
+    manager.run_pipeline(module, "qnn-fold-qdq,qnn-legalize,qnn-canonicalize", manager.PassContext())
+    names = [op.name for op in module.walk()]
+    assert names.count("relay.im2col") == 1 and names.count("relay.matmul") == 1, names
+    xq = ints(U8, (1, 96, 8, 8))
+    (got,) = lamina.compile(model).run(xq)
+    within_a_step_of_ort(model, got, {"x": xq})
+
+
 CONVS = [  # x type, w shape, attrs, act
     (U8, (6, 4, 3, 3), {"pads": [1, 1, 1, 1]}, "Relu"),
     (U8, (8, 4, 1, 1), {"strides": [2, 2]}, None),

@@ -2,9 +2,10 @@
 // quantize: divide, round (half to even), add the zero point, clip to the
 // type's range, cast; dequantize: cast both to the scale's type, subtract,
 // multiply; requantize: the same as quantize, the product in f32; matmul: i32 operands less
-// their zero points, relay.matmul; conv2d: the same, then per group im2col +
-// reshape + matmul (groups sliced with strided_slice, joined by concatenate);
-// add/mul: dequantize both, the float op, quantize.
+// their zero points, relay.matmul; conv2d: the same, then im2col + reshape +
+// matmul (groups as the matmul's batch); add: onnxruntime's QLinearAdd
+// arithmetic; mul: dequantize both, multiply, quantize; softmax: onnxruntime's
+// QLinearSoftmax arithmetic.
 // RUN: lamina-opt %s --split-input-file -p qnn-canonicalize | filecheck %s
 // RUN: lamina-opt %s --split-input-file -p qnn-canonicalize --opt-level 0 | filecheck %s
 // RUN: lamina-opt %s --split-input-file -p qnn-canonicalize --pass-statistics 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
@@ -153,26 +154,17 @@ func.func @conv2d(%x: tensor<2x4x6x6xui8>, %w: tensor<6x4x3x3xi8>, %zx: tensor<u
 
 // -----
 
-// Two groups: each group's channels of the data and output channels of the
-// weight sliced, one im2col + matmul per group, the results concatenated along
-// the channels.
+// Two groups: one im2col over all channels, its rows and the weight's output
+// channels split into the groups, one matmul with the groups as its batch
+// (the same few ops for a depthwise convolution's hundreds of groups).
 // CHECK-LABEL: func.func @conv2d_groups(
 // CHECK:         %[[X:.*]] = relay.subtract %{{.*}} -> tensor<1x4x5x5xi32>
 // CHECK:         %[[W:.*]] = relay.subtract %{{.*}} -> tensor<6x2x3x3xi32>
-// CHECK-NEXT:    %[[X0:.*]] = relay.strided_slice %[[X]] {begin = array<i64: 0, 0, 0, 0>, end = array<i64: 1, 2, 5, 5>} : (tensor<1x4x5x5xi32>) -> tensor<1x2x5x5xi32>
-// CHECK-NEXT:    %[[W0:.*]] = relay.strided_slice %[[W]] {begin = array<i64: 0, 0, 0, 0>, end = array<i64: 3, 2, 3, 3>} : (tensor<6x2x3x3xi32>) -> tensor<3x2x3x3xi32>
-// CHECK-NEXT:    %[[C0:.*]] = relay.im2col %[[X0]] {kernel_size = array<i64: 3, 3>} : (tensor<1x2x5x5xi32>) -> tensor<1x18x3x3xi32>
-// CHECK-NEXT:    %[[R0:.*]] = relay.reshape %[[C0]] {shape = array<i64: 1, 18, 9>}
-// CHECK-NEXT:    %[[F0:.*]] = relay.reshape %[[W0]] {shape = array<i64: 3, 18>}
-// CHECK-NEXT:    %[[M0:.*]] = relay.matmul %[[F0]], %[[R0]] : (tensor<3x18xi32>, tensor<1x18x9xi32>) -> tensor<1x3x9xi32>
-// CHECK-NEXT:    %[[X1:.*]] = relay.strided_slice %[[X]] {begin = array<i64: 0, 2, 0, 0>, end = array<i64: 1, 4, 5, 5>} : (tensor<1x4x5x5xi32>) -> tensor<1x2x5x5xi32>
-// CHECK-NEXT:    %[[W1:.*]] = relay.strided_slice %[[W]] {begin = array<i64: 3, 0, 0, 0>, end = array<i64: 6, 2, 3, 3>} : (tensor<6x2x3x3xi32>) -> tensor<3x2x3x3xi32>
-// CHECK-NEXT:    %[[C1:.*]] = relay.im2col %[[X1]] {kernel_size = array<i64: 3, 3>}
-// CHECK-NEXT:    %[[R1:.*]] = relay.reshape %[[C1]] {shape = array<i64: 1, 18, 9>}
-// CHECK-NEXT:    %[[F1:.*]] = relay.reshape %[[W1]] {shape = array<i64: 3, 18>}
-// CHECK-NEXT:    %[[M1:.*]] = relay.matmul %[[F1]], %[[R1]]
-// CHECK-NEXT:    %[[J:.*]] = relay.concatenate %[[M0]], %[[M1]] {axis = 1 : i64} : (tensor<1x3x9xi32>, tensor<1x3x9xi32>) -> tensor<1x6x9xi32>
-// CHECK-NEXT:    %[[Y:.*]] = relay.reshape %[[J]] {shape = array<i64: 1, 6, 3, 3>} : (tensor<1x6x9xi32>) -> tensor<1x6x3x3xi32>
+// CHECK-NEXT:    %[[C:.*]] = relay.im2col %[[X]] {kernel_size = array<i64: 3, 3>} : (tensor<1x4x5x5xi32>) -> tensor<1x36x3x3xi32>
+// CHECK-NEXT:    %[[R:.*]] = relay.reshape %[[C]] {shape = array<i64: 1, 2, 18, 9>} : (tensor<1x36x3x3xi32>) -> tensor<1x2x18x9xi32>
+// CHECK-NEXT:    %[[F:.*]] = relay.reshape %[[W]] {shape = array<i64: 2, 3, 18>} : (tensor<6x2x3x3xi32>) -> tensor<2x3x18xi32>
+// CHECK-NEXT:    %[[M:.*]] = relay.matmul %[[F]], %[[R]] : (tensor<2x3x18xi32>, tensor<1x2x18x9xi32>) -> tensor<1x2x3x9xi32>
+// CHECK-NEXT:    %[[Y:.*]] = relay.reshape %[[M]] {shape = array<i64: 1, 6, 3, 3>} : (tensor<1x2x3x9xi32>) -> tensor<1x6x3x3xi32>
 // CHECK-NEXT:    func.return %[[Y]] : tensor<1x6x3x3xi32>
 func.func @conv2d_groups(%x: tensor<1x4x5x5xi8>, %w: tensor<6x2x3x3xi8>, %zx: tensor<i8>, %zw: tensor<i8>) -> tensor<1x6x3x3xi32> {
   %0 = qnn.conv2d %x, %w, %zx, %zw {groups = 2 : i64} : (tensor<1x4x5x5xi8>, tensor<6x2x3x3xi8>, tensor<i8>, tensor<i8>)

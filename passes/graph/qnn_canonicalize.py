@@ -7,7 +7,8 @@
   clip to its clamp range (`out_min`/`out_max`, a folded relu or clip);
 - `matmul(a, b, a_zp, b_zp)`: `matmul(i32(a) - a_zp, i32(b) - b_zp)`;
 - `conv2d(x, w, x_zp, w_zp)`: the zero-point-corrected operands in i32, then
-  per group `im2col` and a matmul of the flattened weight by the columns;
+  `im2col` and a matmul of the flattened weight by the columns (the groups of
+  a grouped or depthwise convolution as the matmul's batch);
 - `add`: onnxruntime's QLinearAdd, `round(a * ra + (b * rb + k))` with the
   ratios of the scales and an offset (from constant parameters, computed at
   compile time as there), each product contracted into an FMA;
@@ -121,25 +122,16 @@ def _conv2d(b: _Builder, op: qnn.Conv2DOp) -> SSAValue:
     _, _, oh, ow = shape_of(op.results[0].type)
     groups = int_prop(op, "groups", 1)
     window = {k: relay.i64_array(ints_prop(op, k)) for k in ("strides", "padding", "dilation") if k in op.properties}
-    og = o // groups
-    outs = []
-    for g in range(groups):
-        xg = xc if groups == 1 else _slice(b, xc, 1, g * cg, (g + 1) * cg)
-        wg = wc if groups == 1 else _slice(b, wc, 0, g * og, (g + 1) * og)
-        cols = b(relay.Im2ColOp(xg, kernel_size=relay.i64_array([kh, kw]), **window))
-        cols = b(relay.ReshapeOp(cols, shape=relay.i64_array([n, cg * kh * kw, oh * ow])))
-        flat = b(relay.ReshapeOp(wg, shape=relay.i64_array([og, cg * kh * kw])))
-        outs.append(b(relay.MatmulOp(flat, cols)))
-    y = outs[0] if groups == 1 else b(relay.ConcatenateOp(*outs, axis=relay.i64_attr(1)))
+    depth = cg * kh * kw
+    cols = b(relay.Im2ColOp(xc, kernel_size=relay.i64_array([kh, kw]), **window))
+    if groups == 1:
+        cols = b(relay.ReshapeOp(cols, shape=relay.i64_array([n, depth, oh * ow])))
+        flat = b(relay.ReshapeOp(wc, shape=relay.i64_array([o, depth])))
+    else:  # the groups as a batch: [groups, O/groups, depth] x [n, groups, depth, OH*OW]
+        cols = b(relay.ReshapeOp(cols, shape=relay.i64_array([n, groups, depth, oh * ow])))
+        flat = b(relay.ReshapeOp(wc, shape=relay.i64_array([groups, o // groups, depth])))
+    y = b(relay.MatmulOp(flat, cols))
     return b(relay.ReshapeOp(y, shape=relay.i64_array([n, o, oh, ow])))
-
-
-def _slice(b: _Builder, v: SSAValue, axis: int, start: int, stop: int) -> SSAValue:
-    shape = list(shape_of(v.type))
-    begin = [0] * len(shape)
-    end = list(shape)
-    begin[axis], end[axis] = start, stop
-    return b(relay.StridedSliceOp(v, begin=relay.i64_array(begin), end=relay.i64_array(end)))
 
 
 def _softmax(b: _Builder, op: qnn.SoftmaxOp) -> SSAValue:
