@@ -518,6 +518,11 @@ class CheckOp(IRDLOperation):
             raise VerifyException(f"te.check: cond must be a tensor<i1>, got {t}")
 
 
+#: The unit attribute of a reduce `te.compute` that adds in the order its
+#: schedule gives (index order, or in each of its lanes): lower-te-to-tir gives
+#: LLVM no `reassoc` for it (`relay.sum {ordered}`, a layer norm's variance).
+ORDERED = "ordered"
+
 TE = Dialect(
     "te",
     [FuncOp, PlaceholderOp, OutputOp, ComputeOp, ReadOp, YieldOp, CallOp, SetSizeOp, CheckOp],
@@ -525,6 +530,7 @@ TE = Dialect(
 )
 
 __all__ = [
+    "ORDERED",
     "TE",
     "CallOp",
     "CheckOp",

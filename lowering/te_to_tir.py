@@ -62,10 +62,8 @@ def _reduce_init(kind: ReduceKind, elem: Attribute) -> float | int:
 
 #: A float sum reduction may be reassociated: LLVM then vectorizes a reduce loop
 #: over contiguous elements (partial sums in vector lanes, added at the end), as
-#: TVM's rfactor and every BLAS-like library do;
-#: the order of the additions is the only change. A compute marked `ordered`
-#: (`relay.sum {ordered}`, a layer norm's variance) adds in the order its
-#: schedule gives (index order, or in each of its lanes), without these flags.
+#: TVM's rfactor and every BLAS-like library do; the order of the additions is
+#: the only change. A compute marked `te.ORDERED` gets neither flag.
 REASSOCIATE = arith.FastMathFlagsAttr([arith.FastMathFlag.REASSOC, arith.FastMathFlag.ALLOW_CONTRACT])
 
 
@@ -87,7 +85,7 @@ def _accumulate(
     """`buf[idx] = combine(buf[idx], value)` by `op`'s reduction."""
     assert op.reduce is not None
     acc = x.emit(tir.LoadOp(buf, idx))
-    x.builder.insert(tir.StoreOp(_combine(x, op.reduce.data, acc, value, "ordered" in op.attributes), buf, idx))
+    x.builder.insert(tir.StoreOp(_combine(x, op.reduce.data, acc, value, te.ORDERED in op.attributes), buf, idx))
 
 
 def _halve(x: Inserter, op: te.ComputeOp, partial: SSAValue, lanes: int) -> None:

@@ -7,12 +7,12 @@
 // overlap their latencies, the outer loops parallel. A plain sum keeps the
 // default reduction template (its last reduce axis rfactored over the lanes).
 // CHECK-LABEL: te.func @sum
-// CHECK:         te.compute (%{{.*}}, %{{.*}}, %{{.*}}) reduce sum (%{{.*}}) [128] attributes {ordered, schedule = "split(i1, 8); reorder(i0, i1.o, i2, r0, i1.i); fuse(i0, i1.o); parallel(i0.i1.o); cache_write(i0.i1.o); unroll(i1.i)"} : tensor<12x128x1xf32>
+// CHECK:         te.compute (%{{.*}}, %{{.*}}, %{{.*}}) reduce sum (%{{.*}}) [128] attributes {schedule = "split(i1, 8); reorder(i0, i1.o, i2, r0, i1.i); fuse(i0, i1.o); parallel(i0.i1.o); cache_write(i0.i1.o); unroll(i1.i)", ordered} : tensor<12x128x1xf32>
 // CHECK-LABEL: te.func @sum_1
 // CHECK:         te.compute (%{{.*}}, %{{.*}}, %{{.*}}) reduce sum (%{{.*}}) [128] : tensor<12x128x1xf32>
 // A row count no multiple of 8: the rows one by one.
 // CHECK-LABEL: te.func @sum_2
-// CHECK:         te.compute (%{{.*}}) reduce sum (%{{.*}}) [10] attributes {ordered, schedule = ""} : tensor<3xf32>
+// CHECK:         te.compute (%{{.*}}) reduce sum (%{{.*}}) [10] attributes {schedule = "", ordered} : tensor<3xf32>
 func.func @main(%x: tensor<12x128x128xf32>, %y: tensor<3x10xf32>) -> (tensor<12x128x1xf32>, tensor<12x128x1xf32>, tensor<3xf32>) {
   %0 = relay.sum %x {axes = array<i64: 2>, keepdims, ordered} : (tensor<12x128x128xf32>)
   %1 = relay.sum %x {axes = array<i64: 2>, keepdims} : (tensor<12x128x128xf32>)

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import IntegerType, StringAttr, TensorType
+from xdsl.dialects.builtin import IntegerType, StringAttr, TensorType, UnitAttr
 from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -65,12 +65,15 @@ class Kernel:
         return op.result
 
 
-def scheduled(result: SSAValue, sched: Schedule) -> None:
+def scheduled(result: SSAValue, sched: Schedule, ordered: bool = False) -> None:
     """Attach `sched` to the `te.compute` that defines `result` (TVM's strategy:
-    an op's compute comes with its schedule)."""
+    an op's compute comes with its schedule); `ordered`: its reduction adds in
+    the order the schedule gives (`te.ORDERED`)."""
     owner = result.owner
     assert isinstance(owner, te.ComputeOp)
     owner.attributes["schedule"] = StringAttr(str(sched))
+    if ordered:
+        owner.attributes[te.ORDERED] = UnitAttr()
 
 
 # --------------------------------------------------------------- the table

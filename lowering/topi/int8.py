@@ -120,10 +120,9 @@ class _ResidualAdd:
         self.op = op
         scale, r_scale, y_scale = (b.load(v, []) for v in (s, rs, ys))
         self.r_zp, y_zp = b.load(rz, []), b.load(yz, [])
-        ratio, r_ratio = (b.emit(arith.DivfOp(v, y_scale)) for v in (scale, r_scale))
-        # (lhs, its ratio, its zero point), (rhs, ...): the residual on the side it was
-        sides = [(True, r_ratio, self.r_zp), (False, ratio, zp)] if op.residual_lhs else [(False, ratio, zp), (True, r_ratio, self.r_zp)]
-        (self.lhs_residual, self.lhs_ratio, lhs_zp), (_, self.rhs_ratio, rhs_zp) = sides
+        mine = (b.emit(arith.DivfOp(scale, y_scale)), zp)
+        theirs = (b.emit(arith.DivfOp(r_scale, y_scale)), self.r_zp)
+        (self.lhs_ratio, lhs_zp), (self.rhs_ratio, rhs_zp) = (theirs, mine) if op.residual_lhs else (mine, theirs)
         both = b.emit(mathd.FmaOp(self.lhs_ratio, b.cast(lhs_zp, f32), b.emit(arith.MulfOp(self.rhs_ratio, b.cast(rhs_zp, f32)))))
         self.offset = b.emit(arith.SubfOp(b.cast(y_zp, f32), both))
         self.y_zp = y_zp
@@ -133,7 +132,7 @@ class _ResidualAdd:
         lanes `q` (exact in f32: no need to narrow them first)."""
         lanes = q.type.element_count()  # type: ignore[attr-defined]
         r = _float(b, b.emit(tir.LoadOp(self.residual, at, VectorType(self.r_zp.type, [lanes]))))
-        lhs, rhs = (r, _float(b, q)) if self.lhs_residual else (_float(b, q), r)
+        lhs, rhs = (r, _float(b, q)) if self.op.residual_lhs else (_float(b, q), r)
         inner = b.emit(mathd.FmaOp(rhs, _splat(b, self.rhs_ratio, lanes), _splat(b, self.offset, lanes)))
         total = b.emit(mathd.FmaOp(lhs, _splat(b, self.lhs_ratio, lanes), inner))
         lo, hi = self.op.output_range()

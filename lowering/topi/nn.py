@@ -8,7 +8,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import UnitAttr, f32, f64, i64
+from xdsl.dialects.builtin import f32, f64, i64
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay, te
@@ -230,8 +230,8 @@ def _moments(
         owner = sq.owner
         assert isinstance(owner, te.ComputeOp)
         knobs = cpu.ReductionKnobs(MOMENT_LANES, DEFAULT_GRAIN)
-        scheduled(sq, cpu.reduction(cpu.hinted(owner.extents), cpu.hinted(owner.reduce_shape), 32, knobs))
-        owner.attributes["ordered"] = UnitAttr()  # (each lane in index order)
+        # each lane in index order
+        scheduled(sq, cpu.reduction(cpu.hinted(owner.extents), cpu.hinted(owner.reduce_shape), 32, knobs), ordered=True)
     var = k.compute(
         _ttype(sq), lambda e, i: e.div(e.read(sq, i), _c(e, count, e.read(sq, i)))
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import UnitAttr, i64
+from xdsl.dialects.builtin import i64
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay, te
@@ -46,8 +46,7 @@ def reduce(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     out = reduction(k, src, axes, keep, _REDUCE_KIND[type(op)], _read_at(x))
     if relay.flag_prop(op, "ordered") and isinstance(out.owner, te.ComputeOp) and out.owner.reduce is not None:
         compute = out.owner  # in index order: no reassociation, no lane partials
-        compute.attributes["ordered"] = UnitAttr()
-        scheduled(out, cpu.ordered_reduction(cpu.hinted(compute.extents), cpu.hinted(compute.reduce_shape)))
+        scheduled(out, cpu.ordered_reduction(cpu.hinted(compute.extents), cpu.hinted(compute.reduce_shape)), ordered=True)
     if not isinstance(op, relay.MeanOp) or not axes:
         return out
     count = math.prod(dims(src)[a] for a in axes)
