@@ -30,9 +30,9 @@ from xdsl.dialects.builtin import (
 
 # Importing the pass packages registers their passes.
 import lamina.lowering
-import lamina.passes.byoc
-import lamina.passes.graph
-import lamina.passes.tir  # noqa: F401
+import lamina.transforms.byoc
+import lamina.transforms.graph
+import lamina.transforms.tir  # noqa: F401
 from lamina import host
 from lamina.abi import PARAMS_ATTR, WORKSPACE_SIZE_ATTR
 from lamina.backends import load_external, parse_targets

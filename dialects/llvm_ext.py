@@ -7,7 +7,7 @@
   one replaces it in `LLVMWithExt`).
 
 Their translation to LLVM IR, with lamina's other fixes to xDSL's emitter, is in
-`lamina.target.translate`. Load `LLVMExt` next to xDSL's `LLVM` in a context (it is
+`lamina.codegen.translate`. Load `LLVMExt` next to xDSL's `LLVM` in a context (it is
 named `llvm_ext` because the name `llvm` is taken), or, to parse integer masked
 stores too, register `LLVMWithExt` in place of xDSL's: a `llvm` dialect that
 holds both.

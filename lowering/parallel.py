@@ -1,4 +1,4 @@
-"""Parallel loops, outlined for threads (the glue is `lamina.target.parallel`).
+"""Parallel loops, outlined for threads (the glue is `lamina.codegen.parallel`).
 
 `outline_parallel_loops` (run by `lower-tir-to-llvm` first) moves the body of each
 top-level `tir.for parallel` of a kernel into a kernel of its own,
@@ -6,7 +6,7 @@ top-level `tir.for parallel` of a kernel into a kernel of its own,
 range[1]` serially, and replaces the loop by a call of `<kernel>_par<n>_launch
 (buffers...)`. The loop is recorded in the module attribute `lamina.parallel`.
 
-When the module is translated to LLVM IR, `lamina.target.parallel` defines each
+When the module is translated to LLVM IR, `lamina.codegen.parallel` defines each
 launcher on libgomp. In a kernel over symbolic sizes, the body also takes the
 kernel's sizes (after `range`), recomputes the index arithmetic on them it uses,
 and a bound that is a size expression is passed to the launcher at run time. A
@@ -32,7 +32,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from lamina.dialects import tir
 from lamina.dialects.tir import AllocScope, ForKind
-from lamina.passes.tir.unroll import constant_index, loop_bounds, set_kind
+from lamina.transforms.tir.unroll import constant_index, loop_bounds, set_kind
 
 ATTR = "lamina.parallel"
 

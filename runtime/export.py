@@ -56,11 +56,11 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from lamina import host
 from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY, EXTERNAL_LIBRARIES_ATTR
 from lamina.backends.cc import built_library, static_object
+from lamina.codegen.codegen import compile_object, object_from_ir
 from lamina.errors import CompileError, LaminaError
 from lamina.fileio import check_writable, temporary_folder, write_atomic_with
 from lamina.process import run_tool
 from lamina.symbolic import Dim
-from lamina.target.codegen import compile_object, object_from_ir
 from lamina.version import __version__
 
 FORMAT = "lamina-shared-library"

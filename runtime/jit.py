@@ -1,7 +1,7 @@
 """The JIT: lowered modules compiled for the host and loaded into the process.
 
 `jit_compile` translates a module of `llvm.func`s (after `lower-tir-to-llvm`),
-optimizes it for the host (`lamina.target.codegen`) and loads it with MCJIT,
+optimizes it for the host (`lamina.codegen.codegen`) and loads it with MCJIT,
 reusing object code from the disk cache (`lamina.runtime.cache`) when the module
 is unchanged. The first JIT compile loads the runtime libraries native code calls
 (libm, libgomp, libmvec) into the process.
@@ -28,15 +28,15 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr
 
 from lamina import host
 from lamina.abi import INTERMEDIATE_BYTES_ATTR, PARAMS_ATTR, WORKSPACE_SIZE_ATTR
-from lamina.errors import CompileError
-from lamina.runtime.cache import cache_get, cache_key, cache_put
-from lamina.target.codegen import (
+from lamina.codegen.codegen import (
     LLVM_LOCK,
     check_opt_level,
     optimize,
     parse_ir,
     translate,
 )
+from lamina.errors import CompileError
+from lamina.runtime.cache import cache_get, cache_key, cache_put
 
 _initialized = False
 

@@ -16,7 +16,7 @@ from functools import cache
 import llvmlite.binding as llvm
 
 from lamina import host
-from lamina.target.codegen import LLVM_LOCK, parse_ir
+from lamina.codegen.codegen import LLVM_LOCK, parse_ir
 
 #: Independent FMA chains: enough to cover the FMA latency of every unit
 #: (4-5 cycles x 2 units on current x86 hosts).

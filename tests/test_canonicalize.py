@@ -10,8 +10,8 @@ from xdsl.dialects import func
 
 import lamina
 from lamina.passes import PassContext, all_passes, pass_opt_level, run_pipeline
-from lamina.passes.graph.canonicalize import CanonicalizePass
-from lamina.passes.graph.fold_constant import evaluate
+from lamina.transforms.graph.canonicalize import CanonicalizePass
+from lamina.transforms.graph.fold_constant import evaluate
 
 
 def _t(shape) -> str:

@@ -19,7 +19,7 @@ from lamina import passes as manager
 from lamina.dialects import relay
 from lamina.dialects.constants import INLINE_LIMIT, constant_data, make_constant
 from lamina.dialects.dtypes import element_type
-from lamina.passes.graph.fold_constant import EVALUATORS, fold_constants
+from lamina.transforms.graph.fold_constant import EVALUATORS, fold_constants
 
 rng = np.random.default_rng(0)
 

@@ -24,9 +24,9 @@ from lamina.dialects import relay
 from lamina.dialects.relay import OpPattern
 from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.errors import LaminaError
-from lamina.passes.graph.fold_constant import evaluate
-from lamina.passes.graph.fuse_ops import fuse_ops, op_pattern
 from lamina.pattern import DominatorPattern, is_op, partition, wildcard
+from lamina.transforms.graph.fold_constant import evaluate
+from lamina.transforms.graph.fuse_ops import fuse_ops, op_pattern
 
 
 def fused_groups(module: Operation) -> list[list[str]]:

@@ -209,7 +209,7 @@ def _residual_model(c: int, h: int, conv_lhs: bool) -> tuple:
 def test_a_residual_add_fuses_into_the_conv_bit_exactly(c: int, h: int, conv_lhs: bool, vnni: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """The fused write-back gives what the add as a kernel of its own gives,
     bit for bit, and what onnxruntime's QLinearAdd gives."""
-    from lamina.passes.graph import qnn_legalize
+    from lamina.transforms.graph import qnn_legalize
 
     if not vnni:
         monkeypatch.setattr(llvm_arith, "vnni_lanes", lambda: 0)

@@ -10,7 +10,7 @@ import pytest
 from xdsl.dialects import func
 
 import lamina
-from lamina.passes.graph.fold_constant import evaluate
+from lamina.transforms.graph.fold_constant import evaluate
 from tests.test_onnx_ops import RNG, Case, check, model_of, rand
 
 

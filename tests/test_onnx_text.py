@@ -14,7 +14,7 @@ from onnx import TensorProto
 from xdsl.dialects import func
 
 import lamina
-from lamina.passes.graph.fold_constant import evaluate
+from lamina.transforms.graph.fold_constant import evaluate
 from tests.test_onnx_ops import RNG, Case, check, model_of
 
 _MODES = ("TF", "IDF", "TFIDF")

@@ -80,7 +80,7 @@ def test_the_op_is_fused_folded_and_round_trips(site: Path, tmp_path: Path) -> N
         import numpy as np
         import lamina
         from lamina.passes import PassContext, run_pipeline
-        from lamina.passes.graph.fold_constant import EVALUATORS
+        from lamina.transforms.graph.fold_constant import EVALUATORS
         from lamina_example_op.model import squareplus_model
 
         # the text form round-trips, and the verifier checks b

@@ -44,7 +44,6 @@ from lamina.dialects.relay import OpPattern
 from lamina.dialects.relay_region import FusedOp
 from lamina.dialects.resources import blobs
 from lamina.errors import LaminaError
-from lamina.passes.graph.fold_constant import EVALUATORS, evaluate
 from lamina.pattern import (
     AltPattern,
     AttrPattern,
@@ -75,6 +74,7 @@ from lamina.pattern import (
     rewrite,
     wildcard,
 )
+from lamina.transforms.graph.fold_constant import EVALUATORS, evaluate
 
 K_ELEMWISE = OpPattern.ELEMWISE
 K_BROADCAST = OpPattern.BROADCAST

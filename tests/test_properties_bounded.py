@@ -12,8 +12,8 @@ import lamina
 from lamina import passes as manager
 from lamina.dialects import relay
 from lamina.errors import LaminaError
-from lamina.passes.graph import canonicalize, simplify_inference
 from lamina.pattern import is_op, rewrite, wildcard
+from lamina.transforms.graph import canonicalize, simplify_inference
 
 GRAPH = """
 func.func @main(%x: tensor<1x4xf32>) -> tensor<1x3xf32> {

@@ -34,7 +34,7 @@ from xdsl.printer import Printer
 import lamina
 from lamina.dialects import relay
 from lamina.dialects.constants import constant_data
-from lamina.passes.graph.fold_constant import EVALUATORS
+from lamina.transforms.graph.fold_constant import EVALUATORS
 
 F32 = np.float32
 #: Multiplies the examples per property (LAMINA_PROPERTY_SCALE=10 for a long run).

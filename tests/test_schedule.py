@@ -37,10 +37,10 @@ from lamina.lowering.strategy.cpu import GemmKnobs, gemm, injective, reduction
 from lamina.lowering.strategy.dispatch import TemplateCall
 from lamina.lowering.te_to_tir import LowerTeToTirPass
 from lamina.lowering.tir_to_llvm import LowerTirToLlvmPass
-from lamina.passes.tir.unroll import TirUnrollPass
-from lamina.passes.tir.vectorize import TirVectorizePass
 from lamina.runtime.jit import NativeModule, jit_compile
 from lamina.runtime.model import aligned, aligned_empty, set_num_threads
+from lamina.transforms.tir.unroll import TirUnrollPass
+from lamina.transforms.tir.vectorize import TirVectorizePass
 
 # ------------------------------------------------------------------ the language
 _names = st.sampled_from(["i0", "i1", "r0", "i0.o", "i1.i", "r0.o", "i0.i1", "i1.i.o"])

@@ -9,8 +9,8 @@ from xdsl.dialects import func
 
 import lamina
 from lamina import passes as manager
-from lamina.passes.graph.fold_constant import evaluate
-from lamina.passes.graph.simplify_expr import simplify_expr
+from lamina.transforms.graph.fold_constant import evaluate
+from lamina.transforms.graph.simplify_expr import simplify_expr
 
 
 def body_ops(module) -> list[str]:

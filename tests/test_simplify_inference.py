@@ -18,9 +18,9 @@ from xdsl.dialects import func
 import lamina
 from lamina.dialects.relay_region import FusedOp
 from lamina.passes import PassContext, run_pipeline
-from lamina.passes.graph.fold_constant import evaluate
-from lamina.passes.graph.simplify_inference import simplify_inference
 from lamina.tools.models import resnet18
+from lamina.transforms.graph.fold_constant import evaluate
+from lamina.transforms.graph.simplify_inference import simplify_inference
 
 
 def _dense(a: np.ndarray) -> str:

@@ -17,10 +17,10 @@ from lamina.dialects import tir
 from lamina.dialects.tir import ForKind
 from lamina.ir import parse
 from lamina.lowering.tir_to_llvm import LowerTirToLlvmPass
-from lamina.passes.tir.unroll import TirUnrollPass
-from lamina.passes.tir.vectorize import TirVectorizePass
 from lamina.runtime.jit import jit_compile
 from lamina.runtime.model import aligned, aligned_empty
+from lamina.transforms.tir.unroll import TirUnrollPass
+from lamina.transforms.tir.vectorize import TirVectorizePass
 
 
 # ------------------------------------------------------------------ helpers

@@ -16,12 +16,12 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr
 from xdsl.parser import Parser
 
 import lamina.dialects.resources  # noqa: F401  (before any dense_resource parsing)
+from lamina.codegen.codegen import compile_object, llvm_ir
 from lamina.dialects.llvm_ext import LLVMExt
 from lamina.dialects.tir import TIR
 from lamina.errors import LoweringError
 from lamina.lowering.tir_to_llvm import LowerTirToLlvmPass, plan_workspace
 from lamina.runtime.jit import NativeModule, jit_compile
-from lamina.target.codegen import compile_object, llvm_ir
 
 ALIGN = 64
 

@@ -25,7 +25,7 @@ from lamina.lowering.topi.winograd import (
     winograd_matrices,
 )
 from lamina.passes import PassContext, run_pipeline
-from lamina.passes.graph.fold_constant import evaluate
+from lamina.transforms.graph.fold_constant import evaluate
 
 LANES = host.cpu().lanes(32)
 RNG = np.random.default_rng(3)

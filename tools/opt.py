@@ -1,6 +1,6 @@
 """`lamina-opt`: xdsl-opt with lamina's dialects, passes and the `llvm` target.
 
-Passes run through lamina's pass manager (`lamina.lamina.passes`), so besides every
+Passes run through lamina's pass manager (`lamina.passes`), so besides every
 xdsl-opt flag there are mlir-opt's and TVM's pass-manager options:
 
     lamina-opt m.mlir -p default --opt-level 2       # named pipelines are passes
@@ -59,6 +59,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, ShrinkExcepti
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from lamina import driver, passes  # noqa: F401 (driver: every pass registered)
+from lamina.codegen.codegen import LlvmTarget
 from lamina.dialects import resources
 from lamina.dialects.dominance import verify_ssa_order
 from lamina.dialects.parser import make_parser
@@ -66,7 +67,6 @@ from lamina.errors import InternalError, IRError, LaminaError
 from lamina.fileio import write_atomic
 from lamina.ir import lamina_dialects, one_line, parse_error, verify_error
 from lamina.passes.registry import parse_passes
-from lamina.target.codegen import LlvmTarget
 
 #: The first line of a crash reproducer; the rest of the line is the arguments.
 REPRODUCER_HEADER = "// lamina-opt reproducer:"

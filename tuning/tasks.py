@@ -45,7 +45,7 @@ from lamina.lowering.strategy.dispatch import ORIGIN_ATTR, Implementation, Templ
 from lamina.lowering.strategy.knobs import Knobs, Space
 from lamina.lowering.strategy.sites import SCHEDULE_ATTR, Site, anchor, kernel_sites
 from lamina.passes import PassContext, run_pipeline
-from lamina.passes.graph.conv2d_winograd import ORIGINS, TILE_SIZE, WINOGRAD
+from lamina.transforms.graph.conv2d_winograd import ORIGINS, TILE_SIZE, WINOGRAD
 from lamina.tuning.records import DEFAULT_IMPLEMENTATION
 
 #: The kernel's name in a task's standalone module.

@@ -2,7 +2,7 @@
 
 Input: a module of `tir.prim_func` kernels, optionally one entry `func.func @main`
 over memrefs (and `func.func` declarations of external kernels). Output: only
-`llvm.func` ops, ready for `lamina.target.translate.convert_module`.
+`llvm.func` ops, ready for `lamina.codegen.translate.convert_module`.
 
 Each function is lowered in four sweeps, so that every step sees the information
 it needs:

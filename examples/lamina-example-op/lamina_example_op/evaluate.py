@@ -1,5 +1,5 @@
 """The numpy evaluator of `relay.squareplus`, used by fold-constant (and by the
-graph-level reference interpreter `lamina.passes.graph.fold_constant.evaluate`)."""
+graph-level reference interpreter `lamina.transforms.graph.fold_constant.evaluate`)."""
 
 from __future__ import annotations
 

@@ -50,8 +50,8 @@ from lamina.dialects import qnn, relay
 from lamina.dialects.constants import make_constant
 from lamina.dialects.relay.base import int_prop, ints_prop, shape_of
 from lamina.passes import record_statistic
-from lamina.passes.graph.qdq_params import constant_value
 from lamina.passes.registry import register_pass
+from lamina.transforms.graph.qdq_params import constant_value
 
 I32 = IntegerType(32)
 

@@ -30,9 +30,9 @@ from xdsl.passes import ModulePass
 
 from lamina.backends.registry import configured_targets, get_target, run_check
 from lamina.passes import record_statistic
-from lamina.passes.byoc.regions import COMPOSITE, graph_functions, location
 from lamina.passes.registry import register_pass
 from lamina.pattern import Match, partition
+from lamina.transforms.byoc.regions import COMPOSITE, graph_functions, location
 
 
 @register_pass

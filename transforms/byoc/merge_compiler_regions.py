@@ -27,13 +27,13 @@ from xdsl.passes import ModulePass
 
 from lamina.dialects.outline import outline_fused
 from lamina.passes import record_statistic
-from lamina.passes.byoc.regions import (
+from lamina.passes.registry import register_pass
+from lamina.transforms.byoc.regions import (
     COMPILER,
     TARGET,
     graph_blocks,
     str_attr,
 )
-from lamina.passes.registry import register_pass
 
 
 class _Regions:

@@ -54,10 +54,10 @@ from xdsl.traits import IsTerminator, is_side_effect_free
 from lamina.dialects import qnn, relay
 from lamina.dialects.relay.base import OpPattern, int_prop, ints_prop, is_float
 from lamina.passes import record_statistic
-from lamina.passes.graph import qdq_params as qp
-from lamina.passes.graph.qdq_params import I32, Quantized, Reason
 from lamina.passes.registry import register_pass
 from lamina.pattern import Match, Pattern, PatternCallback, is_op, rewrite, wildcard
+from lamina.transforms.graph import qdq_params as qp
+from lamina.transforms.graph.qdq_params import I32, Quantized, Reason
 
 Reasons = dict[Operation, Reason]
 #: Ops that move or select values, or take a max: they commute with a monotone

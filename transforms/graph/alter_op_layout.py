@@ -68,20 +68,20 @@ from lamina.dialects.constants import make_constant, value_data
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.lowering.strategy.cpu import is_gemm_conv
 from lamina.passes import record_statistic
-from lamina.passes.graph.dense_pack import pack_product
-from lamina.passes.graph.layout_propagation import (
+from lamina.passes.registry import register_pass
+from lamina.transforms.graph.dense_pack import pack_product
+from lamina.transforms.graph.layout_propagation import (
     blocked_source,
     propagate,
     replace,
     transform,
 )
-from lamina.passes.graph.window_layout import (
+from lamina.transforms.graph.window_layout import (
     channel_block,
     depthwise_nchwc,
     is_depthwise,
     max_pool_nchwc,
 )
-from lamina.passes.registry import register_pass
 
 
 def _dense(op: relay.DenseOp) -> bool:

@@ -1,6 +1,6 @@
 """LLVM IR and object code for the host, from a module lowered to the llvm dialect.
 
-The lowered module is translated to llvmlite IR (`lamina.target.translate`),
+The lowered module is translated to llvmlite IR (`lamina.codegen.translate`),
 verified, optimized with LLVM's new pass manager for the host CPU
 (`lamina.host.target_machine`) and compiled. LLVM's global context is shared by
 everything in the process that touches LLVM: hold `LLVM_LOCK` while doing so.
@@ -19,8 +19,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
 from lamina import host
+from lamina.codegen.translate import convert_module
 from lamina.errors import CompileError
-from lamina.target.translate import convert_module
 
 #: Held while using LLVM (translation, optimization, code generation, the JIT).
 LLVM_LOCK = threading.RLock()

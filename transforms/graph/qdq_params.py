@@ -30,7 +30,7 @@ from xdsl.ir import Attribute, OpResult, SSAValue
 from lamina.dialects import qnn, relay
 from lamina.dialects.constants import make_constant, value_data
 from lamina.dialects.dtypes import element_type, numpy_dtype
-from lamina.passes.graph.fold_constant import EVALUATORS, NotFoldable
+from lamina.transforms.graph.fold_constant import EVALUATORS, NotFoldable
 
 #: Why a chain stays in float, e.g. "scale-not-constant".
 Reason: TypeAlias = str

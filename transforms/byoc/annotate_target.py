@@ -36,7 +36,8 @@ from lamina.dialects import relay
 from lamina.dialects.relay_region import FusedOp
 from lamina.errors import LaminaError
 from lamina.passes import record_statistic
-from lamina.passes.byoc.regions import (
+from lamina.passes.registry import register_pass
+from lamina.transforms.byoc.regions import (
     COMPILER,
     COMPOSITE,
     REJECTED,
@@ -45,7 +46,6 @@ from lamina.passes.byoc.regions import (
     location,
     str_attr,
 )
-from lamina.passes.registry import register_pass
 
 
 def composite_target(op: FusedOp, targets: dict[str, Target]) -> str | None:

@@ -1,6 +1,6 @@
 """Graph-level (relay) passes; importing the package registers them."""
 
-from lamina.passes.graph import (  # noqa: F401
+from lamina.transforms.graph import (  # noqa: F401
     alter_op_layout,
     canonicalize,
     conv2d_winograd,

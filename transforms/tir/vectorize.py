@@ -42,7 +42,7 @@ from lamina.abi import MAX_LOAD_STRIDE
 from lamina.dialects import tir
 from lamina.dialects.tir import AllocScope, ForKind
 from lamina.passes.registry import register_pass
-from lamina.passes.tir.unroll import constant_index, loop_bounds, set_kind
+from lamina.transforms.tir.unroll import constant_index, loop_bounds, set_kind
 
 
 class _Unsupported(Exception):

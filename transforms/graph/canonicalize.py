@@ -41,7 +41,7 @@ from xdsl.transforms.canonicalize import CanonicalizePass as XdslCanonicalizePas
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from lamina.passes import max_iterations, not_converged, register_pass
-from lamina.passes.graph.simplify_expr import simplify_expr
+from lamina.transforms.graph.simplify_expr import simplify_expr
 
 
 class _OverBudget(BaseException):

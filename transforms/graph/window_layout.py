@@ -28,7 +28,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from lamina import host
 from lamina.dialects import relay
 from lamina.dialects.constants import make_constant, value_data
-from lamina.passes.graph.layout_propagation import replace, transform
+from lamina.transforms.graph.layout_propagation import replace, transform
 
 
 def channel_block(channels: int, whole: bool = False) -> int | None:

@@ -12,7 +12,7 @@ This is the one place where lamina patches over gaps in xDSL 0.74's emitter
   `llvm.exp.v16f32`);
 - `llvm.func` linkage is honoured (xDSL emits every function as external);
 - the parallel loops outlined by the lowering get their libgomp glue
-  (`lamina.target.parallel`);
+  (`lamina.codegen.parallel`);
 - xDSL's `NotImplementedError`s become `lamina.errors.CompileError`s.
 """
 
@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import LLVMTranslationException
 
+from lamina.codegen.parallel import emit_parallel_glue
 from lamina.dialects.llvm_ext import (
     ExtractElementOp,
     FPToSIOp,
@@ -40,7 +41,6 @@ from lamina.dialects.llvm_ext import (
 )
 from lamina.errors import CompileError
 from lamina.lowering.parallel import parallel_loops
-from lamina.target.parallel import emit_parallel_glue
 
 ValueMap = dict[SSAValue, ir.Value]
 _Converter = Callable[[Operation, ir.IRBuilder, ValueMap], None]

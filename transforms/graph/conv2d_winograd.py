@@ -56,9 +56,9 @@ from lamina.lowering.topi.winograd import (
     weight_transform,
 )
 from lamina.passes import PassContext, record_statistic, register_config
-from lamina.passes.graph.fold_constant import register_evaluator
-from lamina.passes.graph.layout_propagation import replace, transform
 from lamina.passes.registry import register_pass
+from lamina.transforms.graph.fold_constant import register_evaluator
+from lamina.transforms.graph.layout_propagation import replace, transform
 
 TILE_SIZE = register_config(
     "conv2d-winograd.tile-size",

@@ -20,7 +20,7 @@ from xdsl.ir import Operation
 from lamina import host
 from lamina.dialects import relay
 from lamina.dialects.constants import make_constant, value_data
-from lamina.passes.graph.layout_propagation import replace
+from lamina.transforms.graph.layout_propagation import replace
 
 
 def pack_panels(w: np.ndarray, nb: int) -> np.ndarray:

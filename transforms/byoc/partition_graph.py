@@ -29,14 +29,14 @@ from xdsl.rewriter import Rewriter
 from lamina.dialects.outline import outline_fused
 from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.passes import record_statistic
-from lamina.passes.byoc.regions import (
+from lamina.passes.registry import register_pass
+from lamina.transforms.byoc.regions import (
     COMPILER,
     TARGET,
     graph_functions,
     hoist_constants,
     str_attr,
 )
-from lamina.passes.registry import register_pass
 
 
 def outline(module: ModuleOp) -> list[func.FuncOp]:

@@ -31,8 +31,8 @@ from lamina.dialects import te
 from lamina.dialects.shapes import is_symbolic
 from lamina.errors import LaminaError
 from lamina.passes import record_statistic
-from lamina.passes.byoc.regions import COMPILER, str_attr
 from lamina.passes.registry import register_pass
+from lamina.transforms.byoc.regions import COMPILER, str_attr
 
 LIBRARIES = "lamina.external_libraries"
 

@@ -46,9 +46,13 @@ from lamina.dialects.qnn_packed import (
     DensePackedOp,
 )
 from lamina.passes import record_statistic
-from lamina.passes.graph.layout_propagation import blocked_source, replace, transform
-from lamina.passes.graph.qdq_params import constant_value
 from lamina.passes.registry import register_pass
+from lamina.transforms.graph.layout_propagation import (
+    blocked_source,
+    replace,
+    transform,
+)
+from lamina.transforms.graph.qdq_params import constant_value
 
 
 def lanes() -> int:
