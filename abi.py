@@ -32,6 +32,8 @@ WORKSPACE_SIZE_ATTR = "lamina.workspace_size"
 INTERMEDIATE_BYTES_ATTR = "lamina.intermediate_bytes"
 #: Module attribute: shared libraries the BYOC-generated code calls into.
 EXTERNAL_LIBRARIES_ATTR = "lamina.external_libraries"
+#: Module attribute: the target (its string form) the module was lowered for.
+TARGET_ATTR = "lamina.target_spec"
 #: Argument/result attribute: the ONNX name of a model input or output.
 NAME_ATTR = "lamina.name"
 
@@ -44,5 +46,6 @@ __all__ = [
     "MAX_LOAD_STRIDE",
     "NAME_ATTR",
     "PARAMS_ATTR",
+    "TARGET_ATTR",
     "WORKSPACE_SIZE_ATTR",
 ]

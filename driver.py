@@ -33,7 +33,6 @@ import lamina.lowering
 import lamina.transforms.byoc
 import lamina.transforms.graph
 import lamina.transforms.tir  # noqa: F401
-from lamina import host
 from lamina.abi import PARAMS_ATTR, WORKSPACE_SIZE_ATTR
 from lamina.backends import load_external, parse_targets
 from lamina.dialects import relay
@@ -56,6 +55,7 @@ from lamina.runtime.dynamic import DynamicPlan
 from lamina.runtime.jit import jit_compile
 from lamina.runtime.model import CompiledModel, TensorSpec, aligned
 from lamina.symbolic import Dim, Sym
+from lamina.target import Target
 from lamina.tuning.records import TuningRecords, load_records, warn
 
 # ----------------------------------------------------------------- the pipeline
@@ -320,15 +320,11 @@ def _with_byoc_targets(
     and the targets' codegens read."""
     if not names:
         return pctx
-    return PassContext(
-        opt_level=pctx.opt_level,
-        required_passes=pctx.required_passes,
-        disabled_passes=pctx.disabled_passes,
-        instruments=pctx.instruments,
+    return pctx.replace(
         config={
             **pctx.config,
             "byoc.targets": ",".join(names),
-            "byoc.num-threads": num_threads or host.default_threads(),
+            "byoc.num-threads": num_threads or pctx.target.num_threads,
         },
     )
 
@@ -341,6 +337,7 @@ def compile(
     input_shapes: dict[str, Sequence[int]] | None = None,
     pass_context: PassContext | None = None,
     tuning_records: str | os.PathLike[str] | TuningRecords | None = None,
+    target: str | Target | None = None,
 ) -> CompiledModel:
     """Compile an ONNX model (path or ModelProto) or a graph-level module.
 
@@ -352,6 +349,9 @@ def compile(
     each kernel with a record for this CPU its best schedule; the others keep
     the default. What the records leave out (another CPU's, a record that no
     longer fits its kernel) is said in `TuningNote` warnings.
+
+    `target` (a `Target` or its string, `lamina.target`) is what the code is
+    for; the default is this machine (or `pass_context`'s target).
 
     The weight blobs the compile creates (imported, folded, relaid out) are
     released when it returns: the model holds aligned copies of its weights."""
@@ -366,7 +366,9 @@ def compile(
     tuned = records.dispatch() if records is not None else None
     with blobs.recording() as created, dispatch.using(tuned):
         try:
-            return _compile(model, opt_level, targets, num_threads, input_shapes, pass_context)
+            return _compile(
+                model, opt_level, targets, num_threads, input_shapes, pass_context, target
+            )
         finally:
             blobs.release(created)
             if tuned is not None:
@@ -380,6 +382,7 @@ def _compile(
     num_threads: int | None,
     input_shapes: dict[str, Sequence[int]] | None,
     pass_context: PassContext | None,
+    target: str | Target | None = None,
 ) -> CompiledModel:
     target_names = parse_targets(targets) if targets else []
     module = model.clone() if isinstance(model, ModuleOp) else from_onnx(model, input_shapes)
@@ -391,6 +394,8 @@ def _compile(
         check_size(f"@main's tensor '{spec.name}'", spec.shape, spec.dtype.itemsize)
     types = resource_types(module)
     pctx = pass_context if pass_context is not None else PassContext(opt_level=opt_level)
+    if target is not None:
+        pctx = pctx.replace(target=Target.parse(target))
     pctx = _with_byoc_targets(pctx, target_names, num_threads)
     run_pipeline(module, "default", pctx, mlir_ctx=context())
     keys = module.attributes.get(PARAMS_ATTR)

@@ -35,7 +35,6 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import Float32Type, Float64Type, TensorType
 from xdsl.ir import Operation, SSAValue
 
-from lamina import host
 from lamina.backends.cc import (
     FunctionGen,
     bcast_index,
@@ -48,7 +47,7 @@ from lamina.backends.cc import (
 from lamina.backends.registry import ExternalFunction, register_target, stable_symbol
 from lamina.dialects import relay
 from lamina.errors import CompileError
-from lamina.passes import PassContext
+from lamina.passes import PassContext, current_target
 
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
 #: Most elements of one im2col buffer (32 MiB of f32); larger patch matrices are
@@ -66,7 +65,7 @@ def _coretype() -> str | None:
     if own:
         return own
     avx512 = ("avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd")
-    return "SkylakeX" if all(host.cpu().has(f) for f in avx512) else None
+    return "SkylakeX" if all(current_target().has(f) for f in avx512) else None
 
 
 @cache
@@ -112,7 +111,7 @@ def openblas_core() -> str:
 
 def set_num_threads(num_threads: int | None = None) -> None:
     """OpenBLAS's thread count (default: LAMINA_NUM_THREADS or every core)."""
-    n = num_threads if num_threads else host.default_threads()
+    n = num_threads if num_threads else current_target().num_threads
     lib = ctypes.CDLL(openblas_library())
     lib.scipy_openblas_set_num_threads(ctypes.c_int(max(1, int(n))))
 

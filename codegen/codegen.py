@@ -1,9 +1,11 @@
-"""LLVM IR and object code for the host, from a module lowered to the llvm dialect.
+"""LLVM IR and object code for a target, from a module lowered to the llvm dialect.
 
 The lowered module is translated to llvmlite IR (`lamina.codegen.translate`),
-verified, optimized with LLVM's new pass manager for the host CPU
-(`lamina.host.target_machine`) and compiled. LLVM's global context is shared by
-everything in the process that touches LLVM: hold `LLVM_LOCK` while doing so.
+verified, optimized with LLVM's new pass manager for the target's CPU
+(`target_machine`) and compiled. The target is the one the module was lowered
+for (its `lamina.target_spec` attribute, which `lower-tir-to-llvm` sets), else
+the host. LLVM's global context is shared by everything in the process that
+touches LLVM: hold `LLVM_LOCK` while doing so.
 """
 
 from __future__ import annotations
@@ -16,14 +18,58 @@ import llvmlite.binding as llvm
 import llvmlite.ir as ir
 from xdsl.backend.llvm.convert import LLVMTarget
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from lamina import host
+from lamina.abi import TARGET_ATTR
 from lamina.codegen.translate import convert_module
 from lamina.errors import CompileError
+from lamina.target import Target
 
 #: Held while using LLVM (translation, optimization, code generation, the JIT).
 LLVM_LOCK = threading.RLock()
+_initialized: set[str] = set()
+
+
+def init_llvm(target: Target | None = None) -> None:
+    """Initialize LLVM's code generator for `target` (default: the host), once."""
+    native = target is None or target.arch == Target.host().arch
+    with LLVM_LOCK:
+        if "native" not in _initialized:
+            llvm.initialize_native_target()
+            llvm.initialize_native_asmprinter()
+            _initialized.add("native")
+        if not native and "all" not in _initialized:
+            llvm.initialize_all_targets()
+            llvm.initialize_all_asmprinters()
+            _initialized.add("all")
+
+
+def target_machine(
+    target: Target | None = None, opt_level: int = 3, *, jit: bool = False
+) -> llvm.TargetMachine:
+    """LLVM's target machine for `target` (default: the host): its triple, CPU
+    and features. Code is position independent, so objects can go into a shared
+    library; `jit` selects the JIT code model (large on 64-bit hosts)."""
+    target = target if target is not None else Target.host()
+    init_llvm(target)
+    try:
+        found = llvm.Target.from_triple(target.triple)
+    except RuntimeError as e:
+        raise CompileError(f"LLVM has no code generator for '{target.triple}': {e}") from e
+    return found.create_target_machine(
+        cpu=target.cpu,
+        features=target.feature_string,
+        opt=opt_level,
+        reloc="pic",
+        codemodel="jitdefault" if jit else "default",
+        jit=jit,
+    )
+
+
+def module_target(module: ModuleOp) -> Target:
+    """The target `module` was lowered for (its `lamina.target_spec`), else the host."""
+    spec = module.attributes.get(TARGET_ATTR)
+    return Target.parse(spec.data) if isinstance(spec, StringAttr) else Target.host()
 
 
 def translate(module: ModuleOp, tm: llvm.TargetMachine) -> ir.Module:
@@ -31,10 +77,12 @@ def translate(module: ModuleOp, tm: llvm.TargetMachine) -> ir.Module:
     return convert_module(module, target_triple=tm.triple, data_layout=str(tm.target_data))
 
 
-def llvm_ir(module: ModuleOp) -> str:
-    """The (unoptimized) LLVM IR of a lowered module, for the host."""
+def llvm_ir(module: ModuleOp, target: Target | None = None) -> str:
+    """The (unoptimized) LLVM IR of a lowered module for `target` (default: the
+    one it was lowered for)."""
+    tm = target_machine(target or module_target(module))
     with LLVM_LOCK:
-        return str(translate(module, host.target_machine()))
+        return str(translate(module, tm))
 
 
 def parse_ir(text: str) -> llvm.ModuleRef:
@@ -75,20 +123,23 @@ def emit_object(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes:
         raise CompileError(f"code generation failed: {e}") from e
 
 
-def compile_object(module: ModuleOp, opt_level: int = 3) -> bytes:
-    """Object code of a lowered module for the host (position independent)."""
+def compile_object(module: ModuleOp, opt_level: int = 3, target: Target | None = None) -> bytes:
+    """Object code of a lowered module (position independent) for `target`
+    (default: the one it was lowered for)."""
     check_opt_level(opt_level)
+    tm = target_machine(target or module_target(module), opt_level)
     with LLVM_LOCK:
-        tm = host.target_machine(opt_level)
         mod = parse_ir(str(translate(module, tm)))
         optimize(mod, tm, opt_level)
         return emit_object(mod, tm)
 
 
-def object_from_ir(optimized_ir: str, opt_level: int = 3) -> bytes:
-    """Object code of already optimized LLVM IR text (code generation only)."""
+def object_from_ir(optimized_ir: str, opt_level: int = 3, target: Target | None = None) -> bytes:
+    """Object code of already optimized LLVM IR text (code generation only), for
+    `target` (default: the host)."""
+    tm = target_machine(target, opt_level)
     with LLVM_LOCK:
-        return emit_object(parse_ir(optimized_ir), host.target_machine(opt_level))
+        return emit_object(parse_ir(optimized_ir), tm)
 
 
 @dataclass(frozen=True)
@@ -105,9 +156,12 @@ __all__ = [
     "check_opt_level",
     "compile_object",
     "emit_object",
+    "init_llvm",
     "llvm_ir",
+    "module_target",
     "object_from_ir",
     "optimize",
     "parse_ir",
+    "target_machine",
     "translate",
 ]

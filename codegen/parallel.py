@@ -2,7 +2,7 @@
 translation to LLVM IR, not in a dialect; so does lamina).
 
 `emit_parallel_glue` defines the launcher of each loop that
-`lamina.lowering.parallel.outline_parallel_loops` outlined: it packs the buffer
+`lamina.lowering.tir_to_llvm.parallel.outline_parallel_loops` outlined: it packs the buffer
 pointers (then a run-time bound and the sizes, as i64) and calls
 `GOMP_parallel(worker, data, threads, 0)`; the worker takes its
 static chunk of the iterations from `omp_get_thread_num()` /
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from lamina.lowering.parallel import ParallelLoop
+from lamina.lowering.tir_to_llvm.parallel import ParallelLoop
 
 _I64 = ir.IntType(64)
 _I32 = ir.IntType(32)

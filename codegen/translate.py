@@ -40,7 +40,7 @@ from lamina.dialects.llvm_ext import (
     UIToFPOp,
 )
 from lamina.errors import CompileError
-from lamina.lowering.parallel import parallel_loops
+from lamina.lowering.tir_to_llvm.parallel import parallel_loops
 
 ValueMap = dict[SSAValue, ir.Value]
 _Converter = Callable[[Operation, ir.IRBuilder, ValueMap], None]

@@ -34,9 +34,9 @@ from lamina.dialects.shapes import dims, symbolic_tensor
 from lamina.dialects.tir import memref_of
 from lamina.errors import LoweringError
 from lamina.ir import io_names
-from lamina.lowering.expr import Expr, Inserter
+from lamina.lowering.lang.expr import Expr, Inserter
+from lamina.lowering.lang.tir_builder import TirBuilder
 from lamina.lowering.relay_to_te import SymbolNamer
-from lamina.lowering.tir_builder import TirBuilder
 from lamina.lowering.topi import Kernel
 
 

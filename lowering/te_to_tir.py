@@ -37,12 +37,12 @@ from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.dialects.tir import ForKind, memref_of
 from lamina.errors import LoweringError
-from lamina.lowering.expr import Expr, Inserter, is_float
 from lamina.lowering.graph_to_tir import GraphLowering
-from lamina.lowering.index import Clamp, Div, Lin, Mod, Opaque, Var
+from lamina.lowering.lang.expr import Expr, Inserter, is_float
+from lamina.lowering.lang.index import Clamp, Div, Lin, Mod, Opaque, Var
+from lamina.lowering.lang.schedule import Loop, LoopNest, Schedule
 from lamina.lowering.relay_to_te import SymbolNamer
-from lamina.lowering.schedule import Loop, LoopNest, Schedule
-from lamina.lowering.strategy.cpu import default_for
+from lamina.lowering.strategy.registry import schedule_for
 from lamina.passes.registry import register_pass
 from lamina.symbolic import Dim, Sym
 
@@ -460,7 +460,7 @@ class KernelLowering:
 
     def inline(self, op: te.ComputeOp, axes: Sequence[Lin], e: Expr, scope: Scope) -> SSAValue:
         """Emit `op`'s body at the symbolic point `axes`; reads of inlined computes
-        recurse. Index arithmetic is simplified symbolically (lowering/index.py)."""
+        recurse. Index arithmetic is simplified symbolically (lowering/lang/index.py)."""
         sym: dict[SSAValue, Lin] = dict(zip(op.body.block.args, axes, strict=True))
         vals: dict[SSAValue, SSAValue] = {}
         known: dict[SSAValue, int] = {}  # i1 values decided by ranges
@@ -628,11 +628,13 @@ def _decide(pred: int, lo: int | None, hi: int | None) -> int | None:
 
 
 def schedule_of(op: te.ComputeOp) -> Schedule:
-    """The `schedule` attribute of a compute, else the default for its class."""
+    """The `schedule` attribute of a compute, else the target's default for its
+    class (the strategy's `default` rule; none: the compute's loops as they are)."""
     attr = op.attributes.get("schedule")
     if isinstance(attr, StringAttr):
         return Schedule.parse(attr.data)
-    return default_for(op)
+    found = schedule_for("default", op)
+    return found if found is not None else Schedule(())
 
 
 @register_pass

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
@@ -23,6 +23,7 @@ from xdsl.passes import ModulePass
 from lamina.errors import LaminaError
 from lamina.passes.config import ConfigValue, config_option, register_config
 from lamina.passes.registry import check_pass_names, pass_class, pass_opt_level
+from lamina.target import Target
 
 MAX_OPT_LEVEL = 3
 
@@ -65,6 +66,11 @@ def record_statistic(name: str, value: int = 1) -> None:
     info = _CURRENT_PASS.get()
     if info is not None and value:
         info.statistics[name] = info.statistics.get(name, 0) + value
+
+
+def current_target() -> Target:
+    """The target of the running pass context (the host outside all of them)."""
+    return PassContext.current().target
 
 
 def max_iterations() -> int:
@@ -126,6 +132,7 @@ class PassContext:
         disabled_passes: Iterable[str] = (),
         instruments: Iterable[PassInstrument] = (),
         config: Mapping[str, ConfigValue] | None = None,
+        target: Target | str | None = None,
     ) -> None:
         if (
             not isinstance(opt_level, int)
@@ -149,12 +156,31 @@ class PassContext:
         for key, value in (config or {}).items():
             checked[key] = config_option(key).check(value)
         self.config: Mapping[str, ConfigValue] = MappingProxyType(checked)
+        #: What the code is compiled for (None: the host, read when first asked).
+        self._target = None if target is None else Target.parse(target)
+
+    @property
+    def target(self) -> Target:
+        """The target every schedule, layout and kernel choice is made for."""
+        return self._target if self._target is not None else Target.host()
+
+    def replace(self, **changes: Any) -> PassContext:
+        """A copy with some of the constructor's arguments changed."""
+        args: dict[str, Any] = {
+            "opt_level": self.opt_level,
+            "required_passes": self.required_passes,
+            "disabled_passes": self.disabled_passes,
+            "instruments": self.instruments,
+            "config": self.config,
+            "target": self._target,
+        }
+        return PassContext(**{**args, **changes})
 
     def __repr__(self) -> str:
         return (
             f"PassContext(opt_level={self.opt_level}, required_passes="
             f"{self.required_passes}, disabled_passes={self.disabled_passes}, "
-            f"config={dict(self.config)})"
+            f"config={dict(self.config)}, target='{self.target}')"
         )
 
     # --- config -----------------------------------------------------------

@@ -38,7 +38,8 @@ from pathlib import Path
 import llvmlite
 import llvmlite.binding as llvm
 
-from lamina import host, version
+from lamina import version
+from lamina.target import Target
 
 CACHE_MAX_ENTRIES = 2000
 #: A temporary this old is left over from a write that died (a killed process).
@@ -81,11 +82,11 @@ def disabled() -> Iterator[None]:
             os.environ["LAMINA_CACHE"] = old
 
 
-def cache_key(text: str, tm: llvm.TargetMachine, opt_level: int) -> str:
+def cache_key(text: str, tm: llvm.TargetMachine, opt_level: int, target: Target) -> str:
     """The structural hash of a module: its LLVM IR, the target and the compiler
     (`identity`)."""
     h = hashlib.sha256()
-    for part in (text, tm.triple, str(tm.target_data), str(opt_level)):
+    for part in (text, str(target), tm.triple, str(tm.target_data), str(opt_level)):
         h.update(part.encode())
         h.update(b"\0")
     h.update(identity())
@@ -95,8 +96,8 @@ def cache_key(text: str, tm: llvm.TargetMachine, opt_level: int) -> str:
 def identity() -> bytes:
     """The compiler an entry must come from: lamina's and llvmlite's versions and
     the host CPU's name and features."""
-    cpu = host.cpu()
-    parts = ("lamina", version.__version__, "llvmlite", llvmlite.__version__, cpu.name, cpu.features)
+    me = Target.host()
+    parts = ("lamina", version.__version__, "llvmlite", llvmlite.__version__, me.cpu, me.feature_string)
     return "\0".join(parts).encode()
 
 

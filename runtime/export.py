@@ -53,14 +53,15 @@ from typing import Any, BinaryIO, Protocol
 import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 
-from lamina import host
+from lamina import system
 from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY, EXTERNAL_LIBRARIES_ATTR
 from lamina.backends.cc import built_library, static_object
-from lamina.codegen.codegen import compile_object, object_from_ir
+from lamina.codegen.codegen import compile_object, module_target, object_from_ir
 from lamina.errors import CompileError, LaminaError
 from lamina.fileio import check_writable, temporary_folder, write_atomic_with
 from lamina.process import run_tool
 from lamina.symbolic import Dim
+from lamina.target import Target
 from lamina.version import __version__
 
 FORMAT = "lamina-shared-library"
@@ -199,7 +200,7 @@ def metadata(model: Exportable, layout: list[dict[str, Any]]) -> dict[str, Any]:
         "version": FORMAT_VERSION,
         "lamina_version": __version__,
         "entry": ENTRY,
-        "triple": host.target_machine().triple,
+        "triple": Target.host().triple if model._lowered is None else module_target(model._lowered).triple,
         "inputs": [_spec_json(s) for s in model.inputs],
         "outputs": [_spec_json(s) for s in model.outputs],
         "params": layout,
@@ -237,7 +238,7 @@ def export_library(model: Exportable, path: str | os.PathLike[str]) -> None:
         write_atomic_with(target, lambda tmp: shutil.copyfile(source, tmp))
         return
     cc = c_compiler()
-    libs = host.runtime_libraries()
+    libs = system.runtime_libraries()
     obj = object_code(model, lowered)
     layout, _ = _layout(model._params)
     meta = json.dumps(metadata(model, layout), separators=(",", ":")).encode()

@@ -26,17 +26,21 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr
 
-from lamina import host
 from lamina.abi import INTERMEDIATE_BYTES_ATTR, PARAMS_ATTR, WORKSPACE_SIZE_ATTR
 from lamina.codegen.codegen import (
     LLVM_LOCK,
     check_opt_level,
+    init_llvm,
+    module_target,
     optimize,
     parse_ir,
+    target_machine,
     translate,
 )
 from lamina.errors import CompileError
 from lamina.runtime.cache import cache_get, cache_key, cache_put
+from lamina.system import runtime_libraries
+from lamina.target import Target
 
 _initialized = False
 
@@ -47,7 +51,7 @@ def _initialize() -> None:
     with LLVM_LOCK:
         if _initialized:
             return
-        host.init_llvm()
+        init_llvm()
         # libgomp reads its wait policy when it loads. Unless the user set one:
         # pool threads wait actively (no futex wake-up between kernels: ResNet-18
         # runs 1.9x faster on 2 threads than on 1, against 1.5x with libgomp's
@@ -56,7 +60,7 @@ def _initialize() -> None:
         if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
             os.environ["OMP_WAIT_POLICY"] = "active"
             os.environ["GOMP_SPINCOUNT"] = "300000"
-        for lib in host.runtime_libraries():
+        for lib in runtime_libraries():
             llvm.load_library_permanently(lib)
         _bind_half_conversions()
         _initialized = True
@@ -177,9 +181,16 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
     check_opt_level(opt_level)
     with LLVM_LOCK:
         _initialize()
-        tm = host.target_machine(opt_level, jit=True)
+        target = module_target(module)
+        if not target.is_host:
+            raise CompileError(
+                f"this model was compiled for {target.describe()}, which is not this "
+                f"machine ({Target.host().describe()}): it cannot run here; export it "
+                "instead of running it"
+            )
+        tm = target_machine(target, opt_level, jit=True)
         text = str(translate(module, tm))
-        key = cache_key(text, tm, opt_level)
+        key = cache_key(text, tm, opt_level, target)
         cached = cache_get(key)
         mod = parse_ir(text)
         if cached is None:

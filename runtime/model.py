@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from lamina import host
+from lamina import system
 from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY
 from lamina.errors import InputError, LaminaError
 from lamina.lowering.tir_to_llvm.buffers import REPLAN
@@ -111,7 +111,7 @@ class CompiledModel:
         self.intermediate_bytes: int = getattr(native, "intermediate_bytes", workspace_size)
         self._entry = _ENTRY(native.address(ENTRY))
         self._local = threading.local()
-        self.num_threads = num_threads or host.default_threads()
+        self.num_threads = num_threads or system.default_threads()
         # What export() needs: the lowered module, or the library it was loaded from.
         self._lowered: ModuleOp | None = None
         self._opt_level = 3
@@ -321,7 +321,7 @@ def set_num_threads(n: int) -> None:
     per-thread `omp_set_num_threads`)."""
     global _gomp
     if _gomp is None:
-        gomp = next(lib for lib in host.runtime_libraries() if "gomp" in lib)
+        gomp = next(lib for lib in system.runtime_libraries() if "gomp" in lib)
         _gomp = ctypes.CDLL(gomp)
         _gomp.omp_set_num_threads.argtypes = [ctypes.c_int]
     _gomp.omp_set_num_threads(max(1, int(n)))

@@ -1,7 +1,7 @@
 """The host's measured floating-point peak, for the performance tables.
 
 `peak_gflops()` JIT-compiles a loop of independent vector FMAs at the host's
-vector width (`lamina.host.cpu().vector_bits`) and times it on the calling
+vector width (`Target.host().vector_bits`) and times it on the calling
 thread: the single-core f32 peak that the FMA units actually deliver here
 (two 512-bit FMA units give twice one). Benchmarks print it next to their tables,
 so that ratios from hosts of different speeds can be read side by side.
@@ -15,8 +15,8 @@ from functools import cache
 
 import llvmlite.binding as llvm
 
-from lamina import host
-from lamina.codegen.codegen import LLVM_LOCK, parse_ir
+from lamina.codegen.codegen import LLVM_LOCK, parse_ir, target_machine
+from lamina.target import Target
 
 #: Independent FMA chains: enough to cover the FMA latency of every unit
 #: (4-5 cycles x 2 units on current x86 hosts).
@@ -66,10 +66,9 @@ exit:
 def peak_gflops(seconds: float = 0.05, repeat: int = 5) -> float:
     """The best of `repeat` timings of about `seconds` each, in GFLOP/s (a
     multiply-add counts two), on the calling thread."""
-    lanes = host.cpu().lanes(32)
+    lanes = Target.host().lanes(32)
+    tm = target_machine(None, 2, jit=True)
     with LLVM_LOCK:
-        host.init_llvm()
-        tm = host.target_machine(2, jit=True)
         mod = parse_ir(_kernel(lanes))
         engine = llvm.create_mcjit_compiler(mod, tm)
         engine.finalize_object()
@@ -98,9 +97,9 @@ def peak_gflops(seconds: float = 0.05, repeat: int = 5) -> float:
 
 def describe_host() -> str:
     """`CPU NAME (vector width, cores), measured f32 peak N GFLOP/s per core`."""
-    cpu = host.cpu()
+    me = Target.host()
     return (
-        f"{cpu.name}, {cpu.vector_bits}-bit vectors, {host.default_threads()} thread(s) "
+        f"{me.cpu}, {me.vector_bits}-bit vectors, {me.num_threads} thread(s) "
         f"by default; measured f32 peak {peak_gflops():.0f} GFLOP/s per core"
     )
 

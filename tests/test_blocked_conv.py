@@ -13,10 +13,10 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import lamina
-from lamina import host
 from lamina.dialects import relay
+from lamina.target import Target
 
-LANES = host.cpu().lanes(32)
+LANES = Target.host().lanes(32)
 RNG = np.random.default_rng(7)
 
 

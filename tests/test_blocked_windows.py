@@ -14,18 +14,18 @@ import pytest
 from onnx import helper
 
 import lamina
-from lamina import host
 from lamina.dialects import relay
 from lamina.ir import parse
 from lamina.lowering.strategy import cpu
 from lamina.lowering.strategy.window_nchwc import WindowNchwcKnobs, window_nchwc
+from lamina.target import Target
 from lamina.tuning import extract_tasks
 from lamina.tuning.measure import _types, build, differs, random_inputs
 from tests.test_blocked_conv import _model
 
 ort = pytest.importorskip("onnxruntime")
 
-LANES = host.cpu().lanes(32)
+LANES = Target.host().lanes(32)
 RNG = np.random.default_rng(11)
 
 
@@ -235,10 +235,10 @@ def test_every_window_nchwc_point_computes_the_same(x: str, w: str, y: str, prop
 
 
 def test_window_nchwc_rejects_spilling_tiles() -> None:
-    space = WindowNchwcKnobs.space(host.cpu(), (1, 2, 30, 30, 16), (3, 3), 32)
+    space = WindowNchwcKnobs.space(Target.host(), (1, 2, 30, 30, 16), (3, 3), 32)
     assert "vector registers" in (space.check(WindowNchwcKnobs(16, 4, True, 16)) or "")
     assert window_nchwc((1, 2, 30, 30, 16), (3, 3)) == window_nchwc(
-        (1, 2, 30, 30, 16), (3, 3), knobs=WindowNchwcKnobs.default(host.cpu(), (1, 2, 30, 30, 16), (3, 3))
+        (1, 2, 30, 30, 16), (3, 3), knobs=WindowNchwcKnobs.default(Target.host(), (1, 2, 30, 30, 16), (3, 3))
     )
 
 
@@ -247,9 +247,9 @@ def test_narrow_blocks_tile_several_output_blocks() -> None:
     (a divisor of their count), and every point of the space that does
     computes the same."""
     half = LANES // 2
-    knobs = cpu.NchwcKnobs.default(host.cpu(), (1, 5, 6, 6, half), 32)
+    knobs = cpu.NchwcKnobs.default(Target.host(), (1, 5, 6, 6, half), 32)
     assert knobs.oc == 5 and knobs.cols * knobs.oc <= cpu.NCHWC_NARROW_POINTS
-    assert cpu.NchwcKnobs.default(host.cpu(), (1, 5, 6, 6, LANES), 32).oc == 1
+    assert cpu.NchwcKnobs.default(Target.host(), (1, 5, 6, 6, LANES), 32).oc == 1
     x, w, y = f"1x2x6x6x{LANES}", f"5x2x1x1x{LANES}x{half}", f"1x5x6x6x{half}"
     text = (
         f"func.func @main(%x: tensor<{x}xf32>, %w: tensor<{w}xf32>) -> tensor<{y}xf32> {{\n"

@@ -1,4 +1,4 @@
-"""lowering/index.py: the simplification rules of `Lin`, and properties checking
+"""lowering/lang/index.py: the simplification rules of `Lin`, and properties checking
 that simplified expressions evaluate like the expressions they were built from and
 that `.range()` bounds every value they take."""
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lamina.lowering.index import Atom, Clamp, Div, Lin, Mod, Var
+from lamina.lowering.lang.index import Atom, Clamp, Div, Lin, Mod, Var
 
 # ------------------------------------------------------------------ evaluation
 Env = dict[Var, int]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import time
@@ -145,8 +146,9 @@ def test_an_entry_binds_key_and_compiler(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(cache.llvmlite, "__version__", "0.0.0-other")
     assert cache.decode_entry(key, raw) is None  # another llvmlite
     monkeypatch.undo()
-    cpu = cache.host.cpu()
-    monkeypatch.setattr(cache.host, "cpu", lambda: cpu.__class__(cpu.name, cpu.features + ",+other", cpu.vector_bits))
+    me = cache.Target.host()
+    other = dataclasses.replace(me, features=(*me.features, "+other"))
+    monkeypatch.setattr(cache.Target, "host", staticmethod(lambda: other))
     assert cache.decode_entry(key, raw) is None  # another CPU
     monkeypatch.undo()
     assert cache.decode_entry(key, raw) == b"object code"

@@ -1,4 +1,4 @@
-"""lowering/schedule.py and the scheduled lowering of te_to_tir: the schedule
+"""lowering/lang/schedule.py and the scheduled lowering of te_to_tir: the schedule
 language (print/parse round trip, errors), and kernels lowered under many
 schedules (lower-te-to-tir, tir-unroll, tir-vectorize, lower-tir-to-llvm), run
 natively and compared with numpy on shapes the tiles do and do not divide."""
@@ -18,12 +18,11 @@ from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp, VectorType
 
-from lamina import host
 from lamina.dialects import tir
 from lamina.dialects.tir import ForKind
 from lamina.errors import LaminaError, LoweringError
 from lamina.ir import parse
-from lamina.lowering.schedule import (
+from lamina.lowering.lang.schedule import (
     Annotate,
     CacheWrite,
     Fuse,
@@ -39,6 +38,7 @@ from lamina.lowering.te_to_tir import LowerTeToTirPass
 from lamina.lowering.tir_to_llvm import LowerTirToLlvmPass
 from lamina.runtime.jit import NativeModule, jit_compile
 from lamina.runtime.model import aligned, aligned_empty, set_num_threads
+from lamina.target import Target
 from lamina.transforms.tir.unroll import TirUnrollPass
 from lamina.transforms.tir.vectorize import TirVectorizePass
 
@@ -613,7 +613,7 @@ def test_gemm_space_of_a_packed_weight_computes_the_product() -> None:
     panels, column blocks, K blocks, unrolled reduce steps; 13 rows leave a
     tail) each compute `A @ W`, and the tile's weight reads are contiguous
     vectors."""
-    nb = host.cpu().lanes(32)
+    nb = Target.host().lanes(32)
     rows, k, panels = 13, 128, 6
     call_ = TemplateCall("gemm", gemm, GemmKnobs, ((rows, panels * nb), 0, (1,), 32, 1, k, False, nb))
     space = call_.space()

@@ -5,6 +5,7 @@ and reported. The Ray runner is tested in tests/test_tuning_ray.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -18,13 +19,15 @@ from onnx import TensorProto, helper, numpy_helper
 
 import lamina
 from lamina.errors import LaminaError
-from lamina.lowering.schedule import LoopNest
+from lamina.lowering.lang.schedule import LoopNest
 from lamina.lowering.strategy import cpu
 from lamina.lowering.strategy.dispatch import TemplateCall
+from lamina.passes import PassContext
+from lamina.target import Target
 from lamina.tools.cli import main as cli
 from lamina.tuning import (
+    CpuKey,
     LocalRunner,
-    Target,
     TaskState,
     TuningNote,
     extract_tasks,
@@ -53,14 +56,19 @@ def _model(rows: int = 24) -> object:
 
 
 # ------------------------------------------------------------------ spaces
+#: The calls' target: knobs and spaces are the target's, not the host's.
+AVX512 = Target.parse("x86_64-linux-gnu -mcpu=znver4")
+#: Targets every space is checked on: 32 and 16 vector registers, 512-, 256- and
+#: 128-bit vectors.
+TARGETS = [AVX512, Target.parse("x86_64-linux-gnu -mcpu=znver3"), Target.parse("aarch64-linux-gnu")]
 CALLS: list[TemplateCall[object]] = [
-    TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((30, 40), 0, (1,), 32, 1, 16, False)),
-    TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((2, 7, 5, 6), 1, (2, 3), 32, 3, 8, False)),
-    TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((3, 11, 64), 1, (2,), 32, 1, 256, True, 16)),
-    TemplateCall("window", cpu.window, cpu.WindowKnobs, ((1, 4, 9, 13), 2, 32)),
-    TemplateCall("conv_nchwc", cpu.conv_nchwc, cpu.NchwcKnobs, ((1, 2, 5, 7, 16), 32)),
-    TemplateCall("injective", cpu.injective, cpu.InjectiveKnobs, ((3, 70), 32)),
-    TemplateCall("reduction", cpu.reduction, cpu.ReductionKnobs, ((5,), (40,), 32)),
+    TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((30, 40), 0, (1,), 32, 1, 16, False), AVX512),
+    TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((2, 7, 5, 6), 1, (2, 3), 32, 3, 8, False), AVX512),
+    TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((3, 11, 64), 1, (2,), 32, 1, 256, True, 16), AVX512),
+    TemplateCall("window", cpu.window, cpu.WindowKnobs, ((1, 4, 9, 13), 2, 32), AVX512),
+    TemplateCall("conv_nchwc", cpu.conv_nchwc, cpu.NchwcKnobs, ((1, 2, 5, 7, 16), 32), AVX512),
+    TemplateCall("injective", cpu.injective, cpu.InjectiveKnobs, ((3, 70), 32), AVX512),
+    TemplateCall("reduction", cpu.reduction, cpu.ReductionKnobs, ((5,), (40,), 32), AVX512),
 ]
 REDUCE = {
     "gemm": lambda a: (a[5], *(1,) * (a[4] - 1)), "window": lambda a: (3, 3),
@@ -68,15 +76,18 @@ REDUCE = {
 }
 
 
+@pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.arch + "-" + t.cpu)
 @pytest.mark.parametrize("call", CALLS, ids=lambda c: c.name)
-def test_every_point_of_a_space_is_a_valid_schedule(call: TemplateCall[object]) -> None:
-    """The default is a point of its space; every valid point renders a
-    schedule the lowering accepts; the defaults render what the templates give
-    without knobs."""
+def test_every_point_of_a_space_is_a_valid_schedule(call: TemplateCall[object], target: Target) -> None:
+    """On every target, the default is a point of its space (its registers
+    hold the default's tile); every valid point renders a schedule the lowering
+    accepts; the defaults render what the templates give without knobs."""
+    call = dataclasses.replace(call, target=target)
     space = call.space()
     default = call.default()
     assert default in space
-    assert call.render(default) == call.render()
+    with PassContext(target=target):
+        assert call.render(default) == call.template(*call.args)
     points = list(space)
     assert 1 <= len(points) <= space.size
     for knobs in points:
@@ -109,7 +120,7 @@ def test_knobs_json() -> None:
 
 # ----------------------------------------------------------------- records
 def _record(**kw: object) -> Record:
-    target = Target.host()
+    target = CpuKey.host()
     fields: dict[str, object] = dict(
         workload="0123456789abcdef", task="k", site=0, template="gemm",
         knobs=cpu.GemmKnobs(6, 32, 1, 0, 1, 16).to_json(), default=True, status="ok",
@@ -128,7 +139,7 @@ def test_records_for_another_cpu_and_torn_lines_are_left_out_with_a_note(tmp_pat
     with path.open("a") as f:
         f.write('{"lamina_records": 1, "workload": "12')  # a killed run's last line
     records = load_records(path)
-    assert [r.cpu for r in records.records] == [Target.host().cpu]
+    assert [r.cpu for r in records.records] == [CpuKey.host().cpu]
     assert any("another CPU" in n and "some-other-cpu" in n for n in records.notes)
     assert any("not tuning records" in n and "line 3" in n for n in records.notes)
     with RecordWriter(path) as w:  # appending after a torn line starts a new line
@@ -169,7 +180,7 @@ def test_tune_then_compile_with_the_records(tmp_path: Path) -> None:
     assert notes == [] and summary.trials == len(records) == 10
     # the default first, and again in each round (1 + 3 rounds of 4, the last cut to 1)
     assert [r.default for r in records] == [True, True, False, False, False, True, False, False, False, False]
-    assert all(r.status == "ok" and r.target == Target.host() for r in records)
+    assert all(r.status == "ok" and r.target == CpuKey.host() for r in records)
     assert len(_candidates(records)) == 7  # all different
 
     x = np.random.default_rng(1).standard_normal((24, 64)).astype(np.float32)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lamina.tuning import RayRunner, Target, load_records, read_records, tune
+from lamina.tuning import CpuKey, RayRunner, load_records, read_records, tune
 from tests.test_tuning import _model
 
 ray = pytest.importorskip("ray")
@@ -33,6 +33,6 @@ def test_a_local_ray_cluster_measures_what_the_local_runner_does(tmp_path: Path)
     assert not ray.is_initialized()  # the runner started the cluster: it stopped it
     assert _key(remote) == _key(local)
     records = load_records(remote)
-    assert all(r.ok and r.target == Target.host() for r in records.records)
+    assert all(r.ok and r.target == CpuKey.host() for r in records.records)
     best = records.best()
     assert set(best) == set(load_records(local).best())

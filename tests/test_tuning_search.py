@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from lamina import host
 from lamina.lowering.strategy.cpu import GemmKnobs
+from lamina.target import Target
 from lamina.tuning import extract_tasks
 from lamina.tuning.cost_model import MIN_SAMPLES, XGBoostModel
 from lamina.tuning.features import NAMES, features
@@ -42,7 +42,7 @@ def _feature(task: Task, knobs: GemmKnobs, name: str) -> float:
 
 def test_features_describe_the_nest_and_its_reads() -> None:
     task = _gemm_task()
-    lanes = host.cpu().lanes(32)
+    lanes = Target.host().lanes(32)
     d = dataclasses.replace(task.default(), mr=8, nr=2 * lanes, kc=0)
     assert len(features(task, d)) == len(NAMES)
     # read 0 is the packed weight (the largest buffer): a contiguous vector per
@@ -53,7 +53,7 @@ def test_features_describe_the_nest_and_its_reads() -> None:
     assert _feature(task, d, "read 1: lane stride") == 0.0
     assert _feature(task, d, "read 1: log2 tile reuse") == np.log2(2 * lanes)
     assert _feature(task, d, "read 1: reduce stride") == 1.0  # x[m, k]: along k
-    assert _feature(task, d, "accumulators / registers") == 16 / host.cpu().vector_registers
+    assert _feature(task, d, "accumulators / registers") == 16 / Target.host().vector_registers
     # a one-row tile loads more per multiply-add; K blocks show
     one_row = dataclasses.replace(d, mr=1)
     intensity = "log2 multiply-adds per element loaded"
@@ -137,7 +137,7 @@ def test_the_evolutionary_search_finds_the_cheap_region() -> None:
     random start, the model-guided proposals are far cheaper than random ones,
     all distinct and unmeasured."""
     task = _gemm_task()
-    lanes = host.cpu().lanes(32)
+    lanes = Target.host().lanes(32)
     state = TaskState(task, task.space())
 
     def cost(k: GemmKnobs) -> float:

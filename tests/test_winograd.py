@@ -13,7 +13,6 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import lamina
-from lamina import host
 from lamina.dialects.resources import blobs
 from lamina.errors import LaminaError
 from lamina.ir import parse, print_ir
@@ -25,9 +24,10 @@ from lamina.lowering.topi.winograd import (
     winograd_matrices,
 )
 from lamina.passes import PassContext, run_pipeline
+from lamina.target import Target
 from lamina.transforms.graph.fold_constant import evaluate
 
-LANES = host.cpu().lanes(32)
+LANES = Target.host().lanes(32)
 RNG = np.random.default_rng(3)
 
 

@@ -18,10 +18,10 @@ from lamina.errors import LaminaError
 from lamina.lowering.strategy.dispatch import Implementation
 from lamina.tuning import TaskState, load_records, read_records
 from lamina.tuning.records import (
+    CpuKey,
     ImplementationRecord,
     Record,
     RecordWriter,
-    Target,
     read_all,
 )
 from lamina.tuning.tasks import extract
@@ -34,7 +34,7 @@ def _write(path: Path, model: onnx.ModelProto, seconds: dict[str, float]) -> dic
     at `seconds[implementation]` each) and the implementation lines; the ops'
     descriptions by workload."""
     ex = extract(model)
-    target = Target.host()
+    target = CpuKey.host()
     time_of: dict[str, float] = {}
     for impl in ex.implementations:
         for w in impl.kernels:

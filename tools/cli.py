@@ -47,7 +47,6 @@ from lamina.ir import parse, print_ir
 from lamina.passes import (
     PassContext,
     PassInstrument,
-    PrintIRInstrument,
     TimingInstrument,
     all_passes,
     run_pipeline,
@@ -55,7 +54,7 @@ from lamina.passes import (
 from lamina.runtime.library import load
 from lamina.runtime.model import CompiledModel
 from lamina.runtime.peak import describe_host
-from lamina.tools import demo, viz
+from lamina.tools import arguments, demo, viz
 from lamina.tools.demo import mlp_model
 from lamina.tools.models import resnet_mini
 from lamina.tools.profile import by_class, profile, top
@@ -147,38 +146,6 @@ def _cli_wording(e: FrontendError, path: Path | None) -> str:
     return message
 
 
-def _shapes(items: Sequence[str]) -> dict[str, list[int]] | None:
-    out: dict[str, list[int]] = {}
-    for item in items:
-        name, _, dims = item.partition("=")
-        try:
-            out[name] = [int(d) for d in dims.split(",") if d]
-        except ValueError:
-            raise LaminaError(
-                f"bad --input-shape '{item}': expected NAME=D1,D2,... (integers)"
-            ) from None
-    return out or None
-
-
-def _targets(text: str) -> list[str]:
-    """`--target blas` or `--target blas,c` as a list of names (else a usage error)."""
-    names = [t.strip() for t in text.split(",")]
-    if not all(names):
-        raise argparse.ArgumentTypeError(
-            f"expected target names like blas or blas,c, got '{text}'"
-        )
-    return names
-
-
-def _pass_context(args: argparse.Namespace, extra: Sequence[PassInstrument] = ()) -> PassContext:
-    instruments: list[PassInstrument] = list(extra)
-    if getattr(args, "print_ir_after", None):
-        instruments.append(PrintIRInstrument(after=args.print_ir_after))
-    if getattr(args, "print_ir_before", None):
-        instruments.append(PrintIRInstrument(before=args.print_ir_before))
-    return PassContext(opt_level=args.opt_level, instruments=instruments)
-
-
 def compile_model(
     path: Path,
     kind: str,
@@ -196,7 +163,7 @@ def compile_model(
             raise LaminaError("--tuning-records applies when compiling; a library is compiled already")
         exe = load(path)
     else:
-        module = load_module(path, kind, _shapes(getattr(args, "input_shape", [])))
+        module = load_module(path, kind, arguments.shapes(getattr(args, "input_shape", [])))
         err = console(sys.stderr)
         with notes_printed(err):
             records = load_records(records_path) if records_path else None
@@ -211,7 +178,7 @@ def compile_model(
                 opt_level=args.opt_level,
                 targets=tuple(getattr(args, "target", None) or ()),
                 num_threads=threads,
-                pass_context=_pass_context(args, instruments),
+                pass_context=arguments.pass_context(args, instruments),
                 tuning_records=records,
             )
         check_signals()  # one that arrived during LLVM code generation
@@ -289,13 +256,13 @@ def cmd_compile(args: argparse.Namespace) -> int:
     timing = TimingInstrument()
     extra: list[tuple[str, float]] = []
     if args.emit is not None:
-        if args.target:
+        if args.byoc:
             raise LaminaError(
-                "--emit does not run BYOC partitioning yet; drop --target, or use "
+                "--emit does not run BYOC partitioning yet; drop --byoc, or use "
                 "lamina-opt with the partitioning passes"
             )
-        module = load_module(path, kind, _shapes(args.input_shape))
-        ctx = _pass_context(args, [timing] if args.time_passes else [])
+        module = load_module(path, kind, arguments.shapes(args.input_shape))
+        ctx = arguments.pass_context(args, [timing] if args.time_passes else [])
         full = args.print_resources or args.output
         text = emit(module, args.emit, ctx, None if full else DEFAULT_ELIDE_LIMIT)
         if args.output:
@@ -414,37 +381,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------- bench
-def _threads(text: str) -> list[int]:
-    """`--threads 1,2` as a list of positive integers (else a usage error)."""
-    try:
-        out = [int(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        out = []
-    if not out or any(t < 1 for t in out):
-        raise argparse.ArgumentTypeError(
-            f"expected thread counts like 1 or 1,2 (positive integers), got '{text}'"
-        )
-    return out
-
-
-def _positive(text: str) -> int:
-    """A positive integer argument (else a usage error)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
-    return value
-
-
-def _opt_level(text: str) -> int:
-    """An opt level 0-3 (else a usage error)."""
-    if text not in ("0", "1", "2", "3"):
-        raise argparse.ArgumentTypeError(f"expected 0, 1, 2 or 3, got '{text}'")
-    return int(text)
-
-
 def _ort_session(path: Path, threads: int) -> Any:
     try:  # an optional dependency: imported only when asked for
         import onnxruntime as ort
@@ -547,13 +483,14 @@ def _print_profile(
     kernel calls (see `lamina.tools.profile`)."""
     if kind == "library":
         raise LaminaError("--profile needs the ONNX model or .mlir file, not a library")
-    module = load_module(path, kind, _shapes(args.input_shape))
+    module = load_module(path, kind, arguments.shapes(args.input_shape))
 
     def build(ctx: PassContext) -> CompiledModel:
         exe = lamina_compile(
             module,
             opt_level=args.opt_level,
-            targets=tuple(args.target or ()),
+            targets=tuple(args.byoc),
+            target=args.hardware,
             num_threads=threads,
             pass_context=ctx,
             tuning_records=args.tuning_records,
@@ -602,10 +539,10 @@ def cmd_viz(args: argparse.Namespace) -> int:
             f"cannot write '{target}': {fmt.upper()} needs Graphviz's `dot`, which "
             f"was not found; {viz.INSTALL_HINT}"
         )
-    module = load_module(path, kind, _shapes(args.input_shape))
+    module = load_module(path, kind, arguments.shapes(args.input_shape))
     pipeline = "" if args.pipeline in ("", "none") else args.pipeline
     if pipeline:
-        config = {"byoc.targets": ",".join(args.target)} if args.target else {}
+        config = {"byoc.targets": ",".join(args.byoc)} if args.byoc else {}
         # external-codegen turns partitions into calls of generated code: stop
         # before it, so they are drawn with their ops.
         ctx = PassContext(
@@ -644,7 +581,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_tune(args: argparse.Namespace) -> int:
     """`lamina tune` (lamina.tools.tune), loading models as the other commands do."""
-    return cmd_tune(args, load_module, _shapes, model_file)
+    return cmd_tune(args, load_module, arguments.shapes, model_file)
 
 
 # ---------------------------------------------------------------------- parser
@@ -656,9 +593,12 @@ def parser() -> argparse.ArgumentParser:
         help="show the traceback of errors",
     )
     build = argparse.ArgumentParser(add_help=False)
-    build.add_argument("-O", "--opt-level", type=_opt_level, default=3, metavar="N",
+    build.add_argument("-O", "--opt-level", type=arguments.opt_level, default=3, metavar="N",
                        help="optimization level 0-3 (default 3)")
-    build.add_argument("--target", action="extend", type=_targets, metavar="NAME[,NAME]",
+    build.add_argument("--target", action="append", metavar="TARGET",
+                       help="the hardware to compile for (default: this machine; e.g. "
+                       "'aarch64-linux-gnu', 'x86_64-linux-gnu -mcpu=znver4')")
+    build.add_argument("--byoc", action="extend", type=arguments.targets, metavar="NAME[,NAME]",
                        help="BYOC targets to offload to (e.g. blas; repeat or list)")
     build.add_argument("--input-shape", action="append", default=[], metavar="NAME=D1,D2",
                        help="fix a symbolic input shape")
@@ -680,7 +620,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--print-resources", action="store_true",
                    help=f"print every weight with --emit's IR (default: only up to "
                    f"{DEFAULT_ELIDE_LIMIT} bytes on stdout; -o files hold them all)")
-    c.add_argument("--threads", type=_positive, metavar="N", help="threads for parallel loops")
+    c.add_argument("--threads", type=arguments.positive, metavar="N", help="threads for parallel loops")
     c.add_argument("--print-ir-after", metavar="PASS|all", help="print the IR after passes (to stderr)")
     c.add_argument("--print-ir-before", metavar="PASS|all", help="print the IR before passes")
     c.add_argument("--time-passes", action="store_true", help="print a pass-timing table")
@@ -691,15 +631,15 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy")
     r.add_argument("--output", metavar="OUT.npz|OUT.npy",
                    help="write the outputs: .npz by name, .npy for a single output")
-    r.add_argument("--threads", type=_positive, metavar="N", help="threads for parallel loops")
+    r.add_argument("--threads", type=arguments.positive, metavar="N", help="threads for parallel loops")
     r.set_defaults(fn=cmd_run)
 
     b = sub.add_parser("bench", parents=[common, build], help="measure latency and throughput")
     b.add_argument("model", help="an ONNX model, a .mlir file or a library")
     b.add_argument("--compare", choices=("onnxruntime",), help="measure onnxruntime too")
-    b.add_argument("--threads", type=_threads, metavar="1,2", help="thread counts (default 1)")
-    b.add_argument("--runs", type=_positive, metavar="N", help="timed runs (default: ~2 s worth)")
-    b.add_argument("--warmup", type=_positive, default=3, metavar="N", help="untimed runs first")
+    b.add_argument("--threads", type=arguments.threads, metavar="1,2", help="thread counts (default 1)")
+    b.add_argument("--runs", type=arguments.positive, metavar="N", help="timed runs (default: ~2 s worth)")
+    b.add_argument("--warmup", type=arguments.positive, default=3, metavar="N", help="untimed runs first")
     b.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy")
     b.add_argument("--profile", action="store_true", help="add per-kernel times")
     b.add_argument("--top", type=int, default=15, metavar="N", help="kernels to list (0: all)")
@@ -710,9 +650,11 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("-o", "--output", required=True, help="FILE.dot, FILE.svg or FILE.png")
     v.add_argument("--pipeline", default="optimize",
                    help="passes to run first (default: optimize; 'none' for the import)")
-    v.add_argument("-O", "--opt-level", type=_opt_level, default=3, metavar="N")
-    v.add_argument("--target", action="extend", type=_targets, metavar="NAME[,NAME]",
-                   help="BYOC targets whose partitions to draw (e.g. blas)")
+    v.add_argument("-O", "--opt-level", type=arguments.opt_level, default=3, metavar="N")
+    v.add_argument("--target", action="append", metavar="TARGET",
+                   help="the hardware to compile for (default: this machine)")
+    v.add_argument("--byoc", action="extend", type=arguments.targets, metavar="NAME[,NAME]",
+                   help="BYOC targets whose partitions to draw")
     v.add_argument("--input-shape", action="append", default=[], metavar="NAME=D1,D2")
     v.set_defaults(fn=cmd_viz)
 
@@ -720,7 +662,7 @@ def parser() -> argparse.ArgumentParser:
     add_quantize_parser(sub, common, _cmd_quantize)
 
     d = sub.add_parser("demo", parents=[common], help="compile, check and time the built-in CNN")
-    d.add_argument("--threads", type=_positive, metavar="N", help="threads for parallel loops")
+    d.add_argument("--threads", type=arguments.positive, metavar="N", help="threads for parallel loops")
     d.add_argument("--save-model", metavar="FILE.onnx",
                    help="only write the demo's ONNX model (to try the other commands on)")
     d.add_argument("--save-mlp", metavar="FILE.onnx",
@@ -749,6 +691,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(fn: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """`fn(args)`, with errors as one line and an exit code."""
     try:
+        arguments.resolve_target(args)
         return fn(args)
     except LaminaError as e:
         if args.debug:

@@ -67,6 +67,7 @@ from lamina.errors import InternalError, IRError, LaminaError
 from lamina.fileio import write_atomic
 from lamina.ir import lamina_dialects, one_line, parse_error, verify_error
 from lamina.passes.registry import parse_passes
+from lamina.target import Target
 
 #: The first line of a crash reproducer; the rest of the line is the arguments.
 REPRODUCER_HEADER = "// lamina-opt reproducer:"
@@ -323,6 +324,13 @@ class LaminaOptMain(xDSLOptMain):
             "pipelines such as `-p default` pick their passes by it (default: 3)",
         )
         group.add_argument(
+            "--codegen-target",
+            metavar="TARGET",
+            help="the hardware the passes compile for, as `lamina compile --target` "
+            "takes it (default: this machine; e.g. aarch64-linux-gnu, "
+            "'x86_64-linux-gnu -mcpu=znver4'); `-t` stays the output format",
+        )
+        group.add_argument(
             "--required-passes",
             action="append",
             metavar="PASS[,PASS]",
@@ -423,6 +431,7 @@ class LaminaOptMain(xDSLOptMain):
             disabled_passes=disabled,
             instruments=instruments,
             config=config,
+            target=Target.parse(args.codegen_target) if args.codegen_target else None,
         )
 
     def apply_passes(self, prog: ModuleOp) -> None:

@@ -27,6 +27,7 @@ from rich.table import Table
 from lamina.errors import LaminaError
 from lamina.lowering.strategy.dispatch import Implementation
 from lamina.runtime.peak import describe_host
+from lamina.tools.arguments import positive
 from lamina.tools.report import console
 from lamina.tuning import (
     RoundDone,
@@ -48,16 +49,6 @@ def duration(text: str) -> float:
     if m is None or float(m.group(1)) <= 0:
         raise argparse.ArgumentTypeError(f"expected a duration like 90s, 10m or 1h, got '{text}'")
     return float(m.group(1)) * _UNITS[m.group(2) or "s"]
-
-
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
-    return n
 
 
 def _gflops(flops: int, seconds: float | None) -> str:
@@ -292,14 +283,14 @@ def add_parser(sub: Any, common: argparse.ArgumentParser, fn: Callable[[argparse
     t.add_argument("model", nargs="?", help="an ONNX model or a graph-level .mlir file")
     t.add_argument("-o", "--output", metavar="RECORDS.jsonl", help="the records to append to (resumes from them)")
     t.add_argument("--report", metavar="RECORDS.jsonl", help="print a per-task table of a records file")
-    t.add_argument("--trials", type=_positive, metavar="N", help="candidates to measure (default 1000)")
+    t.add_argument("--trials", type=positive, metavar="N", help="candidates to measure (default 1000)")
     t.add_argument("--time-budget", type=duration, metavar="10m", help="stop after this long (90s, 10m, 1h)")
     t.add_argument("--runner", default="local", metavar="local|ray|ray://ADDRESS",
                    help="where to measure: worker processes here (default), or a Ray cluster")
     t.add_argument("--search", choices=("evolutionary", "random"), default="evolutionary",
                    help="cost-model guided evolutionary search (default; needs xgboost) or random")
-    t.add_argument("--threads", type=_positive, default=1, metavar="N", help="threads kernels run on (default 1)")
-    t.add_argument("--workers", type=_positive, metavar="N", help="measuring processes (default: CPUs / 2)")
+    t.add_argument("--threads", type=positive, default=1, metavar="N", help="threads kernels run on (default 1)")
+    t.add_argument("--workers", type=positive, metavar="N", help="measuring processes (default: CPUs / 2)")
     t.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
                    help=f"seconds a candidate may take to build and time (default {DEFAULT_TIMEOUT:g})")
     t.add_argument("--seed", type=int, default=0, help="the search's random seed")

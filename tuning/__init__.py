@@ -18,8 +18,8 @@ The modules, in the order a tuning uses them:
 """
 
 from lamina.tuning.records import (
+    CpuKey,
     Record,
-    Target,
     TuningNote,
     TuningRecords,
     load_records,
@@ -31,13 +31,13 @@ from lamina.tuning.tasks import Task, extract_tasks
 from lamina.tuning.tuner import RoundDone, TuneSummary, pick_task, tune
 
 __all__ = [
+    "CpuKey",
     "EvolutionarySearch",
     "LocalRunner",
     "RandomSearch",
     "RayRunner",
     "Record",
     "RoundDone",
-    "Target",
     "Task",
     "TaskState",
     "TuneSummary",

@@ -7,7 +7,7 @@ features, reduced to what lamina's templates vary).
   parallel loop (its iterations and their work), tails (guards, wasted
   iterations), K blocks, the innermost serial loop.
 - **Each read** (the anchor's three largest buffers): its index as a linear
-  expression of the loop variables (`lamina.lowering.index.Lin`), flattened
+  expression of the loop variables (`lamina.lowering.lang.index.Lin`), flattened
   row-major; from it the element stride along the vector lane (0: a
   broadcast, 1: contiguous, more: a gather) and along the innermost reduce
   loop, the reuse of each element across the register tile, the distinct
@@ -31,13 +31,13 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
-from lamina import host
 from lamina.dialects import te
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.tir import ForKind
-from lamina.lowering.index import Lin, Var
-from lamina.lowering.schedule import Loop, LoopNest
+from lamina.lowering.lang.index import Lin, Var
+from lamina.lowering.lang.schedule import Loop, LoopNest
 from lamina.lowering.strategy.knobs import Knobs
+from lamina.passes import current_target
 from lamina.tuning.tasks import Task
 
 #: The templates named in the one-hot encoding (any other counts as `other`).
@@ -178,7 +178,7 @@ def _distinct(flat: Lin | None, loops: list[Loop]) -> int:
 # ------------------------------------------------------------------ features
 def features(task: Task, knobs: Knobs) -> np.ndarray:
     """The feature vector of `task` under `knobs` (`NAMES` says what each is)."""
-    cpu = host.cpu()
+    cpu = current_target()
     extents, reduce = task.extents, task.reduce_extents
     nest = LoopNest.of(extents, reduce).apply(task.schedule(knobs))
     loops = nest.loops

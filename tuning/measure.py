@@ -39,7 +39,7 @@ from lamina.ir import entry_function, parse
 from lamina.passes import PassContext, run_pipeline
 from lamina.runtime.jit import NativeModule, jit_compile
 from lamina.runtime.model import aligned_empty, set_num_threads
-from lamina.tuning.records import Target
+from lamina.tuning.records import CpuKey
 
 #: Shortest batch of calls timed at once, in seconds.
 MIN_BATCH = 0.001
@@ -95,7 +95,7 @@ class MeasureResult:
     @staticmethod
     def bad(status: str, error: str) -> MeasureResult:
         """A bad result, measured here (for the CPU fields)."""
-        target = Target.host()
+        target = CpuKey.host()
         return MeasureResult(status, None, error, target.cpu, target.features)
 
 
@@ -239,7 +239,7 @@ class References:
 def measure(job: MeasureInput, references: References, lock: str | None = None) -> MeasureResult:
     """Build, check and time `job`'s candidate (in this process: a crash or a
     hang here is the caller's to survive)."""
-    target = Target.host()
+    target = CpuKey.host()
 
     def result(status: str, seconds: float | None = None, error: str | None = None) -> MeasureResult:
         return MeasureResult(status, seconds, error, target.cpu, target.features)

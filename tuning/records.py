@@ -47,10 +47,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from lamina import host
 from lamina.errors import LaminaError
 from lamina.lowering.strategy.dispatch import Implementation
 from lamina.lowering.strategy.sites import ApplyBest, Choice
+from lamina.passes import current_target
 
 #: The format's version, the value of every line's `lamina_records` field.
 VERSION = 1
@@ -71,17 +71,17 @@ class TuningNote(UserWarning):
 
 
 @dataclass(frozen=True)
-class Target:
+class CpuKey:
     """The CPU records are for: LLVM's name and a digest of its features."""
 
     cpu: str
     features: str
 
     @staticmethod
-    def host() -> Target:
-        """The CPU this process runs on."""
-        cpu = host.cpu()
-        return Target(cpu.name, hashlib.sha256(cpu.features.encode()).hexdigest()[:12])
+    def host() -> CpuKey:
+        """The CPU of the running pass context's target (the host by default)."""
+        target = current_target()
+        return CpuKey(target.cpu, hashlib.sha256(target.feature_string.encode()).hexdigest()[:12])
 
     def __str__(self) -> str:
         return f"{self.cpu} (features {self.features})"
@@ -109,8 +109,8 @@ class Record:
     time: float = 0.0
 
     @property
-    def target(self) -> Target:
-        return Target(self.cpu, self.features)
+    def target(self) -> CpuKey:
+        return CpuKey(self.cpu, self.features)
 
     @property
     def ok(self) -> bool:
@@ -153,8 +153,8 @@ class ImplementationRecord:
     time: float = 0.0
 
     @property
-    def target(self) -> Target:
-        return Target(self.cpu, self.features)
+    def target(self) -> CpuKey:
+        return CpuKey(self.cpu, self.features)
 
     @property
     def choice(self) -> Implementation:
@@ -274,7 +274,7 @@ class TuningRecords:
     the file's path)."""
 
     path: Path | None
-    target: Target
+    target: CpuKey
     records: list[Record]
     notes: list[str] = field(default_factory=list)
     #: The workloads whose tuned knobs compiles have applied (kept up to date
@@ -364,11 +364,11 @@ class TuningRecords:
 
 
 def load_records(
-    path: str | os.PathLike[str], target: Target | None = None
+    path: str | os.PathLike[str], target: CpuKey | None = None
 ) -> TuningRecords:
     """The records at `path` for `target` (default: this CPU); records for
     other CPUs are left out with a note naming them."""
-    target = target or Target.host()
+    target = target or CpuKey.host()
     records, implementations, notes = read_all(path)
     mine = [r for r in records if r.target == target]
     others = Counter(str(r.target) for r in records if r.target != target)
@@ -435,10 +435,10 @@ __all__ = [
     "IMPLEMENTATION_VERSION",
     "STATUSES",
     "VERSION",
+    "CpuKey",
     "ImplementationRecord",
     "Record",
     "RecordWriter",
-    "Target",
     "TuningNote",
     "TuningRecords",
     "load_records",

@@ -38,7 +38,7 @@ from lamina.dialects.te import ReduceKind
 from lamina.errors import LaminaError
 from lamina.frontends.onnx import from_onnx
 from lamina.ir import context, print_ir
-from lamina.lowering.schedule import Schedule
+from lamina.lowering.lang.schedule import Schedule
 from lamina.lowering.strategy import dispatch
 from lamina.lowering.strategy.cpu import hinted
 from lamina.lowering.strategy.dispatch import ORIGIN_ATTR, Implementation, TemplateCall

@@ -39,10 +39,10 @@ from lamina.errors import LaminaError
 from lamina.lowering.strategy.knobs import Knobs
 from lamina.tuning.measure import MeasureInput, MeasureResult
 from lamina.tuning.records import (
+    CpuKey,
     ImplementationRecord,
     Record,
     RecordWriter,
-    Target,
     load_records,
     warn,
 )
@@ -194,7 +194,7 @@ class _Loop:
         self.seed = seed
         self.path = path
         self.notes: list[str] = []
-        self.host = Target.host()
+        self.host = CpuKey.host()
         self.states = [TaskState(t, t.space()) for t in tasks]
         self._references = {t.workload: t.text() for t in tasks}
         self.trials = 0
@@ -259,7 +259,7 @@ class _Loop:
             self._take(state, knobs, seconds, default, result.error)
             if (result.cpu, result.features) != (self.host.cpu, self.host.features):
                 note = (
-                    f"measured on {Target(result.cpu, result.features)}, not on this machine's "
+                    f"measured on {CpuKey(result.cpu, result.features)}, not on this machine's "
                     f"CPU {self.host}: the records are for the measuring CPU"
                 )
                 if note not in self.notes:

@@ -4,8 +4,8 @@
 // panel B here: L divides 16 on every x86 host), unrolled, one register each.
 // tir-vectorize then reads one weight vector of a panel per column vector and
 // reduce step: a contiguous vector load, no gather.
-// RUN: lamina-opt %s -p fuse-ops,lower-relay-to-te | filecheck %s --check-prefix=TE
-// RUN: lamina-opt %s -p fuse-ops,lower-relay-to-te,lower-te-to-tir,tir-unroll,tir-vectorize | filecheck %s
+// RUN: lamina-opt %s --codegen-target='x86_64-linux-gnu -mcpu=znver4' -p fuse-ops,lower-relay-to-te | filecheck %s --check-prefix=TE
+// RUN: lamina-opt %s --codegen-target='x86_64-linux-gnu -mcpu=znver4' -p fuse-ops,lower-relay-to-te,lower-te-to-tir,tir-unroll,tir-vectorize | filecheck %s
 
 func.func @main(%x: tensor<2x5x3xf32>, %w: tensor<2x3x16xf32>) -> tensor<2x5x32xf32> {
   %0 = relay.dense_pack %x, %w : (tensor<2x5x3xf32>, tensor<2x3x16xf32>)

@@ -1,7 +1,7 @@
 // A fused group becomes one kernel; the elementwise tail of a reduction runs in
 // the reduction's output loop, in place (no intermediate buffer).
-// RUN: lamina-opt %s -p fuse-ops,lower-relay-to-te | filecheck %s --check-prefix=TE
-// RUN: lamina-opt %s -p fuse-ops,lower-relay-to-te,lower-te-to-tir | filecheck %s
+// RUN: lamina-opt %s --codegen-target='x86_64-linux-gnu -mcpu=znver4' -p fuse-ops,lower-relay-to-te | filecheck %s --check-prefix=TE
+// RUN: lamina-opt %s --codegen-target='x86_64-linux-gnu -mcpu=znver4' -p fuse-ops,lower-relay-to-te,lower-te-to-tir | filecheck %s
 
 func.func @main(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
   %0 = relay.dense %x, %w {transpose_b} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>

@@ -1,5 +1,5 @@
 // The full chain on a small MLP: lower-relay-to-te then lower-te-to-tir.
-// RUN: lamina-opt %s -p lower-relay-to-te,lower-te-to-tir | filecheck %s
+// RUN: lamina-opt %s --codegen-target='x86_64-linux-gnu -mcpu=znver4' -p lower-relay-to-te,lower-te-to-tir | filecheck %s
 
 // A two-layer MLP through both lowerings: graph -> TE kernels -> TIR loop nests.
 // CHECK-LABEL: func.func @main(

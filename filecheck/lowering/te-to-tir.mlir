@@ -1,6 +1,6 @@
 // lower-te-to-tir, one case per chunk: te.funcs become tir.prim_funcs with the
 // default schedule, the graph becomes destination-passing tir.calls.
-// RUN: lamina-opt %s --split-input-file -p lower-te-to-tir | filecheck %s
+// RUN: lamina-opt %s --codegen-target='x86_64-linux-gnu -mcpu=znver4' --split-input-file -p lower-te-to-tir | filecheck %s
 
 // An elementwise compute that is the kernel's output: one loop per axis, loads of
 // the placeholders' buffers and a store into the output argument. Index constants

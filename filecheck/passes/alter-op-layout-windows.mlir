@@ -7,8 +7,8 @@
 // the lanes or less. A reduction over the spatial axes that keeps them (squeeze
 // and excitation) is computed blocked, and its scale brought back in through a
 // transform of the small [N, C, 1, 1] tensor.
-// RUN: lamina-opt %s --split-input-file -p alter-op-layout | filecheck %s
-// RUN: lamina-opt %s --split-input-file -p alter-op-layout --pass-statistics 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
+// RUN: lamina-opt %s --codegen-target='x86_64-linux-gnu -mcpu=znver4' --split-input-file -p alter-op-layout | filecheck %s
+// RUN: lamina-opt %s --codegen-target='x86_64-linux-gnu -mcpu=znver4' --split-input-file -p alter-op-layout --pass-statistics 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
 
 // STATS: (S) 2 alter-op-layout.conv2d-nchwc - reported by the pass
 // STATS: (S) 1 alter-op-layout.max-pool-nchwc - reported by the pass

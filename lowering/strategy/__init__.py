@@ -1,12 +1,16 @@
-"""Strategies: which schedule each compute gets, one module per target class
-(TVM's `relay/op/strategy/`). A strategy pairs the computes of the compute
-library (`lamina.lowering.topi`) with schedule templates sized from the host
-(`lamina.host`); the schedule language is `lamina.lowering.schedule`.
+"""Strategies: which schedule each compute gets on a target (TVM's
+`relay/op/strategy/`). The target-neutral computes (`lamina.lowering.topi`)
+tag what they are; `registry` maps a tag to each target's rules, by priority;
+the rules' templates size their knobs from the target (`lamina.target`). The
+schedule language is `lamina.lowering.lang.schedule`.
 
-- `cpu`: the CPU host (the only target class lamina compiles for).
+- `registry`: `register_schedule(key, tag, plevel=...)`, `schedule_for`;
+- `cpu` (+ `window_nchwc`, `winograd`): the generic CPU strategy, every CPU
+  architecture's fallback (x86-64, AArch64, RISC-V, WebAssembly);
+- `knobs`, `dispatch`, `sites`: template knobs, tuning records' dispatch.
 """
 
-from lamina.lowering.strategy import cpu
+from lamina.lowering.strategy import cpu, registry, window_nchwc, winograd
 from lamina.lowering.strategy.cpu import (
     default_for,
     gemm,
@@ -25,7 +29,10 @@ __all__ = [
     "injective",
     "is_gemm_conv",
     "reduction",
+    "registry",
     "schedule_conv",
     "schedule_dense",
     "schedule_matmul",
+    "window_nchwc",
+    "winograd",
 ]

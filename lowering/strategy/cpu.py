@@ -14,15 +14,15 @@ The schedule templates:
 
 Each takes its knobs explicitly, a small frozen dataclass (`GemmKnobs`,
 `WindowKnobs`, `NchwcKnobs`, `InjectiveKnobs`, `ReductionKnobs`): without one
-it uses `default(host, ...)`, the values derived from the host CPU (its vector
+it uses `default(target, ...)`, the values derived from the host CPU (its vector
 width and registers), and logs the call (`lamina.lowering.strategy.dispatch`),
-so that a tuning record can supply other knobs from `space(host, ...)`.
+so that a tuning record can supply other knobs from `space(target, ...)`.
 
 The compute library (`lamina.lowering.topi`) asks the `schedule_<op>` pickers
 for the schedule of a product's compute and attaches it (`topi.scheduled`);
 `default_for` gives every compute that carries none the template of its class
 (`lower-te-to-tir` calls it). The schedule language itself is
-`lamina.lowering.schedule`.
+`lamina.lowering.lang.schedule`.
 """
 
 from __future__ import annotations
@@ -35,11 +35,10 @@ from typing import Any
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute
 
-from lamina import host
 from lamina.dialects import relay, te
 from lamina.dialects.shapes import dims
 from lamina.dialects.tir import ForKind
-from lamina.lowering.schedule import (
+from lamina.lowering.lang.schedule import (
     Annotate,
     CacheWrite,
     Fuse,
@@ -50,7 +49,10 @@ from lamina.lowering.schedule import (
 )
 from lamina.lowering.strategy.dispatch import TemplateCall, log_call
 from lamina.lowering.strategy.knobs import DEFAULT_GRAIN, GRAINS, Knobs, Space, choices
+from lamina.lowering.strategy.registry import GENERIC_CPU, register_schedule
+from lamina.passes import current_target
 from lamina.symbolic import Dim, Sym
+from lamina.target import Target
 
 
 # ----------------------------------------------------------------- templates
@@ -89,14 +91,14 @@ def _parallel_tiles(
     return [*par, CacheWrite(at)]
 
 
-def _registers_check(what: str, accumulators: int, operands: int) -> str | None:
+def _registers_check(target: Target, what: str, accumulators: int, operands: int) -> str | None:
     """Why `accumulators` vector accumulators and `operands` operand vectors do
-    not fit in the host's vector registers (None: they fit)."""
-    regs = host.cpu().vector_registers
+    not fit in the target's vector registers (None: they fit)."""
+    regs = target.vector_registers
     if accumulators + operands > regs:
         return (
             f"{what}: {accumulators} accumulators and {operands} operand vectors "
-            f"exceed the host's {regs} vector registers"
+            f"exceed the target's {regs} vector registers"
         )
     return None
 
@@ -171,32 +173,37 @@ class GemmKnobs(Knobs):
 
     @staticmethod
     def default(
-        cpu: host.HostCPU, extents: tuple[int, ...], row: int, cols: tuple[int, ...],
+        target: Target, extents: tuple[int, ...], row: int, cols: tuple[int, ...],
         elem_bits: int = 32, nreduce: int = 1, reduce_size: int = 0, fuse_batch: bool = False,
         panel: int = 0,
     ) -> GemmKnobs:
         """8 rows x 2 vectors (12 x 1 when the columns fit one vector): 16 of
-        the FMA chains in flight per reduce step for 10 loads; each column panel
+        the FMA chains in flight per reduce step for 10 loads, fewer rows where
+        the target has fewer registers (6 x 2 with 16); each column panel
         streamed once past all the row tiles, unless A is the larger operand
         (as in a late conv layer: many channels, few pixels), then each row
         panel past all the column tiles."""
         g = _GemmGeometry.of(extents, row, cols, fuse_batch)
-        lanes = cpu.lanes(elem_bits)
+        lanes = target.lanes(elem_bits)
         nr = 2 * lanes if g.ncol > lanes else lanes
-        mr = min(8 if nr == 2 * lanes else 12, g.rows)
+        if panel and nr % panel:  # (a vector must not straddle two panels)
+            nr = -(-nr // panel) * panel
+        vectors = -(-nr // lanes)
+        fit = (target.vector_registers - vectors - 1) // vectors  # (accumulators)
+        mr = max(1, min(8 if vectors >= 2 else 12, fit, g.rows))
         # (a symbolic row count: the default order)
         rows_outer = bool(reduce_size) and _sure(g.rows) > g.ncol
         return GemmKnobs(int(mr), nr, -(-g.ncol // nr) if rows_outer else 1, 0, 1, DEFAULT_GRAIN)
 
     @staticmethod
     def space(
-        cpu: host.HostCPU, extents: tuple[int, ...], row: int, cols: tuple[int, ...],
+        target: Target, extents: tuple[int, ...], row: int, cols: tuple[int, ...],
         elem_bits: int = 32, nreduce: int = 1, reduce_size: int = 0, fuse_batch: bool = False,
         panel: int = 0,
     ) -> Space[GemmKnobs]:
-        d = GemmKnobs.default(cpu, extents, row, cols, elem_bits, nreduce, reduce_size, fuse_batch, panel)
+        d = GemmKnobs.default(target, extents, row, cols, elem_bits, nreduce, reduce_size, fuse_batch, panel)
         g = _GemmGeometry.of(extents, row, cols, fuse_batch)
-        lanes = cpu.lanes(elem_bits)
+        lanes = target.lanes(elem_bits)
         rows = 16 if isinstance(g.rows, Hinted) else g.rows
         unrolls = [u for u in (1, 2, 4, 8) if reduce_size and reduce_size % u == 0] or [1]
         # (multiples of every unroll factor)
@@ -211,7 +218,7 @@ class GemmKnobs(Knobs):
             if tiles % k.col_block:
                 return f"gemm: {k.col_block} column tiles per block do not divide the {tiles} tiles"
             vectors = -(-k.nr // lanes)
-            return _registers_check("gemm", k.mr * vectors, vectors + 1)
+            return _registers_check(target, "gemm", k.mr * vectors, vectors + 1)
 
         return Space(GemmKnobs, {
             "mr": choices(*range(1, 17), at_most=rows, keep=(d.mr,)),
@@ -256,10 +263,10 @@ def gemm(
     args = (extents, row, cols, elem_bits, nreduce, reduce_size, fuse_batch, panel)
     if knobs is None:
         log_call(TemplateCall("gemm", gemm, GemmKnobs, args))
-        knobs = GemmKnobs.default(host.cpu(), *args)
+        knobs = GemmKnobs.default(current_target(), *args)
     g = _GemmGeometry.of(extents, row, cols, fuse_batch)
     r, col, mr, nr = g.row, g.col, knobs.mr, knobs.nr
-    lanes = host.cpu().lanes(elem_bits)
+    lanes = current_target().lanes(elem_bits)
     steps: list[Primitive] = [*g.fusions, Split(r, mr), Split(col, nr)]
     row_tiles = -(-g.rows // mr)
     col_tiles = -(-g.ncol // nr)
@@ -322,21 +329,21 @@ class WindowKnobs(Knobs):
     grain: int
 
     @staticmethod
-    def default(cpu: host.HostCPU, extents: tuple[int, ...], nreduce: int, elem_bits: int = 32) -> WindowKnobs:
+    def default(target: Target, extents: tuple[int, ...], nreduce: int, elem_bits: int = 32) -> WindowKnobs:
         """Up to `WINDOW_ROWS` rows (a divisor when one is close), one vector."""
         rows, cols = extents[-2], extents[-1]
-        return WindowKnobs(int(_row_tile(rows, WINDOW_ROWS)), int(min(cols, cpu.lanes(elem_bits))), DEFAULT_GRAIN)
+        return WindowKnobs(int(_row_tile(rows, WINDOW_ROWS)), int(min(cols, target.lanes(elem_bits))), DEFAULT_GRAIN)
 
     @staticmethod
-    def space(cpu: host.HostCPU, extents: tuple[int, ...], nreduce: int, elem_bits: int = 32) -> Space[WindowKnobs]:
-        d = WindowKnobs.default(cpu, extents, nreduce, elem_bits)
-        lanes = cpu.lanes(elem_bits)
+    def space(target: Target, extents: tuple[int, ...], nreduce: int, elem_bits: int = 32) -> Space[WindowKnobs]:
+        d = WindowKnobs.default(target, extents, nreduce, elem_bits)
+        lanes = target.lanes(elem_bits)
         rows, cols = extents[-2], extents[-1]
         widths = {min(cols, w) for w in _vector_widths(lanes, 4 * lanes, lanes) if w <= 2 * lanes}
 
         def why(k: WindowKnobs) -> str | None:
             vectors = -(-k.vector // lanes)
-            return _registers_check("window", k.rows * vectors, vectors + 1)
+            return _registers_check(target, "window", k.rows * vectors, vectors + 1)
 
         return Space(WindowKnobs, {
             "rows": choices(*range(1, 17), at_most=16 if isinstance(rows, Hinted) else rows, keep=(d.rows,)),
@@ -354,7 +361,7 @@ def window(
     register across all the window's taps (TVM's depthwise NCHW schedule)."""
     if knobs is None:
         log_call(TemplateCall("window", window, WindowKnobs, (extents, nreduce, elem_bits)))
-        knobs = WindowKnobs.default(host.cpu(), extents, nreduce, elem_bits)
+        knobs = WindowKnobs.default(current_target(), extents, nreduce, elem_bits)
     rank = len(extents)
     rows, cols = extents[-2], extents[-1]
     r, c = f"i{rank - 2}", f"i{rank - 1}"
@@ -392,7 +399,7 @@ class NchwcKnobs(Knobs):
     grain: int
 
     @staticmethod
-    def default(cpu: host.HostCPU, extents: tuple[int, ...], elem_bits: int = 32) -> NchwcKnobs:
+    def default(target: Target, extents: tuple[int, ...], elem_bits: int = 32) -> NchwcKnobs:
         """Up to `NCHWC_COLS` columns (a divisor when one is close) of one row
         and one block; input-channel blocks outside the taps. Blocks narrower
         than a vector (8 of 16 lanes: 24 or 40 channels) are tiled by up to
@@ -400,19 +407,21 @@ class NchwcKnobs(Knobs):
         so that each broadcast input feeds as many lanes."""
         _, blocks, _, cols, block = extents
         oc = 1
-        if block < cpu.lanes(elem_bits):
+        if block < target.lanes(elem_bits):
             oc = max(o for o in range(1, NCHWC_BLOCKS + 1) if blocks % o == 0)
         most = NCHWC_COLS if oc == 1 else NCHWC_NARROW_POINTS // oc
+        vectors = oc * -(-block // target.lanes(elem_bits))
+        most = max(1, min(most, (target.vector_registers - vectors - 1) // vectors))
         return NchwcKnobs(int(_row_tile(cols, most)), 1, oc, False, DEFAULT_GRAIN)
 
     @staticmethod
-    def space(cpu: host.HostCPU, extents: tuple[int, ...], elem_bits: int = 32) -> Space[NchwcKnobs]:
-        d = NchwcKnobs.default(cpu, extents, elem_bits)
+    def space(target: Target, extents: tuple[int, ...], elem_bits: int = 32) -> Space[NchwcKnobs]:
+        d = NchwcKnobs.default(target, extents, elem_bits)
         _, blocks, rows, cols, block = extents
-        vectors = -(-block // cpu.lanes(elem_bits))
+        vectors = -(-block // target.lanes(elem_bits))
 
         def why(k: NchwcKnobs) -> str | None:
-            return _registers_check("conv_nchwc", k.oc * k.rows * k.cols * vectors, k.oc * vectors + 1)
+            return _registers_check(target, "conv_nchwc", k.oc * k.rows * k.cols * vectors, k.oc * vectors + 1)
 
         return Space(NchwcKnobs, {
             "cols": choices(*range(1, 29), at_most=cols, keep=(d.cols,)),
@@ -433,7 +442,7 @@ def conv_nchwc(
     reduction step, one weight vector and a broadcast input element per column."""
     if knobs is None:
         log_call(TemplateCall("conv_nchwc", conv_nchwc, NchwcKnobs, (extents, elem_bits)))
-        knobs = NchwcKnobs.default(host.cpu(), extents, elem_bits)
+        knobs = NchwcKnobs.default(current_target(), extents, elem_bits)
     n, blocks, rows, cols, _ = extents
     ct, rt, oc = knobs.cols, knobs.rows, knobs.oc
     steps: list[Primitive] = [Split("i3", ct)]
@@ -465,17 +474,17 @@ class InjectiveKnobs(Knobs):
     grain: int
 
     @staticmethod
-    def default(cpu: host.HostCPU, extents: tuple[int, ...], elem_bits: int = 32) -> InjectiveKnobs:
+    def default(target: Target, extents: tuple[int, ...], elem_bits: int = 32) -> InjectiveKnobs:
         """One register's lanes, when the last axis is that long."""
-        lanes = cpu.lanes(elem_bits)
+        lanes = target.lanes(elem_bits)
         return InjectiveKnobs(lanes if extents and extents[-1] >= lanes else 0, DEFAULT_GRAIN)
 
     @staticmethod
-    def space(cpu: host.HostCPU, extents: tuple[int, ...], elem_bits: int = 32) -> Space[InjectiveKnobs]:
-        d = InjectiveKnobs.default(cpu, extents, elem_bits)
+    def space(target: Target, extents: tuple[int, ...], elem_bits: int = 32) -> Space[InjectiveKnobs]:
+        d = InjectiveKnobs.default(target, extents, elem_bits)
         last = extents[-1] if extents else 0
         return Space(InjectiveKnobs, {
-            "vector": (0, *_vector_widths(cpu.lanes(elem_bits), last, d.vector)) if d.vector else (0,),
+            "vector": (0, *_vector_widths(target.lanes(elem_bits), last, d.vector)) if d.vector else (0,),
             "grain": choices(*GRAINS, keep=(d.grain,)),
         })
 
@@ -489,7 +498,7 @@ def injective(
         return Schedule()
     if knobs is None:
         log_call(TemplateCall("injective", injective, InjectiveKnobs, (extents, elem_bits)))
-        knobs = InjectiveKnobs.default(host.cpu(), extents, elem_bits)
+        knobs = InjectiveKnobs.default(current_target(), extents, elem_bits)
     names = [f"i{d}" for d in range(len(extents))]
     steps: list[Primitive] = []
     total = 1
@@ -556,21 +565,21 @@ class ReductionKnobs(Knobs):
 
     @staticmethod
     def default(
-        cpu: host.HostCPU, extents: tuple[int, ...], reduce_extents: tuple[int, ...], elem_bits: int = 32
+        target: Target, extents: tuple[int, ...], reduce_extents: tuple[int, ...], elem_bits: int = 32
     ) -> ReductionKnobs:
         """One register's lanes, when the last reduce axis is that long."""
-        lanes = cpu.lanes(elem_bits)
+        lanes = target.lanes(elem_bits)
         vector = lanes if reduce_extents and reduce_extents[-1] >= lanes else 0
         return ReductionKnobs(vector, DEFAULT_GRAIN)
 
     @staticmethod
     def space(
-        cpu: host.HostCPU, extents: tuple[int, ...], reduce_extents: tuple[int, ...], elem_bits: int = 32
+        target: Target, extents: tuple[int, ...], reduce_extents: tuple[int, ...], elem_bits: int = 32
     ) -> Space[ReductionKnobs]:
-        d = ReductionKnobs.default(cpu, extents, reduce_extents, elem_bits)
+        d = ReductionKnobs.default(target, extents, reduce_extents, elem_bits)
         last = reduce_extents[-1] if reduce_extents else 0
         return Space(ReductionKnobs, {
-            "vector": (0, *_vector_widths(cpu.lanes(elem_bits), last, d.vector)) if d.vector else (0,),
+            "vector": (0, *_vector_widths(target.lanes(elem_bits), last, d.vector)) if d.vector else (0,),
             "grain": choices(*GRAINS, keep=(d.grain,)),
         })
 
@@ -612,7 +621,7 @@ def reduction(
     rfactored over them: vector partials, combined at the end."""
     if knobs is None:
         log_call(TemplateCall("reduction", reduction, ReductionKnobs, (extents, reduce_extents, elem_bits)))
-        knobs = ReductionKnobs.default(host.cpu(), extents, reduce_extents, elem_bits)
+        knobs = ReductionKnobs.default(current_target(), extents, reduce_extents, elem_bits)
     steps: list[Primitive] = []
     if knobs.vector:
         last = f"r{len(reduce_extents) - 1}"
@@ -631,6 +640,7 @@ def _bits(elem: Attribute) -> int:
     return max(getattr(elem, "bitwidth", 32) or 32, 8)
 
 
+@register_schedule(GENERIC_CPU, "dense")
 def schedule_dense(op: relay.RelayOp, out: TensorType, kdim: int) -> Schedule | None:
     """`gemm` for a dense whose `b` is not transposed (lanes along n read `b`
     contiguously; alter-op-layout makes it so), else none."""
@@ -641,6 +651,7 @@ def schedule_dense(op: relay.RelayOp, out: TensorType, kdim: int) -> Schedule | 
     )
 
 
+@register_schedule(GENERIC_CPU, "dense_pack")
 def schedule_dense_pack(out: TensorType, kdim: int, panel: int) -> Schedule:
     """`gemm` over the last two output axes, the batch axes fused into the rows
     (the packed weight is shared by every batch), NR a multiple of the panel."""
@@ -651,6 +662,7 @@ def schedule_dense_pack(out: TensorType, kdim: int, panel: int) -> Schedule:
     )
 
 
+@register_schedule(GENERIC_CPU, "matmul")
 def schedule_matmul(
     out: TensorType, a_shape: Sequence[int], b_shape: Sequence[int]
 ) -> Schedule | None:
@@ -669,6 +681,7 @@ def schedule_matmul(
     )
 
 
+@register_schedule(GENERIC_CPU, "conv")
 def schedule_conv(
     op: relay.ConvOp, out: TensorType, wshape: Sequence[int]
 ) -> Schedule | None:
@@ -688,11 +701,32 @@ def schedule_conv(
     )
 
 
+@register_schedule(GENERIC_CPU, "pool")
 def schedule_pool(out: TensorType, spatial: int) -> Schedule | None:
     """`window` for a 2-D pooling, else none."""
     if spatial != 2:
         return None
     return window(hinted(dims(out)), spatial, _bits(out.get_element_type()))
+
+
+@register_schedule(GENERIC_CPU, "conv_nchwc")
+def _conv_nchwc(out: Sequence[Dim], elem_bits: int) -> Schedule:
+    return conv_nchwc(hinted(out), elem_bits)
+
+
+@register_schedule(GENERIC_CPU, "ordered")
+def _ordered(extents: Sequence[Dim], reduce_extents: Sequence[Dim]) -> Schedule:
+    return ordered_reduction(hinted(extents), hinted(reduce_extents))
+
+
+@register_schedule(GENERIC_CPU, "ordered_lanes")
+def _ordered_lanes(extents: Sequence[Dim], reduce_extents: Sequence[Dim], lanes: int) -> Schedule:
+    """`lanes` partial sums, each in index order, combined pairwise."""
+    knobs = ReductionKnobs(lanes, DEFAULT_GRAIN)
+    return reduction(hinted(extents), hinted(reduce_extents), 32, knobs)
+
+
+register_schedule(GENERIC_CPU, "default")(default_for)
 
 
 def is_gemm_conv(op: relay.ConvOp, wshape: Sequence[int], groups: int) -> bool:

@@ -24,15 +24,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol
 
 from xdsl.ir import Operation
 
-from lamina import host
 from lamina.dialects import te
-from lamina.lowering.schedule import Schedule
+from lamina.lowering.lang.schedule import Schedule
 from lamina.lowering.strategy.knobs import K, Space
+from lamina.passes import current_target
+from lamina.target import Target
 
 
 @dataclass(frozen=True)
@@ -41,24 +42,26 @@ class TemplateCall(Generic[K]):
 
     `args` are the template's geometry (extents, which axes are rows and
     columns, element bits, ...), passed to the template and to its knobs'
-    `default` and `space` after the host."""
+    `default` and `space` after the target (the running pass context's, when
+    the call was made)."""
 
     name: str
     template: Callable[..., Schedule]
     knobs: type[K]
     args: tuple[Any, ...]
+    target: Target = field(default_factory=current_target)
 
     def default(self) -> K:
-        """The knobs the host gives this call (what an untuned build uses)."""
-        return self.knobs.default(host.cpu(), *self.args)  # type: ignore[attr-defined,no-any-return]
+        """The knobs the target gives this call (what an untuned build uses)."""
+        return self.knobs.default(self.target, *self.args)  # type: ignore[attr-defined,no-any-return]
 
     def space(self) -> Space[K]:
-        """The candidate knobs of this call on the host."""
-        return self.knobs.space(host.cpu(), *self.args)  # type: ignore[attr-defined,no-any-return]
+        """The candidate knobs of this call on the target."""
+        return self.knobs.space(self.target, *self.args)  # type: ignore[attr-defined,no-any-return]
 
     def render(self, knobs: K | None = None) -> Schedule:
-        """The template's schedule for `knobs` (default: the host's)."""
-        return self.template(*self.args, knobs=knobs)
+        """The template's schedule for `knobs` (default: the target's)."""
+        return self.template(*self.args, knobs=knobs if knobs is not None else self.default())
 
 
 _LOG: ContextVar[list[TemplateCall[Any]] | None] = ContextVar("lamina_template_log", default=None)

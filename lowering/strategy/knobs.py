@@ -3,8 +3,8 @@ a tuner searches.
 
 A schedule template (`lamina.lowering.strategy.cpu`) takes its knobs explicitly:
 a small frozen dataclass per template (`GemmKnobs`, `WindowKnobs`, ...) whose
-`default(host, ...)` gives the values derived from the host CPU (what every
-build uses unless a tuning record says otherwise) and whose `space(host, ...)`
+`default(target, ...)` gives the values derived from the target (what every
+build uses unless a tuning record says otherwise) and whose `space(target, ...)`
 gives the candidates: each field's choices, and a check that rejects a point
 before anything is built (more accumulators than vector registers, a tile
 larger than its axis, an unroll factor that does not divide its loop).

@@ -8,19 +8,28 @@ columns overlap when the window's columns are unrolled too (a stride-1 window
 reads `cols + KW - 1` vectors per tile row and tap row, not `cols * KW`).
 
 Its knobs, `WindowNchwcKnobs`, follow `lamina.lowering.strategy.cpu`'s:
-`default(host, ...)` for an untuned build, `space(host, ...)` for a tuner.
+`default(target, ...)` for an untuned build, `space(target, ...)` for a tuner.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lamina import host
 from lamina.dialects.tir import ForKind
-from lamina.lowering.schedule import Annotate, Primitive, Reorder, Schedule, Split
-from lamina.lowering.strategy.cpu import _parallel_tiles, _registers_check, _row_tile
+from lamina.lowering.lang.schedule import Annotate, Primitive, Reorder, Schedule, Split
+from lamina.lowering.strategy.cpu import (
+    _parallel_tiles,
+    _registers_check,
+    _row_tile,
+    hinted,
+)
 from lamina.lowering.strategy.dispatch import TemplateCall, log_call
 from lamina.lowering.strategy.knobs import DEFAULT_GRAIN, GRAINS, Knobs, Space, choices
+from lamina.lowering.strategy.registry import GENERIC_CPU, register_schedule
+from lamina.passes import current_target
+from lamina.symbolic import Dim
+from lamina.target import Target
 
 #: Output points (rows x columns) of the default register tile: each a vector
 #: accumulator, with room left for the input vectors they read.
@@ -41,24 +50,31 @@ class WindowNchwcKnobs(Knobs):
 
     @staticmethod
     def default(
-        cpu: host.HostCPU, extents: tuple[int, ...], kernel: tuple[int, int], elem_bits: int = 32
+        target: Target, extents: tuple[int, ...], kernel: tuple[int, int], elem_bits: int = 32
     ) -> WindowNchwcKnobs:
         """Up to `WINDOW_NCHWC_POINTS` columns of one row (a divisor of the
-        width when one is close), the window's columns unrolled."""
-        cols = _row_tile(extents[3], WINDOW_NCHWC_POINTS)
-        return WindowNchwcKnobs(int(cols), 1, True, DEFAULT_GRAIN)
+        width when one is close), the window's columns unrolled; fewer columns
+        (then no unrolling) where the target's registers do not hold them."""
+        vectors = -(-extents[4] // target.lanes(elem_bits))
+        cols = int(_row_tile(extents[3], WINDOW_NCHWC_POINTS))
+        for unroll in (True, False):
+            for c in range(cols, 0, -1):
+                inputs = c + kernel[1] - 1 if unroll else 1
+                if _registers_check(target, "", c * vectors, (inputs + 1) * vectors) is None:
+                    return WindowNchwcKnobs(c, 1, unroll, DEFAULT_GRAIN)
+        return WindowNchwcKnobs(1, 1, False, DEFAULT_GRAIN)
 
     @staticmethod
     def space(
-        cpu: host.HostCPU, extents: tuple[int, ...], kernel: tuple[int, int], elem_bits: int = 32
+        target: Target, extents: tuple[int, ...], kernel: tuple[int, int], elem_bits: int = 32
     ) -> Space[WindowNchwcKnobs]:
-        d = WindowNchwcKnobs.default(cpu, extents, kernel, elem_bits)
+        d = WindowNchwcKnobs.default(target, extents, kernel, elem_bits)
         _, _, rows, cols, block = extents
-        vectors = -(-block // cpu.lanes(elem_bits))
+        vectors = -(-block // target.lanes(elem_bits))
 
         def why(k: WindowNchwcKnobs) -> str | None:
             inputs = k.cols + kernel[1] - 1 if k.unroll_kw else 1
-            return _registers_check("window_nchwc", k.rows * k.cols * vectors, (inputs + 1) * vectors)
+            return _registers_check(target, "window_nchwc", k.rows * k.cols * vectors, (inputs + 1) * vectors)
 
         return Space(WindowNchwcKnobs, {
             "cols": choices(*range(1, 17), at_most=cols, keep=(d.cols,)),
@@ -66,6 +82,11 @@ class WindowNchwcKnobs(Knobs):
             "unroll_kw": (False, True),
             "grain": choices(*GRAINS, keep=(d.grain,)),
         }, why)
+
+
+@register_schedule(GENERIC_CPU, "window_nchwc")
+def _window_nchwc(out: Sequence[Dim], kernel: tuple[int, int], elem_bits: int) -> Schedule:
+    return window_nchwc(hinted(out), kernel, elem_bits)
 
 
 def window_nchwc(
@@ -80,7 +101,7 @@ def window_nchwc(
     accumulator kept in a register across the window."""
     if knobs is None:
         log_call(TemplateCall("window_nchwc", window_nchwc, WindowNchwcKnobs, (extents, kernel, elem_bits)))
-        knobs = WindowNchwcKnobs.default(host.cpu(), extents, kernel, elem_bits)
+        knobs = WindowNchwcKnobs.default(current_target(), extents, kernel, elem_bits)
     n, blocks, rows, cols, _ = extents
     steps: list[Primitive] = [Split("i3", knobs.cols)]
     tile = ["i3.i"]

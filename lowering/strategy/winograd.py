@@ -19,22 +19,26 @@ register tile, which the compiler then computes once (the separable transform):
   they are written back.
 
 Their knobs, `WinogradInputKnobs` and `WinogradOutputKnobs`, follow
-`lamina.lowering.strategy.cpu`'s: `default(host, ...)` for an untuned build,
-`space(host, ...)` for a tuner. The tile size `m` is not one of them: it
+`lamina.lowering.strategy.cpu`'s: `default(target, ...)` for an untuned build,
+`space(target, ...)` for a tuner. The tile size `m` is not one of them: it
 changes the graph (`conv2d-winograd`), so the tuner measures each `m` as an
 implementation of its own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lamina import host
 from lamina.dialects.tir import ForKind
-from lamina.lowering.schedule import Annotate, Primitive, Reorder, Schedule, Split
-from lamina.lowering.strategy.cpu import _parallel_tiles, _registers_check
+from lamina.lowering.lang.schedule import Annotate, Primitive, Reorder, Schedule, Split
+from lamina.lowering.strategy.cpu import _parallel_tiles, _registers_check, hinted
 from lamina.lowering.strategy.dispatch import TemplateCall, log_call
 from lamina.lowering.strategy.knobs import DEFAULT_GRAIN, GRAINS, Knobs, Space, choices
+from lamina.lowering.strategy.registry import GENERIC_CPU, register_schedule
+from lamina.passes import current_target
+from lamina.symbolic import Dim
+from lamina.target import Target
 
 #: Vector accumulators of a default register tile: enough independent FMAs to
 #: cover their latency, with room for the operands on 16-register hosts too.
@@ -52,9 +56,9 @@ def _rows(m: int, at_most: int) -> tuple[int, ...]:
     return tuple(a * d for d in _divisors(a, max(1, at_most // a)))
 
 
-def _vectors(cpu: host.HostCPU, block: int) -> int:
+def _vectors(target: Target, block: int) -> int:
     """Registers one channel block takes."""
-    return -(-block // cpu.lanes(32))
+    return -(-block // target.lanes(32))
 
 
 @dataclass(frozen=True)
@@ -69,28 +73,38 @@ class WinogradInputKnobs(Knobs):
     grain: int
 
     @staticmethod
-    def default(cpu: host.HostCPU, extents: tuple[int, ...], m: int, block: int) -> WinogradInputKnobs:
+    def default(target: Target, extents: tuple[int, ...], m: int, block: int) -> WinogradInputKnobs:
         """As many whole rows as `WINOGRAD_ACCUMULATORS` positions hold (at
         least one), one vector, the reduction as a loop."""
-        per = _vectors(cpu, block)
+        per = _vectors(target, block)
         rows = max(_rows(m, max(m + 2, WINOGRAD_ACCUMULATORS // per)))
         return WinogradInputKnobs(rows, 1, False, DEFAULT_GRAIN)
 
     @staticmethod
-    def space(cpu: host.HostCPU, extents: tuple[int, ...], m: int, block: int) -> Space[WinogradInputKnobs]:
-        d = WinogradInputKnobs.default(cpu, extents, m, block)
+    def space(target: Target, extents: tuple[int, ...], m: int, block: int) -> Space[WinogradInputKnobs]:
+        d = WinogradInputKnobs.default(target, extents, m, block)
         channels = extents[2]
-        per = _vectors(cpu, block)
+        per = _vectors(target, block)
 
         def why(k: WinogradInputKnobs) -> str | None:
-            return _registers_check("winograd_input", k.rows * k.cols * per, k.cols * per + 1)
+            return _registers_check(target, "winograd_input", k.rows * k.cols * per, k.cols * per + 1)
 
         return Space(WinogradInputKnobs, {
-            "rows": _rows(m, cpu.vector_registers),
+            "rows": _rows(m, target.vector_registers),
             "cols": _divisors(channels // block, 4),
             "unroll": (False, True),
             "grain": choices(*GRAINS, keep=(d.grain,)),
         }, why)
+
+
+@register_schedule(GENERIC_CPU, "winograd_input")
+def _winograd_input(out: Sequence[Dim], m: int, block: int) -> Schedule:
+    return winograd_input(hinted(out), m, block)
+
+
+@register_schedule(GENERIC_CPU, "winograd_output")
+def _winograd_output(out: Sequence[Dim], m: int) -> Schedule:
+    return winograd_output(hinted(out), m)
 
 
 def winograd_input(
@@ -101,7 +115,7 @@ def winograd_input(
     registers over the whole tile; the channel block in the vector lanes."""
     if knobs is None:
         log_call(TemplateCall("winograd_input", winograd_input, WinogradInputKnobs, (extents, m, block)))
-        knobs = WinogradInputKnobs.default(host.cpu(), extents, m, block)
+        knobs = WinogradInputKnobs.default(current_target(), extents, m, block)
     positions, tiles, channels = extents
     steps: list[Primitive] = [Split("i2", block), Split("i0", knobs.rows)]
     chans, inner = "i2.o", []
@@ -130,22 +144,22 @@ class WinogradOutputKnobs(Knobs):
     grain: int
 
     @staticmethod
-    def default(cpu: host.HostCPU, extents: tuple[int, ...], m: int) -> WinogradOutputKnobs:
+    def default(target: Target, extents: tuple[int, ...], m: int) -> WinogradOutputKnobs:
         """As many whole tiles along a row as `WINOGRAD_ACCUMULATORS` (at least
         one), the reduction as a loop."""
-        per = m * m * _vectors(cpu, extents[4])
+        per = m * m * _vectors(target, extents[4])
         cols = max(1, min(WINOGRAD_ACCUMULATORS // per, -(-extents[3] // m)))
         return WinogradOutputKnobs(1, cols, False, DEFAULT_GRAIN)
 
     @staticmethod
-    def space(cpu: host.HostCPU, extents: tuple[int, ...], m: int) -> Space[WinogradOutputKnobs]:
-        d = WinogradOutputKnobs.default(cpu, extents, m)
-        per = m * m * _vectors(cpu, extents[4])
+    def space(target: Target, extents: tuple[int, ...], m: int) -> Space[WinogradOutputKnobs]:
+        d = WinogradOutputKnobs.default(target, extents, m)
+        per = m * m * _vectors(target, extents[4])
         tiles_h, tiles_w = -(-extents[2] // m), -(-extents[3] // m)
 
         def why(k: WinogradOutputKnobs) -> str | None:
-            vectors = _vectors(cpu, extents[4])
-            return _registers_check("winograd_output", k.rows * k.cols * per, vectors + 1)
+            vectors = _vectors(target, extents[4])
+            return _registers_check(target, "winograd_output", k.rows * k.cols * per, vectors + 1)
 
         return Space(WinogradOutputKnobs, {
             "rows": choices(1, 2, 3, 4, at_most=tiles_h, keep=(1,)),
@@ -164,7 +178,7 @@ def winograd_output(
     through the epilogue; the channel block in the vector lanes."""
     if knobs is None:
         log_call(TemplateCall("winograd_output", winograd_output, WinogradOutputKnobs, (extents, m)))
-        knobs = WinogradOutputKnobs.default(host.cpu(), extents, m)
+        knobs = WinogradOutputKnobs.default(current_target(), extents, m)
     n, blocks, height, width, _ = extents
     rows, cols = m * knobs.rows, m * knobs.cols
     steps: list[Primitive] = [Split("i2", rows), Split("i3", cols)]

@@ -27,11 +27,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from lamina import host
 from lamina.dialects import llvm_ext, tir
 from lamina.errors import LoweringError
 from lamina.lowering.tir_to_llvm.emitter import Emitter, Lowering, lowers, result_type
 from lamina.lowering.tir_to_llvm.types import convert_type, scalar_type
+from lamina.passes import current_target
 
 # Functions glibc's libmvec has a vector variant of (glibc >= 2.35).
 MVEC_FUNCTIONS = frozenset(
@@ -66,11 +66,14 @@ def mvec(
 ) -> SSAValue | None:
     """`name` on a vector through libmvec, or None when it has no variant."""
     elem = t.get_element_type()
-    if not isinstance(elem, Float32Type | Float64Type) or not host.has_libmvec():
+    target = current_target()
+    if not isinstance(elem, Float32Type | Float64Type) or not target.vector_math:
+        return None
+    if target.arch != "x86_64":  # (libmvec's x86 names below)
         return None
     if name not in MVEC_FUNCTIONS or len(args) != 1:
         return None
-    bits = host.cpu().vector_bits
+    bits = target.vector_bits
     width = bits // elem.bitwidth
     count = t.element_count()
     if count % width:
@@ -431,7 +434,7 @@ _VPDPBUSD = {
 
 def vnni_lanes() -> int:
     """The i32 lanes of the host's widest `vpdpbusd`, 0 without VNNI."""
-    cpu = host.cpu()
+    cpu = current_target()
     for lanes, (_, needs) in _VPDPBUSD.items():
         if cpu.vector_bits >= 32 * lanes and all(cpu.has(f) for f in needs):
             return lanes

@@ -22,10 +22,14 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from lamina.abi import INTERMEDIATE_BYTES_ATTR, PARAMS_ATTR, WORKSPACE_SIZE_ATTR
+from lamina.abi import (
+    INTERMEDIATE_BYTES_ATTR,
+    PARAMS_ATTR,
+    TARGET_ATTR,
+    WORKSPACE_SIZE_ATTR,
+)
 from lamina.dialects import tir
 from lamina.errors import LoweringError
-from lamina.lowering.parallel import outline_parallel_loops
 from lamina.lowering.tir_to_llvm.arith import SCALAR_LOWERINGS
 from lamina.lowering.tir_to_llvm.buffers import (
     ACCESS_LOWERINGS,
@@ -54,7 +58,9 @@ from lamina.lowering.tir_to_llvm.emitter import (
     ModuleState,
 )
 from lamina.lowering.tir_to_llvm.memory import WorkspacePlan
+from lamina.lowering.tir_to_llvm.parallel import outline_parallel_loops
 from lamina.lowering.tir_to_llvm.types import PTR
+from lamina.passes import current_target
 from lamina.passes.registry import register_pass
 
 
@@ -206,6 +212,7 @@ def _set_module_attrs(
 
 def lower_module(module: ModuleOp) -> None:
     """Lower all of `module` to `llvm.func`s (see the package docstring)."""
+    module.attributes[TARGET_ATTR] = StringAttr(str(current_target()))
     outline_parallel_loops(module)
     ops = list(module.ops)
     for op in ops:

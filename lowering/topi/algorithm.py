@@ -23,7 +23,7 @@ from xdsl.ir import SSAValue
 from lamina.dialects import relay, tir
 from lamina.dialects.shapes import dims
 from lamina.errors import LoweringError
-from lamina.lowering.tir_builder import TirBuilder
+from lamina.lowering.lang.tir_builder import TirBuilder
 from lamina.registry import Registry
 from lamina.symbolic import Dim
 

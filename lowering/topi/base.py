@@ -33,8 +33,9 @@ from lamina.dialects import relay, te
 from lamina.dialects.shapes import dims, symbolic_tensor
 from lamina.dialects.te import ReduceKind
 from lamina.errors import LaminaError, LoweringError
-from lamina.lowering.expr import Expr, is_float, is_unsigned
-from lamina.lowering.schedule import Schedule
+from lamina.lowering.lang.expr import Expr, is_float, is_unsigned
+from lamina.lowering.lang.schedule import Schedule
+from lamina.lowering.strategy.registry import schedule_for
 from lamina.plugins import COMPUTES_GROUP
 from lamina.registry import Registry
 from lamina.symbolic import Dim, Sym
@@ -73,6 +74,21 @@ def scheduled(result: SSAValue, sched: Schedule, ordered: bool = False) -> None:
     assert isinstance(owner, te.ComputeOp)
     owner.attributes["schedule"] = StringAttr(str(sched))
     if ordered:
+        owner.attributes[te.ORDERED] = UnitAttr()
+
+
+def schedule(result: SSAValue, tag: str, *geometry: Any, ordered: bool = False) -> None:
+    """Say what the compute defining `result` is (`tag`, and its `geometry`)
+    and give it the schedule the target's strategy has for that
+    (`lamina.lowering.strategy.registry`); without one, `lower-te-to-tir` gives
+    it the default of its class. `ordered`: its reduction adds in the order the
+    schedule gives (`te.ORDERED`)."""
+    sched = schedule_for(tag, *geometry)
+    if sched is not None:
+        scheduled(result, sched, ordered)
+    elif ordered:
+        owner = result.owner
+        assert isinstance(owner, te.ComputeOp)
         owner.attributes[te.ORDERED] = UnitAttr()
 
 

@@ -12,9 +12,7 @@ from xdsl.ir import SSAValue
 from lamina.dialects import relay
 from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
-from lamina.lowering.expr import Expr
-from lamina.lowering.strategy import cpu
-from lamina.lowering.strategy.window_nchwc import window_nchwc
+from lamina.lowering.lang.expr import Expr
 from lamina.lowering.topi.base import (
     Body,
     Kernel,
@@ -24,7 +22,7 @@ from lamina.lowering.topi.base import (
     _window_input,
     lowest,
     register_compute,
-    scheduled,
+    schedule,
 )
 
 
@@ -45,7 +43,7 @@ def conv2d_nchwc(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 
     result = k.compute(out, body, ReduceKind.SUM, [ws[1], ws[2], ws[3], ws[4]])
     bits = getattr(out.get_element_type(), "bitwidth", 32)
-    scheduled(result, cpu.conv_nchwc(cpu.hinted(dims(out)), bits))
+    schedule(result, "conv_nchwc", dims(out), bits)
     return result
 
 
@@ -90,7 +88,7 @@ def _window(k: Kernel, op: relay.RelayOp, body: Body, kind: ReduceKind, kernel: 
     out = _type(op)
     result = k.compute(out, body, kind, kernel)
     bits = getattr(out.get_element_type(), "bitwidth", 32)
-    scheduled(result, window_nchwc(cpu.hinted(dims(out)), kernel, bits))
+    schedule(result, "window_nchwc", dims(out), kernel, bits)
     return result
 
 

@@ -11,7 +11,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from lamina.dialects import relay
 from lamina.dialects.shapes import dims
-from lamina.lowering.tir_builder import TirBuilder
+from lamina.lowering.lang.tir_builder import TirBuilder
 from lamina.lowering.topi.algorithm import (
     I8,
     I64,

@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import IntegerType, f64
 from xdsl.ir import Attribute, SSAValue
 
 from lamina.dialects import relay
-from lamina.lowering.expr import Expr, is_float, is_unsigned
+from lamina.lowering.lang.expr import Expr, is_float, is_unsigned
 from lamina.lowering.topi.base import Kernel, _c, _type, elementwise, register_compute
 
 

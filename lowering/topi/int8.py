@@ -29,7 +29,7 @@ from lamina.dialects.qnn_packed import (
 )
 from lamina.dialects.shapes import dims, symbolic_tensor
 from lamina.dialects.tir import ForKind
-from lamina.lowering.tir_builder import TirBuilder
+from lamina.lowering.lang.tir_builder import TirBuilder
 from lamina.lowering.topi.algorithm import register_extern
 
 #: Output columns (conv) or rows (dense) per register tile: one accumulator

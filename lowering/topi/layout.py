@@ -13,7 +13,7 @@ from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
 from lamina.dialects.shapes import dims
-from lamina.lowering.expr import Expr, is_float, is_unsigned
+from lamina.lowering.lang.expr import Expr, is_float, is_unsigned
 from lamina.lowering.topi.base import (
     Kernel,
     _elem,

@@ -15,9 +15,7 @@ from lamina.dialects import relay, te
 from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.errors import LoweringError
-from lamina.lowering.expr import Expr
-from lamina.lowering.strategy import cpu
-from lamina.lowering.strategy.knobs import DEFAULT_GRAIN
+from lamina.lowering.lang.expr import Expr
 from lamina.lowering.topi.base import (
     Kernel,
     _c,
@@ -29,7 +27,7 @@ from lamina.lowering.topi.base import (
     lowest,
     reduction,
     register_compute,
-    scheduled,
+    schedule,
 )
 from lamina.symbolic import Sym
 
@@ -103,9 +101,8 @@ def pool(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     kind = ReduceKind.MAX if is_max else ReduceKind.SUM
     acc = k.compute(out, body, kind, kernel)
     # (a checked read along the vector lanes vectorizes only at stride 1)
-    sched = cpu.schedule_pool(out, n) if not checked[-1] or win.strides[-1] == 1 else None
-    if sched is not None:
-        scheduled(acc, sched)
+    if not checked[-1] or win.strides[-1] == 1:
+        schedule(acc, "pool", out, n)
     if is_max:
         return acc
     xshape = _shape(x)
@@ -229,9 +226,8 @@ def _moments(
     if elem == f32 and isinstance(last, int) and last % MOMENT_LANES == 0:
         owner = sq.owner
         assert isinstance(owner, te.ComputeOp)
-        knobs = cpu.ReductionKnobs(MOMENT_LANES, DEFAULT_GRAIN)
-        # each lane in index order
-        scheduled(sq, cpu.reduction(cpu.hinted(owner.extents), cpu.hinted(owner.reduce_shape), 32, knobs), ordered=True)
+        # MOMENT_LANES partial sums, each in index order, combined pairwise
+        schedule(sq, "ordered_lanes", owner.extents, owner.reduce_shape, MOMENT_LANES, ordered=True)
     var = k.compute(
         _ttype(sq), lambda e, i: e.div(e.read(sq, i), _c(e, count, e.read(sq, i)))
     )

@@ -13,8 +13,7 @@ from xdsl.ir import SSAValue
 from lamina.dialects import relay
 from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
-from lamina.lowering.expr import Expr
-from lamina.lowering.strategy import cpu
+from lamina.lowering.lang.expr import Expr
 from lamina.lowering.topi.base import (
     Body,
     Kernel,
@@ -24,7 +23,7 @@ from lamina.lowering.topi.base import (
     _type,
     _window_input,
     register_compute,
-    scheduled,
+    schedule,
 )
 
 
@@ -60,9 +59,7 @@ def dense(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     acc = k.compute(
         out, _matmul_body(a, b, a_index, b_index, 2), ReduceKind.SUM, [kdim]
     )
-    sched = cpu.schedule_dense(op, out, kdim)
-    if sched is not None:
-        scheduled(acc, sched)
+    schedule(acc, "dense", op, out, kdim)
     alpha = relay.float_prop(op, "alpha", 1.0)
     beta = relay.float_prop(op, "beta", 1.0)
     bias = ins[2] if len(ins) > 2 else None
@@ -116,9 +113,7 @@ def matmul(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     result = k.compute(
         out, _matmul_body(a, b, a_index, b_index, rank), ReduceKind.SUM, [kdim]
     )
-    sched = cpu.schedule_matmul(out, sa, sb)
-    if sched is not None:
-        scheduled(result, sched)
+    schedule(result, "matmul", out, sa, sb)
     return result
 
 
@@ -138,7 +133,7 @@ def dense_pack(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
         return e.mul(e.read(a, [*o[:-1], kk]), e.read(w, panel))
 
     result = k.compute(out, body, ReduceKind.SUM, [kdim])
-    scheduled(result, cpu.schedule_dense_pack(out, kdim, nb))
+    schedule(result, "dense_pack", out, kdim, nb)
     return result
 
 
@@ -169,9 +164,7 @@ def conv(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
         return e.mul(v, e.read(w, [f, c, *taps]))
 
     result = k.compute(out, body, ReduceKind.SUM, [cin, *wshape[2:]])
-    sched = cpu.schedule_conv(op, out, wshape)
-    if sched is not None:
-        scheduled(result, sched)
+    schedule(result, "conv", op, out, wshape)
     return result
 
 

@@ -13,8 +13,7 @@ from xdsl.ir import SSAValue
 from lamina.dialects import relay, te
 from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
-from lamina.lowering.expr import Expr, is_float
-from lamina.lowering.strategy import cpu
+from lamina.lowering.lang.expr import Expr, is_float
 from lamina.lowering.topi.base import (
     Kernel,
     _c,
@@ -24,7 +23,7 @@ from lamina.lowering.topi.base import (
     _type,
     reduction,
     register_compute,
-    scheduled,
+    schedule,
 )
 from lamina.lowering.topi.elemwise import divide
 
@@ -46,7 +45,7 @@ def reduce(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     out = reduction(k, src, axes, keep, _REDUCE_KIND[type(op)], _read_at(x))
     if relay.flag_prop(op, "ordered") and isinstance(out.owner, te.ComputeOp) and out.owner.reduce is not None:
         compute = out.owner  # in index order: no reassociation, no lane partials
-        scheduled(out, cpu.ordered_reduction(cpu.hinted(compute.extents), cpu.hinted(compute.reduce_shape)), ordered=True)
+        schedule(out, "ordered", compute.extents, compute.reduce_shape, ordered=True)
     if not isinstance(op, relay.MeanOp) or not axes:
         return out
     count = math.prod(dims(src)[a] for a in axes)

@@ -26,7 +26,7 @@ from xdsl.ir import SSAValue
 from lamina.dialects import relay
 from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
-from lamina.lowering.expr import Expr, is_float
+from lamina.lowering.lang.expr import Expr, is_float
 from lamina.lowering.topi.base import Kernel, _shape, _tensor, _type, register_compute
 from lamina.symbolic import Dim
 

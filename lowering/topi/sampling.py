@@ -25,8 +25,8 @@ from xdsl.ir import Attribute, SSAValue
 from lamina.dialects import relay
 from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
-from lamina.lowering.expr import Expr
-from lamina.lowering.tir_builder import TirBuilder
+from lamina.lowering.lang.expr import Expr
+from lamina.lowering.lang.tir_builder import TirBuilder
 from lamina.lowering.topi.algorithm import register_extern
 from lamina.lowering.topi.base import Kernel, _shape, _type, lowest, register_compute
 from lamina.symbolic import Dim

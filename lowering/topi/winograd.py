@@ -30,10 +30,8 @@ from xdsl.ir import SSAValue
 from lamina.dialects import relay
 from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
-from lamina.lowering.expr import Expr
-from lamina.lowering.strategy import winograd as strategy
-from lamina.lowering.strategy.cpu import hinted
-from lamina.lowering.topi.base import Kernel, _shape, _type, register_compute, scheduled
+from lamina.lowering.lang.expr import Expr
+from lamina.lowering.topi.base import Kernel, _shape, _type, register_compute, schedule
 
 #: The interpolation points of F(m, 3) by tile size (TVM's, the point at
 #: infinity implied).
@@ -139,7 +137,7 @@ def winograd_input_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) 
         return e.mul(e.read(t, [nu, j]), column)
 
     result = k.compute(out, body, ReduceKind.SUM, [a])
-    scheduled(result, strategy.winograd_input(hinted(dims(out)), m, block))
+    schedule(result, "winograd_input", dims(out), m, block)
     return result
 
 
@@ -171,7 +169,7 @@ def winograd_output_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue])
         return e.mul(e.read(t, [e.irem(oh, mi), xi]), row)
 
     result = k.compute(out, body, ReduceKind.SUM, [a])
-    scheduled(result, strategy.winograd_output(hinted(dims(out)), m))
+    schedule(result, "winograd_output", dims(out), m)
     return result
 
 

@@ -44,7 +44,6 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType, f32
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from lamina import host
 from lamina.dialects import relay
 from lamina.dialects.constants import make_constant, value_data
 from lamina.errors import LaminaError
@@ -55,7 +54,7 @@ from lamina.lowering.topi.winograd import (
     output_transform,
     weight_transform,
 )
-from lamina.passes import PassContext, record_statistic, register_config
+from lamina.passes import PassContext, current_target, record_statistic, register_config
 from lamina.passes.registry import register_pass
 from lamina.transforms.graph.fold_constant import register_evaluator
 from lamina.transforms.graph.layout_propagation import replace, transform
@@ -185,7 +184,7 @@ class Conv2dWinogradPass(ModulePass):
                 f"conv2d-winograd.tile-size: {forced} is not 0 or one of "
                 f"{', '.join(map(str, sorted(POINTS)))}"
             )
-        lanes = host.cpu().lanes(32)
+        lanes = current_target().lanes(32)
         for conv in [o for o in op.walk() if isinstance(o, relay.Conv2DOp)]:
             workload = conv_workload(conv)
             if workload is None:

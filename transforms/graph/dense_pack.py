@@ -17,9 +17,9 @@ import numpy as np
 from xdsl.dialects.builtin import AnyFloat, TensorType
 from xdsl.ir import Operation
 
-from lamina import host
 from lamina.dialects import relay
 from lamina.dialects.constants import make_constant, value_data
+from lamina.passes import current_target
 from lamina.transforms.graph.layout_propagation import replace
 
 
@@ -35,7 +35,7 @@ def _panel(t: TensorType, n: int) -> int:
     elem = t.get_element_type()
     if not isinstance(elem, AnyFloat) or elem.bitwidth not in (32, 64):
         return 0
-    lanes = host.cpu().lanes(elem.bitwidth)
+    lanes = current_target().lanes(elem.bitwidth)
     return lanes if n % lanes == 0 else 0
 
 

@@ -34,7 +34,6 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from lamina import host
 from lamina.dialects import qnn, relay
 from lamina.dialects.constants import make_constant
 from lamina.dialects.qnn_packed import (
@@ -45,7 +44,7 @@ from lamina.dialects.qnn_packed import (
     Conv2DNCHWcOp,
     DensePackedOp,
 )
-from lamina.passes import record_statistic
+from lamina.passes import current_target, record_statistic
 from lamina.passes.registry import register_pass
 from lamina.transforms.graph.layout_propagation import (
     blocked_source,
@@ -57,7 +56,7 @@ from lamina.transforms.graph.qdq_params import constant_value
 
 def lanes() -> int:
     """Output channels per kernel vector: the host's i32 lanes."""
-    return host.cpu().lanes(32)
+    return current_target().lanes(32)
 
 
 def _const(v: SSAValue) -> np.ndarray | None:

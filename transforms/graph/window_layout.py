@@ -25,9 +25,9 @@ from __future__ import annotations
 from xdsl.dialects.builtin import IntegerType, TensorType, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from lamina import host
 from lamina.dialects import relay
 from lamina.dialects.constants import make_constant, value_data
+from lamina.passes import current_target
 from lamina.transforms.graph.layout_propagation import replace, transform
 
 
@@ -35,7 +35,7 @@ def channel_block(channels: int, whole: bool = False) -> int | None:
     """The channel block of a tensor with `channels` channels: the host's f32
     lanes or half of them, whichever divides first; None if neither does. With
     `whole`, fewer channels than half the lanes (an image's 3) are one block."""
-    lanes = host.cpu().lanes(32)
+    lanes = current_target().lanes(32)
     if whole and channels < lanes // 2:
         return channels
     return next((b for b in (lanes, lanes // 2) if b > 1 and channels % b == 0), None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
-from lamina.lowering.expr import Expr
+from lamina.lowering.lang.expr import Expr
 from lamina.lowering.topi import Kernel, elementwise
 from lamina_example_op.op import DEFAULT_B
 

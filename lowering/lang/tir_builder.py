@@ -28,7 +28,7 @@ from xdsl.rewriter import InsertPoint
 from lamina.dialects import tir
 from lamina.dialects.shapes import symbolic_tensor
 from lamina.dialects.tir import ForKind
-from lamina.lowering.expr import Expr
+from lamina.lowering.lang.expr import Expr
 from lamina.symbolic import Dim, Sym
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from lamina.dialects.tir import ForKind
 from lamina.errors import LoweringError
-from lamina.lowering.index import Lin, Var
+from lamina.lowering.lang.index import Lin, Var
 from lamina.symbolic import Dim, Sym
 
 
@@ -114,7 +114,7 @@ class Schedule:
                 steps.extend(_step(verb, args))
             except (ValueError, IndexError):
                 raise LoweringError(
-                    f"bad schedule step '{part}': see lamina.lowering.schedule for "
+                    f"bad schedule step '{part}': see lamina.lowering.lang.schedule for "
                     "the primitives and their arguments"
                 ) from None
         return Schedule(tuple(steps))
