@@ -27,7 +27,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from lamina import host
 from lamina.dialects import relay
-from lamina.dialects.constants import make_constant, value_data
+from lamina.dialects.relay.constant import make_constant, value_data
 from lamina.transforms.graph.layout_propagation import replace, transform
 
 
