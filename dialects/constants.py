@@ -1,32 +1,28 @@
-"""Constant builders and readers for graph-level constants.
+"""Reading graph-level constants.
 
-A `relay.constant` holds its data inline (`dense<...>`, a splat or the full
-data) or in a blob of the resource store (`dense_resource<key>`,
-`dialects/resources.py`). `make_constant` builds the smallest form for an array;
-`constant_data` reads every form (and the `value` of other constant-like ops,
-such as `arith.constant`); `value_data` reads the constant behind an SSA value.
+A constant op holds its data inline (`dense<...>`, a splat or the full data) or
+in a blob of the resource store (`dense_resource<key>`, `dialects/resources.py`).
+`constant_data` reads every form, of `relay.constant` and of the `value` of other
+constant-like ops (such as `arith.constant`). Building a `relay.constant`
+(`make_constant`) and reading the one behind an SSA value (`value_data`) are the
+op's own: `lamina.dialects.relay.constant`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    AnyFloat,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     FloatAttr,
     IntegerAttr,
     TensorType,
 )
-from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.ir import Operation
 
-from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.resources import blobs
 from lamina.errors import LaminaError
-
-#: Constants with at most this many elements (not all equal) are printed inline.
-INLINE_LIMIT = 16
 
 
 def constant_data(op: Operation) -> np.ndarray | None:
@@ -55,34 +51,4 @@ def constant_data(op: Operation) -> np.ndarray | None:
     return None
 
 
-def value_data(value: SSAValue) -> np.ndarray | None:
-    """The data of `value` when a readable `relay.constant` defines it."""
-    if isinstance(value, OpResult) and isinstance(value.op, relay.ConstantOp):
-        return constant_data(value.op)
-    return None
-
-
-def make_constant(array: np.ndarray, t: TensorType, name: str = "folded") -> relay.ConstantOp:
-    """A `relay.constant` of type `t` holding `array`: splat, inline or blob."""
-    dtype = numpy_dtype(t.get_element_type())
-    data = np.ascontiguousarray(np.asarray(array).astype(dtype, copy=False))
-    shape = tuple(t.get_shape())
-    if data.shape != shape:
-        if data.size == int(np.prod(shape, dtype=np.int64)):
-            data = data.reshape(shape)  # e.g. one element for a rank-0 type
-        else:
-            data = np.ascontiguousarray(np.broadcast_to(data, shape))
-    flat = data.reshape(-1)
-    is_float = isinstance(t.get_element_type(), AnyFloat)
-    convert = float if is_float else int
-    if flat.size and np.all(flat == flat[0]) and not (is_float and np.isnan(flat[0])):
-        return relay.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [convert(flat[0])]))
-    if 0 < flat.size <= INLINE_LIMIT and not (is_float and np.isnan(flat).any()):
-        return relay.ConstantOp(
-            DenseIntOrFPElementsAttr.from_list(t, [convert(v) for v in flat])
-        )
-    key = blobs.add(name, data)
-    return relay.ConstantOp(DenseResourceAttr.from_params(key, t))
-
-
-__all__ = ["INLINE_LIMIT", "constant_data", "make_constant", "value_data"]
+__all__ = ["constant_data"]

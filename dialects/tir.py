@@ -29,12 +29,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import auto
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseResourceAttr,
     FlatSymbolRefAttr,
     FunctionType,
     IndexType,
+    IntegerAttr,
     MemRefType,
     StringAttr,
     SymbolNameConstraint,
@@ -344,6 +346,27 @@ class ForOp(IRDLOperation):
     @property
     def induction_var(self) -> SSAValue:
         return self.body.block.args[0]
+
+    @staticmethod
+    def constant_index(v: SSAValue) -> int | None:
+        """The value of an `arith.constant` index (a loop bound, an index
+        operand), else None."""
+        op = v.owner
+        if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+            return op.value.value.data
+        return None
+
+    @property
+    def constant_bounds(self) -> tuple[int, int, int] | None:
+        """`(lb, ub, step)` when all three are constants, else None."""
+        lb, ub, step = (ForOp.constant_index(v) for v in (self.lb, self.ub, self.step))
+        if lb is None or ub is None or step is None:
+            return None
+        return lb, ub, step
+
+    def set_kind(self, kind: ForKind) -> None:
+        """Make this a `kind` loop (e.g. demote it to serial)."""
+        self.kind = ForKindAttr(kind)
 
     def verify_(self) -> None:
         args = self.body.block.args

@@ -17,8 +17,9 @@ from xdsl.irdl import irdl_op_definition
 import lamina
 from lamina import passes as manager
 from lamina.dialects import relay
-from lamina.dialects.constants import INLINE_LIMIT, constant_data, make_constant
+from lamina.dialects.constants import constant_data
 from lamina.dialects.dtypes import element_type
+from lamina.dialects.relay.constant import INLINE_LIMIT, make_constant
 from lamina.transforms.graph.fold_constant import EVALUATORS, fold_constants
 
 rng = np.random.default_rng(0)

@@ -22,7 +22,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lamina.dialects import qnn, qnn_packed, relay, te, tir
+from lamina.dialects import qnn, relay, te, tir
+from lamina.dialects.qnn import packed as qnn_packed
 from lamina.dialects.relay_region import FusedOp
 from lamina.ir import entry_function
 from lamina.passes import PassContext, PassInfo, PassInstrument

@@ -4,13 +4,18 @@ Weights and other constants enter the graph through this one op; its result
 type is the type of its value, and it prints as just the value
 (`relay.constant dense_resource<w> : tensor<4x8xf32>`). It is `ConstantLike`, so
 constant folding and the xDSL canonicalizer treat it as a constant.
+`make_constant` builds the smallest form for an array (a splat, inline up to
+`INLINE_LIMIT` values, else a blob); `value_data` reads the constant behind an SSA
+value (`lamina.dialects.constants.constant_data` reads any constant op).
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+import numpy as np
 from xdsl.dialects.builtin import (
+    AnyFloat,
     ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -20,14 +25,20 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, OpResult, SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def, result_def, traits_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from lamina.dialects.constants import constant_data
+from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.relay.base import OpPattern, RelayOp, dims_prop, tensor
+from lamina.dialects.resources import blobs
+
+#: Constants with at most this many elements (not all equal) are printed inline.
+INLINE_LIMIT = 16
 
 
 @irdl_op_definition
@@ -70,6 +81,36 @@ class ConstantOp(RelayOp):
         printer.print_string(" ")
         printer.print_attribute(self.value)
         printer.print_op_attributes(self.attributes)
+
+
+def value_data(value: SSAValue) -> np.ndarray | None:
+    """The data of `value` when a readable `relay.constant` defines it."""
+    if isinstance(value, OpResult) and isinstance(value.op, ConstantOp):
+        return constant_data(value.op)
+    return None
+
+
+def make_constant(array: np.ndarray, t: TensorType, name: str = "folded") -> ConstantOp:
+    """A `relay.constant` of type `t` holding `array`: splat, inline or blob."""
+    dtype = numpy_dtype(t.get_element_type())
+    data = np.ascontiguousarray(np.asarray(array).astype(dtype, copy=False))
+    shape = tuple(t.get_shape())
+    if data.shape != shape:
+        if data.size == int(np.prod(shape, dtype=np.int64)):
+            data = data.reshape(shape)  # e.g. one element for a rank-0 type
+        else:
+            data = np.ascontiguousarray(np.broadcast_to(data, shape))
+    flat = data.reshape(-1)
+    is_float = isinstance(t.get_element_type(), AnyFloat)
+    convert = float if is_float else int
+    if flat.size and np.all(flat == flat[0]) and not (is_float and np.isnan(flat[0])):
+        return ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [convert(flat[0])]))
+    if 0 < flat.size <= INLINE_LIMIT and not (is_float and np.isnan(flat).any()):
+        return ConstantOp(
+            DenseIntOrFPElementsAttr.from_list(t, [convert(v) for v in flat])
+        )
+    key = blobs.add(name, data)
+    return ConstantOp(DenseResourceAttr.from_params(key, t))
 
 
 @irdl_op_definition

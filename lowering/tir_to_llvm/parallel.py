@@ -32,7 +32,6 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from lamina.dialects import tir
 from lamina.dialects.tir import AllocScope, ForKind
-from lamina.transforms.tir.unroll import constant_index, loop_bounds, set_kind
 
 ATTR = "lamina.parallel"
 
@@ -127,8 +126,8 @@ def _clone_into(v: SSAValue, entry: Block, mapping: dict[SSAValue, SSAValue]) ->
 
 def _outline(kernel: tir.PrimFuncOp, loop: tir.ForOp, n: int) -> ParallelLoop | None:
     sizes = kernel.size_args()
-    lb, step = (constant_index(v) for v in (loop.lb, loop.step))
-    ub = constant_index(loop.ub)
+    lb, step = (tir.ForOp.constant_index(v) for v in (loop.lb, loop.step))
+    ub = tir.ForOp.constant_index(loop.ub)
     captured = _captures(loop, set(sizes.values()))
     if lb is None or step is None or step <= 0 or captured is None:
         return None
@@ -176,7 +175,7 @@ def _outline(kernel: tir.PrimFuncOp, loop: tir.ForOp, n: int) -> ParallelLoop | 
     loop.body.clone_into(body, value_mapper=mapping)
     for inner in body.walk():  # nested parallel loops run serially in a thread
         if isinstance(inner, tir.ForOp) and inner.kind.data == ForKind.PARALLEL:
-            set_kind(inner, ForKind.SERIAL)
+            inner.set_kind(ForKind.SERIAL)
     serial = tir.ForOp(start.result, end.result, step_c.result, body, ForKind.SERIAL)
     entry.add_ops([serial, tir.ReturnOp()])
     launch = f"{name}_launch"
@@ -208,7 +207,7 @@ def _work(ops: Sequence[Operation] | Block, times: int = 1) -> int | None:
     for op in ops.ops if isinstance(ops, Block) else ops:
         total += times
         if isinstance(op, tir.ForOp):
-            bounds = loop_bounds(op)
+            bounds = op.constant_bounds
             if bounds is None:
                 return None
             lb, ub, step = bounds
@@ -265,7 +264,7 @@ def outline_parallel_loops(module: ModuleOp) -> list[ParallelLoop]:
                 top = work is None or work >= LOOP_SERIAL_WORK
             out = _outline(kernel, op, n) if top else None
             if out is None:
-                set_kind(op, ForKind.SERIAL)
+                op.set_kind(ForKind.SERIAL)
                 continue
             found.append(out)
             n += 1

@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import IntegerType, VectorType, f32, i32
 from xdsl.ir import Attribute, SSAValue
 
 from lamina.dialects import relay, tir
-from lamina.dialects.qnn_packed import (
+from lamina.dialects.qnn.packed import (
     Conv2DNCHWcAddOp,
     Conv2DNCHWcOp,
     DensePackedOp,

@@ -64,8 +64,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from lamina.dialects import relay
-from lamina.dialects.constants import make_constant, value_data
 from lamina.dialects.dtypes import numpy_dtype
+from lamina.dialects.relay.constant import make_constant, value_data
 from lamina.lowering.strategy.cpu import is_gemm_conv
 from lamina.passes import record_statistic
 from lamina.passes.registry import register_pass

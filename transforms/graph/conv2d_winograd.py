@@ -45,7 +45,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from lamina.dialects import relay
-from lamina.dialects.constants import make_constant, value_data
+from lamina.dialects.relay.constant import make_constant, value_data
 from lamina.errors import LaminaError
 from lamina.lowering.strategy import dispatch
 from lamina.lowering.topi.winograd import (

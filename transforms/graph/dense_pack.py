@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import AnyFloat, TensorType
 from xdsl.ir import Operation
 
 from lamina.dialects import relay
-from lamina.dialects.constants import make_constant, value_data
+from lamina.dialects.relay.constant import make_constant, value_data
 from lamina.passes import current_target
 from lamina.transforms.graph.layout_propagation import replace
 

@@ -3,7 +3,7 @@
 TVM's `FoldConstant`. Ops are visited in block order, so a chain of constant ops
 folds in one pass: each folded result is a new `relay.constant` that the next op
 sees. A result whose elements are all equal becomes a splat `dense<v>`, a small one
-(at most `lamina.dialects.constants.INLINE_LIMIT` elements) an inline `dense<[...]>`, and anything larger a
+(at most `lamina.dialects.relay.constant.INLINE_LIMIT` elements) an inline `dense<[...]>`, and anything larger a
 `dense_resource` blob (weights never go through text). Constants left without uses
 are erased.
 
@@ -37,8 +37,9 @@ from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator
 
 from lamina.dialects import relay
-from lamina.dialects.constants import constant_data, make_constant
+from lamina.dialects.constants import constant_data
 from lamina.dialects.dtypes import numpy_dtype
+from lamina.dialects.relay.constant import make_constant
 from lamina.dialects.relay_region import FusedOp
 from lamina.errors import LaminaError
 from lamina.passes import record_statistic

@@ -24,7 +24,7 @@ from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import Rewriter
 
 from lamina.dialects import relay
-from lamina.dialects.constants import make_constant, value_data
+from lamina.dialects.relay.constant import make_constant, value_data
 from lamina.lowering.strategy.dispatch import ORIGIN_ATTR
 
 #: Properties that tie an op to axis positions: such an op keeps its layout.

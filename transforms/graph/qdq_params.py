@@ -28,8 +28,8 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, OpResult, SSAValue
 
 from lamina.dialects import qnn, relay
-from lamina.dialects.constants import make_constant, value_data
 from lamina.dialects.dtypes import element_type, numpy_dtype
+from lamina.dialects.relay.constant import make_constant, value_data
 from lamina.transforms.graph.fold_constant import EVALUATORS, NotFoldable
 
 #: Why a chain stays in float, e.g. "scale-not-constant".

@@ -47,8 +47,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lamina.dialects import qnn, relay
-from lamina.dialects.constants import make_constant
 from lamina.dialects.relay.base import int_prop, ints_prop, shape_of
+from lamina.dialects.relay.constant import make_constant
 from lamina.passes import record_statistic
 from lamina.passes.registry import register_pass
 from lamina.transforms.graph.qdq_params import constant_value

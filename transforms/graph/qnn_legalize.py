@@ -35,8 +35,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from lamina.dialects import qnn, relay
-from lamina.dialects.constants import make_constant
-from lamina.dialects.qnn_packed import (
+from lamina.dialects.qnn.packed import (
     I32,
     S8,
     U8,
@@ -44,6 +43,7 @@ from lamina.dialects.qnn_packed import (
     Conv2DNCHWcOp,
     DensePackedOp,
 )
+from lamina.dialects.relay.constant import make_constant
 from lamina.passes import current_target, record_statistic
 from lamina.passes.registry import register_pass
 from lamina.transforms.graph.layout_propagation import (

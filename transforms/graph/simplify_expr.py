@@ -29,7 +29,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from lamina.dialects import relay
-from lamina.dialects.constants import value_data
+from lamina.dialects.relay.constant import value_data
 from lamina.passes.registry import register_pass
 from lamina.pattern import (
     Match,

@@ -40,7 +40,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from lamina.dialects import relay
-from lamina.dialects.constants import make_constant, value_data
+from lamina.dialects.relay.constant import make_constant, value_data
 from lamina.dialects.shapes import dims_attr, is_symbolic
 from lamina.passes import max_iterations, not_converged, record_statistic
 from lamina.passes.registry import register_pass

@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import IntegerType, TensorType, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from lamina.dialects import relay
-from lamina.dialects.constants import make_constant, value_data
+from lamina.dialects.relay.constant import make_constant, value_data
 from lamina.passes import current_target
 from lamina.transforms.graph.layout_propagation import replace, transform
 

@@ -21,32 +21,11 @@ from lamina.dialects.tir import ForKind
 from lamina.passes.registry import register_pass
 
 
-def constant_index(v: SSAValue) -> int | None:
-    """The value of an `arith.constant` index, else None."""
-    op = v.owner
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-        return op.value.value.data
-    return None
-
-
-def loop_bounds(loop: tir.ForOp) -> tuple[int, int, int] | None:
-    bounds = [constant_index(v) for v in (loop.lb, loop.ub, loop.step)]
-    if any(b is None for b in bounds):
-        return None
-    lb, ub, step = bounds
-    assert lb is not None and ub is not None and step is not None
-    return lb, ub, step
-
-
-def set_kind(loop: tir.ForOp, kind: ForKind) -> None:
-    loop.kind = tir.ForKindAttr(kind)
-
-
 def unroll(loop: tir.ForOp, max_copies: int) -> bool:
     """Unroll `loop` in place; False (loop demoted to serial) when it cannot."""
-    bounds = loop_bounds(loop)
+    bounds = loop.constant_bounds
     if bounds is None or bounds[2] <= 0 or len(range(*bounds)) > max_copies:
-        set_kind(loop, ForKind.SERIAL)
+        loop.set_kind(ForKind.SERIAL)
         return False
     block = loop.parent_block()
     assert block is not None
@@ -83,4 +62,4 @@ class TirUnrollPass(ModulePass):
             unroll(loop, self.max_copies)
 
 
-__all__ = ["TirUnrollPass", "constant_index", "loop_bounds", "set_kind"]
+__all__ = ["TirUnrollPass"]

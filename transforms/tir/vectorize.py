@@ -42,7 +42,6 @@ from lamina.abi import MAX_LOAD_STRIDE
 from lamina.dialects import tir
 from lamina.dialects.tir import AllocScope, ForKind
 from lamina.passes.registry import register_pass
-from lamina.transforms.tir.unroll import constant_index, loop_bounds, set_kind
 
 
 class _Unsupported(Exception):
@@ -66,7 +65,7 @@ class _Lane:
 
 def _multiple_of(v: SSAValue, k: int) -> bool:
     """Whether the index `v` is provably a multiple of `k`."""
-    c = constant_index(v)
+    c = tir.ForOp.constant_index(v)
     if c is not None:
         return c % k == 0
     op = v.owner
@@ -143,7 +142,7 @@ class _Vectorizer:
     # --- the body -----------------------------------------------------------
     def run(self) -> bool:
         body = self.loop.body.block
-        bounds = loop_bounds(self.loop)
+        bounds = self.loop.constant_bounds
         if bounds is None or bounds[2] != 1 or bounds[1] - bounds[0] != self.lanes:
             return False
         lb = self.emit(arith.ConstantOp(IntegerAttr(bounds[0], IndexType())))
@@ -228,7 +227,7 @@ class _Vectorizer:
         below read the element at `lo`, those above the one at `hi`, as the
         clamp does (two scalar loads)."""
         extent = op.buffer.type.get_shape()[-1]  # type: ignore[attr-defined]
-        bounds = [constant_index(b) for b in (lane.lo, lane.hi) if b is not None]
+        bounds = [tir.ForOp.constant_index(b) for b in (lane.lo, lane.hi) if b is not None]
         if lane.stride != 1 or not all(b is not None and 0 <= b < extent for b in bounds):
             raise _Unsupported("gather")  # the edge loads must be inside the buffer
         lead = self.contiguous(op.indices, clamped=True)[:-1]
@@ -369,7 +368,7 @@ class _Vectorizer:
                 return True
         if isinstance(op, arith.MuliOp):
             lane, k = (la, ub) if la else (lb, ua)
-            c = constant_index(k) if k is not None else None
+            c = tir.ForOp.constant_index(k) if k is not None else None
             if lane is not None and k is not None and c is not None:
                 base = self.emit(arith.MuliOp(lane.base, k))
                 self.affine[op.results[0]] = _Lane(base, lane.stride * c)
@@ -390,7 +389,7 @@ _VECTOR_OPS: tuple[type[Operation], ...] = tuple(
 
 
 def vectorize(loop: tir.ForOp) -> bool:
-    bounds = loop_bounds(loop)
+    bounds = loop.constant_bounds
     if bounds is None:
         return False
     return _Vectorizer(loop, bounds[1] - bounds[0]).run()
@@ -410,7 +409,7 @@ class TirVectorizePass(ModulePass):
         for loop in reversed(loops):
             assert isinstance(loop, tir.ForOp)
             if not vectorize(loop):
-                set_kind(loop, ForKind.SERIAL)
+                loop.set_kind(ForKind.SERIAL)
 
 
 __all__ = ["TirVectorizePass", "vectorize"]

@@ -70,7 +70,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects import relay
-from lamina.dialects.qnn_packed import PACKED_OPS
+from lamina.dialects.qnn.packed import PACKED_OPS
 from lamina.dialects.relay.base import (
     OpPattern,
     RelayOp,

@@ -10,7 +10,7 @@ correction is part of the constant `bias`, computed when compiling; the
 weight's zero point is 0), the product in f32 rounded half to even, as
 `qnn.requantize`. `qnn-canonicalize` makes them from `qnn.conv2d`/`qnn.matmul`
 followed by `qnn.requantize` where the host's kernels apply. Part of the `qnn`
-dialect (`dialects/qnn.py` lists them).
+dialect (`dialects/qnn/__init__.py` lists them).
 
 - `qnn.conv2d_nchwc x, w, bias, multiplier, zp`: x u8 `[N, C/cb, H, W, cb]`
   (already padded with its zero point), w s8 `[O/ob, C/cb, KH, KW, cb/4, 4*ob]`
