@@ -6,7 +6,7 @@ from __future__ import annotations
 import llvmlite.binding as llvm
 
 from lamina import host
-from lamina.runtime.peak import CHAINS, _kernel, describe_host, peak_gflops
+from lamina.codegen.peak import CHAINS, _kernel, describe_host, peak_gflops
 
 
 def test_the_kernel_is_valid_ir_at_every_width():
