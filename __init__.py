@@ -64,11 +64,18 @@ _LAZY: dict[str, str] = {
 }
 
 
+#: Where the names that need no compiler come from: the others load the driver
+#: first, which registers every pass (as `import lamina` did when it was eager).
+_RUNTIME = frozenset({"lamina.errors", "lamina.runtime.library", "lamina.runtime.model"})
+
+
 def __getattr__(name: str) -> Any:
     where = _LAZY.get(name)
     if where is None:
         raise AttributeError(f"module 'lamina' has no attribute '{name}'")
     # imported on first use, see _LAZY
+    if where not in _RUNTIME:
+        importlib.import_module("lamina.driver")
     value = getattr(importlib.import_module(where), name)
     globals()[name] = value  # later reads skip __getattr__
     return value
