@@ -10,25 +10,80 @@
     exe = lamina.compile("model.onnx", tuning_records="records.jsonl")
 """
 
-from lamina.driver import compile
-from lamina.errors import (
-    CompileError,
-    FrontendError,
-    InputError,
-    InternalError,
-    IRError,
-    LaminaError,
-    LoweringError,
-    UnsupportedOpError,
-)
-from lamina.frontends.onnx import from_onnx
-from lamina.ir import context, parse, print_ir
-from lamina.passes import PassContext, run_pipeline
-from lamina.quantization import QuantizedModel, quantize
-from lamina.runtime.library import load
-from lamina.runtime.model import CompiledModel
-from lamina.tuning import tune
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from lamina.version import __version__
+
+if TYPE_CHECKING:  # what __getattr__ gives, for type checkers
+    from lamina.driver import compile
+    from lamina.errors import (
+        CompileError,
+        FrontendError,
+        InputError,
+        InternalError,
+        IRError,
+        LaminaError,
+        LoweringError,
+        UnsupportedOpError,
+    )
+    from lamina.frontends.onnx import from_onnx
+    from lamina.ir import context, parse, print_ir
+    from lamina.passes import PassContext, run_pipeline
+    from lamina.quantization import QuantizedModel, quantize
+    from lamina.runtime.library import load
+    from lamina.runtime.model import CompiledModel
+    from lamina.tuning import tune
+
+#: The public API, each name with the module it comes from: imported on first
+#: use (PEP 562), so that `import lamina.runtime` (running an exported model)
+#: does not load the compiler.
+_LAZY: dict[str, str] = {
+    "compile": "lamina.driver",
+    "CompileError": "lamina.errors",
+    "FrontendError": "lamina.errors",
+    "InputError": "lamina.errors",
+    "InternalError": "lamina.errors",
+    "IRError": "lamina.errors",
+    "LaminaError": "lamina.errors",
+    "LoweringError": "lamina.errors",
+    "UnsupportedOpError": "lamina.errors",
+    "from_onnx": "lamina.frontends.onnx",
+    "context": "lamina.ir",
+    "parse": "lamina.ir",
+    "print_ir": "lamina.ir",
+    "PassContext": "lamina.passes",
+    "run_pipeline": "lamina.passes",
+    "QuantizedModel": "lamina.quantization",
+    "quantize": "lamina.quantization",
+    "load": "lamina.runtime.library",
+    "CompiledModel": "lamina.runtime.model",
+    "tune": "lamina.tuning",
+}
+
+
+#: Where the names that need no compiler come from: the others load the driver
+#: first, which registers every pass (as `import lamina` did when it was eager).
+_RUNTIME = frozenset({"lamina.errors", "lamina.runtime.library", "lamina.runtime.model"})
+
+
+def __getattr__(name: str) -> Any:
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module 'lamina' has no attribute '{name}'")
+    # imported on first use, see _LAZY
+    if where not in _RUNTIME:
+        importlib.import_module("lamina.driver")
+    value = getattr(importlib.import_module(where), name)
+    globals()[name] = value  # later reads skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "CompileError",

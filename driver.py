@@ -4,7 +4,8 @@
       └─ graph optimizations (GRAPH_PIPELINE: TVM's build order, each pass from its
          own opt level; the BYOC passes only when targets are configured)
       └─ lowering (LOWERING_PIPELINE): relay -> te -> tir -> llvm
-      └─ JIT for the host (lamina.runtime.jit) -> CompiledModel
+      └─ JIT for the host (lamina.codegen.jit) -> CompiledModel (its ModelRecord:
+         the graph's interface and the entry ABI the lowering wrote)
 
 The same pipeline is reachable by name as the pseudo-passes `optimize`, `lower`
 and `default` (`lamina-opt -p default`, `run_pipeline(m, "default", ctx)`), which
@@ -21,9 +22,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    ArrayAttr,
     DenseResourceAttr,
-    IntegerAttr,
     ModuleOp,
     TensorType,
 )
@@ -33,8 +32,9 @@ import lamina.lowering
 import lamina.transforms.byoc
 import lamina.transforms.graph
 import lamina.transforms.tir  # noqa: F401
-from lamina.abi import PARAMS_ATTR, WORKSPACE_SIZE_ATTR
 from lamina.backends import load_external, parse_targets
+from lamina.codegen.export import ModuleExporter
+from lamina.codegen.jit import jit_compile
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.resources import blobs
@@ -43,18 +43,12 @@ from lamina.errors import CompileError, FrontendError, LaminaError
 from lamina.frontends.onnx import from_onnx
 from lamina.ir import context, entry_function, io_names
 from lamina.limits import check_size
+from lamina.lowering.record import read_entry
 from lamina.lowering.strategy import dispatch
-from lamina.lowering.tir_to_llvm.buffers import (
-    BOUNDS_ATTR,
-    DYNAMIC_PLAN_ATTR,
-    EXITS_ATTR,
-    SIZES_ATTR,
-)
 from lamina.passes import PassContext, PipelinePass, register_pass, run_pipeline
-from lamina.runtime.dynamic import DynamicPlan
-from lamina.runtime.jit import jit_compile
-from lamina.runtime.model import CompiledModel, TensorSpec, aligned
-from lamina.symbolic import Dim, Sym
+from lamina.runtime.model import CompiledModel, aligned
+from lamina.runtime.record import Assumption, ModelRecord, TensorSpec
+from lamina.symbolic import Sym
 from lamina.target import Target
 from lamina.tuning.records import TuningRecords, load_records, warn
 
@@ -244,34 +238,6 @@ def require_bindable_sizes(graph: func.FuncOp) -> None:
     )
 
 
-def _dynamic(
-    module: ModuleOp,
-) -> tuple[list[str], DynamicPlan | None, list[tuple[str, Dim | None]], list[str]]:
-    """A lowered module's symbolic sizes, per-shape workspace plan (if any),
-    data-dependent sizes with their bounds (None: unbounded) and the messages
-    `@main` may stop with."""
-    names = module.attributes.get(SIZES_ATTR)
-    sizes = [n.data for n in names.data] if isinstance(names, ArrayAttr) else []
-    found = module.attributes.get(BOUNDS_ATTR)
-    bounds: list[tuple[str, Dim | None]] = (
-        [
-            (b.data[0].data, Sym.parse(b.data[1].data) if b.data[1].data else None)
-            for b in found.data
-        ]
-        if isinstance(found, ArrayAttr)
-        else []
-    )
-    messages = module.attributes.get(EXITS_ATTR)
-    exits = [m.data for m in messages.data] if isinstance(messages, ArrayAttr) else []
-    ranges = module.attributes.get(DYNAMIC_PLAN_ATTR)
-    if not isinstance(ranges, ArrayAttr):
-        return sizes, None, bounds, exits
-    plan = DynamicPlan(
-        [(r.data[0].value.data, r.data[1].value.data, Sym.parse(r.data[2].data)) for r in ranges.data]
-    )
-    return sizes, plan, bounds, exits
-
-
 def _specs(fn: func.FuncOp, outputs: bool) -> list[TensorSpec]:
     types = fn.function_type.outputs if outputs else fn.function_type.inputs
     attrs = fn.res_attrs if outputs else fn.arg_attrs
@@ -388,7 +354,7 @@ def _compile(
     module = model.clone() if isinstance(model, ModuleOp) else from_onnx(model, input_shapes)
     graph = _main(module)
     require_bindable_sizes(graph)
-    assumptions = assumptions_of(graph.attributes.get(ASSUME_ATTR))
+    assumptions = [Assumption(*a) for a in assumptions_of(graph.attributes.get(ASSUME_ATTR))]
     inputs, outputs = _specs(graph, False), _specs(graph, True)
     for spec in (*inputs, *outputs):  # before lowering allocates anything
         check_size(f"@main's tensor '{spec.name}'", spec.shape, spec.dtype.itemsize)
@@ -398,22 +364,17 @@ def _compile(
         pctx = pctx.replace(target=Target.parse(target))
     pctx = _with_byoc_targets(pctx, target_names, num_threads)
     run_pipeline(module, "default", pctx, mlir_ctx=context())
-    keys = module.attributes.get(PARAMS_ATTR)
-    key_list = [k.data for k in keys.data] if isinstance(keys, ArrayAttr) else []
-    params = param_arrays(key_list, types)
-    ws = module.attributes.get(WORKSPACE_SIZE_ATTR)
-    workspace = ws.value.data if isinstance(ws, IntegerAttr) else 0
-    check_size("the compiled model's workspace", [workspace], 1, error=CompileError)
+    entry = read_entry(module)
+    params = param_arrays(entry.params, types)
+    check_size("the compiled model's workspace", [entry.workspace_size], 1, error=CompileError)
     if target_names:  # BYOC: load the external code, configure the targets
         load_external(module, target_names, num_threads)
     native = jit_compile(module, opt_level=opt_level)
-    sizes, plan, bounds, exits = _dynamic(module)
-    exe = CompiledModel(
-        native, inputs, outputs, params, workspace, num_threads, sizes, plan, assumptions, bounds,
-        exits,
+    record = ModelRecord(tuple(inputs), tuple(outputs), entry, tuple(assumptions))
+    return CompiledModel(
+        record, native, params, num_threads=num_threads,
+        exporter=ModuleExporter(module, opt_level),
     )
-    exe._lowered, exe._opt_level = module, opt_level  # for export()
-    return exe
 
 
 __all__ = [

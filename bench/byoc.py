@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     import onnxruntime as ort
 
     import lamina
-    from lamina.runtime import cache
+    from lamina.codegen import cache
 
     targets = [] if args.no_blas else ["blas"]
     if targets:

@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     import onnxruntime as ort
 
-    from lamina.runtime.peak import describe_host
+    from lamina.codegen.peak import describe_host
 
     print(f"host: {describe_host()}")
     model = postprocess_model(args.anchors, args.classes, args.pre_nms)

@@ -31,7 +31,7 @@ from zoo import best_median, max_rel_err, ort_session
 from zoo_models import ZOO, zoo_dir
 
 import lamina
-from lamina.runtime.peak import describe_host
+from lamina.codegen.peak import describe_host
 
 TOLERANCE = 1e-4
 

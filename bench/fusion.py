@@ -34,8 +34,8 @@ import numpy as np
 import onnx
 
 import lamina
+from lamina.codegen import cache
 from lamina.passes import PassContext, run_pipeline
-from lamina.runtime import cache
 from lamina.tools.models import resnet18, transformer_block
 from lamina.tools.report import measure
 

@@ -41,7 +41,7 @@ from zoo import best_median, ort_session
 from zoo_models import export, zoo_dir
 
 import lamina
-from lamina.runtime.peak import describe_host
+from lamina.codegen.peak import describe_host
 
 
 def quantized(name: str, calibration: int) -> Path:

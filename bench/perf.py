@@ -41,8 +41,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 import lamina
-from lamina.runtime import cache
-from lamina.runtime.peak import describe_host
+from lamina.codegen import cache
+from lamina.codegen.peak import describe_host
 from lamina.tools.demo import mlp_model
 from lamina.tools.models import resnet18, resnet_mini, transformer_block
 from lamina.tools.report import measure as latencies_ms

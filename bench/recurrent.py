@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     import onnxruntime as ort
 
-    from lamina.runtime.peak import describe_host
+    from lamina.codegen.peak import describe_host
 
     print(f"host: {describe_host()}")
     print("| model | seq | compile | max abs err | lamina ms | ORT ms | lamina/ORT |\n|---|---|---|---|---|---|---|")

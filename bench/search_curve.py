@@ -49,7 +49,7 @@ from pathlib import Path
 from zoo_models import ZOO, load
 
 import lamina
-from lamina.runtime.peak import describe_host
+from lamina.codegen.peak import describe_host
 from lamina.tuning import read_records
 
 SEARCHES = ("evolutionary", "random")

@@ -33,8 +33,8 @@ from perf import SETTLE, cold_compile, feeds, warm_up
 from zoo_models import ZOO, load
 
 import lamina
+from lamina.codegen.peak import describe_host
 from lamina.passes import PassContext
-from lamina.runtime.peak import describe_host
 from lamina.tools.profile import by_class, profile
 from lamina.tools.report import measure
 

@@ -1,6 +1,12 @@
-"""The target layer: the llvm dialect to LLVM IR and object code for the host.
+"""The code generation layer: the llvm dialect to LLVM IR, object code and
+loaded code for a target (`lamina.target`: the host, unless told).
 
 `translate` (xDSL's llvmlite emitter with lamina's fixes), `parallel` (the libgomp
-glue of outlined parallel loops) and `codegen` (LLVM IR text, optimization,
-object code). The host's CPU and its knobs are `lamina.host`.
+glue of outlined parallel loops), `codegen` (LLVM IR text, optimization,
+object code), `jit` (MCJIT: a lowered module loaded into the process) with its
+on-disk object `cache`, `export` (a compiled model as one sealed shared
+library: object code, weights and record, linked by the system C compiler) and
+`peak` (the host's measured FMA peak). The host's CPU and its knobs are
+`lamina.target` (`Target.host()`); running compiled models is `lamina.runtime`, which does not
+import this package.
 """

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from lamina.errors import InputError
-from lamina.lowering.tir_to_llvm.memory import WorkspacePlan, plan_workspace
+from lamina.runtime.workspace import WorkspacePlan, plan_workspace
 from lamina.symbolic import Dim, Sym, evaluate
 
 

@@ -1,8 +1,15 @@
 """Loading shared libraries written by `CompiledModel.export` (`lamina.load`).
 
-`load(path)` verifies the library's seal (`lamina.runtime.export`: a SHA-256 of
-the whole file), opens it with ctypes and returns a `CompiledModel` whose weights
-are read-only numpy views of the library's embedded data.
+`load(path)` verifies the library's seal (`lamina.runtime.seal`: a SHA-256 of
+the whole file), opens it with ctypes and returns a `CompiledModel` built from
+the `ModelRecord` in its metadata, whose weights are read-only numpy views of
+the library's embedded data. Exporting a loaded model copies its file.
+
+The metadata (`lamina_metadata`, JSON; `lamina.codegen.export` writes it) is the
+header (`format`, `version`, `lamina_version`, `entry`, `triple`), the keys of
+`ModelRecord.to_json` and `params`, the weights' layout in `lamina_params`
+(offset, nbytes, shape, dtype of each). Version 1 lacked the record's
+`param_keys` and `intermediate_bytes`; it still loads.
 """
 
 from __future__ import annotations
@@ -21,11 +28,19 @@ from typing import Any
 
 import numpy as np
 
+from lamina.abi import BUFFER_ALIGN
 from lamina.errors import LaminaError
-from lamina.runtime.dynamic import DynamicPlan
-from lamina.runtime.export import ALIGN, FORMAT, FORMAT_VERSION, check_seal
-from lamina.runtime.model import CompiledModel, TensorSpec
-from lamina.symbolic import Sym
+from lamina.fileio import check_writable, write_atomic_with
+from lamina.runtime.model import CompiledModel
+from lamina.runtime.record import ModelRecord
+from lamina.runtime.seal import check_seal
+
+#: The metadata's `format`.
+FORMAT = "lamina-shared-library"
+#: The metadata version export writes, and those `load` reads.
+FORMAT_VERSION = 2
+FORMAT_VERSIONS = (1, 2)
+ALIGN = BUFFER_ALIGN
 
 #: Environment variable: "0" (or "no", "false", "off") turns `load`'s seal check off.
 VERIFY_ENV = "LAMINA_LOAD_VERIFY"
@@ -56,6 +71,18 @@ class SharedLibrary:
                 f"'{self.path}' is not a lamina library (no '{name}' symbol); export "
                 "a model with `lamina compile MODEL.onnx -o OUT.so`"
             ) from None
+
+
+@dataclass(frozen=True)
+class LibraryCopy:
+    """The exporter of a loaded model (`lamina.runtime.model.Exporter`): a copy
+    of the library it was loaded from."""
+
+    path: Path
+
+    def __call__(self, model: CompiledModel, path: str | os.PathLike[str]) -> None:
+        target = check_writable(path)
+        write_atomic_with(target, lambda tmp: shutil.copyfile(self.path, tmp))
 
 
 _loaded: dict[str, tuple[int, int]] = {}
@@ -171,11 +198,15 @@ def load(path: str | os.PathLike[str], verify: bool | None = None) -> CompiledMo
         meta = None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise LaminaError(f"cannot load '{file}': its metadata is not lamina's")
-    if meta.get("version") != FORMAT_VERSION:
+    if meta.get("version") not in FORMAT_VERSIONS:
         raise LaminaError(
             f"cannot load '{file}': library format {meta.get('version')}, this lamina "
-            f"reads {FORMAT_VERSION}; export the model again"
+            f"reads {', '.join(map(str, FORMAT_VERSIONS))}; export the model again"
         )
+    try:
+        model_record = ModelRecord.from_json(meta)
+    except LaminaError as e:
+        raise LaminaError(f"cannot load '{file}': its metadata is damaged: {e}") from None
     base = lib.data("lamina_params")
     if base % ALIGN:
         raise LaminaError(f"cannot load '{file}': its weights are not {ALIGN}-byte aligned")
@@ -190,25 +221,16 @@ def load(path: str | os.PathLike[str], verify: bool | None = None) -> CompiledMo
         arr.flags.writeable = False
         params.append(arr)
 
-    def spec(d: dict[str, Any]) -> TensorSpec:
-        shape = tuple(Sym.parse(x) if isinstance(x, str) else x for x in d["shape"])
-        return TensorSpec(d["name"], shape, np.dtype(d["dtype"]))
-
-    ranges = meta.get("dynamic_plan")
-    model = CompiledModel(
-        lib,
-        [spec(d) for d in meta["inputs"]],
-        [spec(d) for d in meta["outputs"]],
-        params,
-        int(meta["workspace_size"]),
-        sizes=meta.get("sizes", []),
-        plan=None if not ranges else DynamicPlan([(a, b, Sym.parse(n)) for a, b, n in ranges]),
-        assumptions=[(Sym.parse(e), n, why) for e, n, why in meta.get("assumptions", [])],
-        bounds=[(n, None if b is None else Sym.parse(b)) for n, b in meta.get("bounds", [])],
-        exits=meta.get("exits", []),
-    )
-    model._library_path = file
-    return model
+    return CompiledModel(model_record, lib, params, exporter=LibraryCopy(file))
 
 
-__all__ = ["VERIFY_ENV", "SharedLibrary", "load"]
+__all__ = [
+    "ALIGN",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "FORMAT_VERSIONS",
+    "VERIFY_ENV",
+    "LibraryCopy",
+    "SharedLibrary",
+    "load",
+]

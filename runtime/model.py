@@ -3,8 +3,11 @@
 The native entry point is `void main(void **args, void **params, char
 *workspace)` (`lamina.abi`): `args` holds the input buffers then the output
 buffers, `params` the weights (numpy arrays, never printed into LLVM IR) and
-`workspace` the planned arena for intermediates. A `CompiledModel` comes from
-`lamina.compile` (JIT-compiled code) or `lamina.load` (a shared library).
+`workspace` the planned arena for intermediates. A `CompiledModel` is built from
+its `ModelRecord` (`lamina.runtime.record`), its native code and its weights: by
+`lamina.compile` (JIT-compiled code, `lamina.codegen.jit`) or `lamina.load` (a
+shared library). The runtime does not import the compiler: what `export()` does
+is given by whoever built the model (an `Exporter`).
 """
 
 from __future__ import annotations
@@ -14,19 +17,16 @@ import math
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
 
 from lamina import system
-from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY
+from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY, REPLAN
 from lamina.errors import InputError, LaminaError
-from lamina.lowering.tir_to_llvm.buffers import REPLAN
 from lamina.runtime.dynamic import DynamicPlan, bind_sizes
-from lamina.runtime.export import export_library
-from lamina.symbolic import Dim, evaluate
+from lamina.runtime.record import ModelRecord, TensorSpec
+from lamina.symbolic import evaluate
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 #: A run plans unbounded sizes at their capacities unless that takes more than
@@ -34,16 +34,18 @@ _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_
 _SLACK_BYTES = 1 << 20
 
 
-@dataclass(frozen=True)
-class TensorSpec:
-    """Name, shape and dtype of a model input or output."""
+class Native(Protocol):
+    """Loaded native code: the address of an exported function."""
 
-    name: str
-    shape: tuple[Dim, ...]
-    dtype: np.dtype
+    def address(self, name: str) -> int: ...
 
-    def describe(self) -> str:
-        return f"{self.name}: {self.dtype}[{', '.join(map(str, self.shape))}]"
+
+class Exporter(Protocol):
+    """What `CompiledModel.export` does: write the model as a shared library
+    `lamina.load` reads (the JIT's exporter generates object code and links it;
+    a loaded library's copies its file)."""
+
+    def __call__(self, model: CompiledModel, path: str | os.PathLike[str]) -> None: ...
 
 
 def aligned_empty(shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
@@ -69,53 +71,53 @@ class CompiledModel:
 
     def __init__(
         self,
-        native: Any,
-        inputs: list[TensorSpec],
-        outputs: list[TensorSpec],
-        params: list[np.ndarray],
-        workspace_size: int,
+        record: ModelRecord,
+        native: Native,
+        params: Sequence[np.ndarray],
+        *,
         num_threads: int | None = None,
-        sizes: Sequence[str] = (),
-        plan: DynamicPlan | None = None,
-        assumptions: Sequence[tuple[Dim, int, str]] = (),
-        bounds: Sequence[tuple[str, Dim | None]] = (),
-        exits: Sequence[str] = (),
+        exporter: Exporter | None = None,
     ):
+        entry = record.entry
+        if entry.params and len(entry.params) != len(params):
+            raise LaminaError(
+                f"the model reads {len(entry.params)} weight(s), {len(params)} given"
+            )
+        #: What the model is: its interface and entry ABI.
+        self.record = record
         self._native = native
+        self.inputs = list(record.inputs)
+        self.outputs = list(record.outputs)
         #: The symbolic sizes, in the order `main` reads them after the buffers,
         #: and the per-shape workspace plan (None: a static model).
-        self.sizes = list(sizes)
-        self._plan = plan
+        self.sizes = list(entry.sizes)
+        self._plan = None if entry.dynamic_plan is None else DynamicPlan(entry.dynamic_plan)
         #: What the model assumes of its sizes (`expr <= limit`, why), checked per run.
-        self.assumptions = list(assumptions)
+        self.assumptions = list(record.assumptions)
         #: The data-dependent sizes the model sets itself, with their upper
         #: bounds (buffers are planned at the bound; None: unbounded, planned at
         #: a capacity, see `_planned`), in the order it sets them.
-        self.bounds = list(bounds)
+        self.bounds = list(entry.bounds)
         #: Per unbounded size, the largest value a completed run needed, and
         #: its value in the last completed run.
         self._capacity: dict[str, int] = {n: 1 for n, b in self.bounds if b is None}
         self._last: dict[str, int] = dict(self._capacity)
         #: The messages `main` may stop with (it writes the number of the one
         #: that failed, from 1, into the last `args` slot).
-        self.exits = list(exits)
-        self.inputs = inputs
-        self.outputs = outputs
-        self._params = params
+        self.exits = list(entry.exits)
+        self._params = list(params)
         self._param_table = (ctypes.c_void_p * max(len(params), 1))(
             *[p.ctypes.data for p in params]
         )
-        self.workspace_size = workspace_size
+        self.workspace_size = entry.workspace_size
         #: The sum of every intermediate's size, which the arena (`workspace_size`,
         #: planned by liveness) shares out.
-        self.intermediate_bytes: int = getattr(native, "intermediate_bytes", workspace_size)
+        self.intermediate_bytes = entry.intermediate_bytes
         self._entry = _ENTRY(native.address(ENTRY))
         self._local = threading.local()
         self.num_threads = num_threads or system.default_threads()
-        # What export() needs: the lowered module, or the library it was loaded from.
-        self._lowered: ModuleOp | None = None
-        self._opt_level = 3
-        self._library_path: str | os.PathLike[str] | None = None
+        #: What export() does (None: the model cannot be exported).
+        self.exporter = exporter
 
     @property
     def input_names(self) -> list[str]:
@@ -134,7 +136,7 @@ class CompiledModel:
 
     @property
     def is_symbolic(self) -> bool:
-        return bool(self.sizes or self.bounds or self._plan is not None)
+        return self.record.is_symbolic
 
     def _bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[np.ndarray]:
         n = len(self.inputs)
@@ -310,7 +312,12 @@ class CompiledModel:
 
     def export(self, path: str | os.PathLike[str]) -> None:
         """Write the model as one shared library; `lamina.load(path)` reloads it."""
-        export_library(self, path)
+        if self.exporter is None:
+            raise LaminaError(
+                "this model cannot be exported: it was built without an exporter; "
+                "compile it with lamina.compile"
+            )
+        self.exporter(self, path)
 
 
 _gomp: ctypes.CDLL | None = None
@@ -327,4 +334,12 @@ def set_num_threads(n: int) -> None:
     _gomp.omp_set_num_threads(max(1, int(n)))
 
 
-__all__ = ["CompiledModel", "TensorSpec", "aligned", "aligned_empty", "set_num_threads"]
+__all__ = [
+    "CompiledModel",
+    "Exporter",
+    "Native",
+    "TensorSpec",
+    "aligned",
+    "aligned_empty",
+    "set_num_threads",
+]

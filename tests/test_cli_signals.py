@@ -24,7 +24,7 @@ from pathlib import Path
 import onnx
 import pytest
 
-from lamina.runtime import export
+from lamina.codegen import export
 from lamina.tools import cli
 from lamina.tools.demo import mlp_model
 

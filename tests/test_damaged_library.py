@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina.runtime.export import SEAL_MAGIC, SEAL_SIZE
 from lamina.runtime.library import VERIFY_ENV
+from lamina.runtime.seal import SEAL_MAGIC, SEAL_SIZE
 from lamina.tools.demo import mlp_model
 
 
@@ -240,7 +240,7 @@ def test_the_check_is_fast_on_a_large_library(tmp_path):
     processes on a busy machine do not count; about 0.1 s with SHA-NI)."""
     import time
 
-    from lamina.runtime.export import check_seal, seal
+    from lamina.runtime.seal import check_seal, seal
 
     path = tmp_path / "big.so"
     with path.open("wb") as f:

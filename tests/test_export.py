@@ -158,7 +158,7 @@ def _run_fresh(path: Path, env: dict[str, str] | None = None) -> subprocess.Comp
 
 
 def _seal_record(path: Path) -> dict:
-    from lamina.runtime.export import SEAL_SIZE
+    from lamina.runtime.seal import SEAL_SIZE
 
     data = path.read_bytes()
     (size,) = struct.unpack_from("<I", data, len(data) - SEAL_SIZE + 12)

@@ -14,11 +14,11 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import lamina
+from lamina.codegen.jit import jit_compile
 from lamina.dialects import qnn
 from lamina.frontends.onnx import from_onnx
 from lamina.lowering.tir_to_llvm import arith as llvm_arith
 from lamina.lowering.tir_to_llvm import lower_module
-from lamina.runtime.jit import jit_compile
 from tests.test_onnx_quantize import add_ref
 from tests.test_tir_to_llvm import aligned, parse
 
@@ -107,7 +107,7 @@ def _conv_reference(x: np.ndarray, p: dict[str, np.ndarray], pads: int, stride: 
 
 
 def _kernels(exe: lamina.CompiledModel) -> list[str]:
-    return [op.sym_name.data for op in exe._lowered.ops if hasattr(op, "sym_name")]  # type: ignore[union-attr]
+    return [op.sym_name.data for op in exe.exporter.module.ops if hasattr(op, "sym_name")]  # type: ignore[union-attr]
 
 
 CONVS = [

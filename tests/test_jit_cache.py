@@ -13,7 +13,7 @@ import pytest
 
 import lamina
 import lamina.version
-from lamina.runtime import cache
+from lamina.codegen import cache
 
 TEXT = """
 func.func @main(%a: tensor<8x16xf32>, %b: tensor<16x24xf32>) -> tensor<8x24xf32> {
@@ -213,7 +213,7 @@ def test_an_entry_path_that_is_a_folder(
 ) -> None:
     key = "c" * 64
     (fresh_cache / f"{key}.o").mkdir(parents=True)
-    monkeypatch.setattr("lamina.runtime.jit.cache_key", lambda *a: key)
+    monkeypatch.setattr("lamina.codegen.jit.cache_key", lambda *a: key)
     for seed in range(3):
         _compile_and_check(8, seed)
     assert _leftovers(fresh_cache) == []

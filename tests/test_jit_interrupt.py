@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina.runtime import cache, jit
+from lamina.codegen import cache, jit
 
 TEXT = """
 func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x12xf32>) -> tensor<4x12xf32> {
@@ -101,7 +101,7 @@ def test_an_interrupted_compile_exits_nonzero(tmp_path: Path) -> None:
     script = f"""
 import signal
 import lamina
-from lamina.runtime import jit
+from lamina.codegen import jit
 jit.cache_put = lambda key, data: signal.raise_signal(signal.SIGINT)
 lamina.compile(lamina.parse({TEXT!r}))
 print("compiled")

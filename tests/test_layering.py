@@ -16,13 +16,16 @@ and type-only ones alike) and fails on:
 The layers, bottom to top (README's *Layout* draws them):
 
     leaf utilities   errors, limits, fileio, abi, host, registry, plugins, version,
-                     process
+                     process, symbolic
+    runtime          runtime/ (the model record, compiled models, load, the seal,
+                     the per-shape workspace plan): runs a model without the
+                     compiler
     dialects         dialects/ (relay, te, tir, llvm_ext, dtypes, constants, ...), ir
     pass infra       passes/{config,registry,context,instruments,pipeline}
     pattern          pattern/ (the dataflow pattern language)
     conversions      frontends/, transforms/{graph,tir,byoc}, lowering/, backends/
-    codegen          codegen/ (LLVM IR translation, parallel glue, object code)
-    runtime          runtime/ (JIT, compiled models, export, load, cache)
+    codegen          codegen/ (LLVM IR translation, parallel glue, object code,
+                     the JIT and its object cache, export, peak measurement)
     tuning           tuning/ (auto-scheduling: tasks, search, measurement, records)
     driver           driver (the pipeline and compile), the package's __init__,
                      quantization/ (the quantizer: calibrates on compiled models)
@@ -63,6 +66,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lamina.symbolic",
         ),
     ),
+    ("runtime", ("lamina.runtime",)),
     ("dialects", ("lamina.dialects", "lamina.ir")),
     ("pass infrastructure", ("lamina.passes",)),
     ("pattern", ("lamina.pattern",)),
@@ -79,7 +83,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("codegen", ("lamina.codegen",)),
-    ("runtime", ("lamina.runtime",)),
     ("tuning", ("lamina.tuning",)),
     ("driver", ("lamina.driver", "lamina", "lamina.quantization")),
     ("tools", ("lamina.tools",)),
@@ -310,13 +313,13 @@ def test_no_file_is_too_long(graph: tuple[dict[str, Path], list[Import]]) -> Non
 
 
 def test_the_checker_sees_a_backward_import(tmp_path: Path) -> None:
-    """The test itself: a lowering importing the runtime is caught."""
-    modules = {"lamina.lowering.x": tmp_path / "x.py", "lamina.runtime.y": tmp_path / "y.py"}
-    modules["lamina.lowering.x"].write_text(
-        "def f():\n    from lamina.runtime.y import z\n    return z\n"
+    """The test itself: the runtime importing the lowering is caught."""
+    modules = {"lamina.runtime.x": tmp_path / "x.py", "lamina.lowering.y": tmp_path / "y.py"}
+    modules["lamina.runtime.x"].write_text(
+        "def f():\n    from lamina.lowering.y import z\n    return z\n"
     )
-    (found,) = imports_of("lamina.lowering.x", modules["lamina.lowering.x"], modules)
-    assert found.target == "lamina.runtime.y" and found.lazy and not found.commented
+    (found,) = imports_of("lamina.runtime.x", modules["lamina.runtime.x"], modules)
+    assert found.target == "lamina.lowering.y" and found.lazy and not found.commented
     assert layer_of(found.target) > layer_of(found.source)
     assert _cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import llvmlite.binding as llvm
 
 from lamina.codegen.codegen import init_llvm
-from lamina.runtime.peak import CHAINS, _kernel, describe_host, peak_gflops
+from lamina.codegen.peak import CHAINS, _kernel, describe_host, peak_gflops
 from lamina.target import Target
 
 

@@ -382,8 +382,8 @@ def aligned(a: np.ndarray) -> np.ndarray:
 @settings(max_examples=15 * SCALE, deadline=None)
 @given(case=tir_programs())
 def test_compiled_tir_matches_interpreter(case) -> None:  # type: ignore[no-untyped-def]
+    from lamina.codegen.jit import jit_compile
     from lamina.lowering.tir_to_llvm import LowerTirToLlvmPass
-    from lamina.runtime.jit import jit_compile
 
     text, (x, z), (n, m) = case
     module = lamina.parse(text)

@@ -13,11 +13,11 @@ from xdsl.dialects.builtin import ModuleOp, VectorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from lamina.codegen.jit import jit_compile
 from lamina.dialects import tir
 from lamina.dialects.tir import ForKind
 from lamina.ir import parse
 from lamina.lowering.tir_to_llvm import LowerTirToLlvmPass
-from lamina.runtime.jit import jit_compile
 from lamina.runtime.model import aligned, aligned_empty
 from lamina.transforms.tir.unroll import TirUnrollPass
 from lamina.transforms.tir.vectorize import TirVectorizePass

@@ -17,11 +17,11 @@ from xdsl.parser import Parser
 
 import lamina.dialects.resources  # noqa: F401  (before any dense_resource parsing)
 from lamina.codegen.codegen import compile_object, llvm_ir
+from lamina.codegen.jit import NativeModule, jit_compile
 from lamina.dialects.llvm_ext import LLVMExt
 from lamina.dialects.tir import TIR
 from lamina.errors import LoweringError
 from lamina.lowering.tir_to_llvm import LowerTirToLlvmPass, plan_workspace
-from lamina.runtime.jit import NativeModule, jit_compile
 
 ALIGN = 64
 

@@ -37,6 +37,7 @@ from rich.table import Table
 from xdsl.dialects.builtin import ModuleOp
 
 from lamina.codegen.codegen import llvm_ir
+from lamina.codegen.peak import describe_host
 from lamina.dialects.resources import DEFAULT_ELIDE_LIMIT
 from lamina.driver import compile as lamina_compile
 from lamina.driver import lower_to, standard_pipeline
@@ -53,7 +54,6 @@ from lamina.passes import (
 )
 from lamina.runtime.library import load
 from lamina.runtime.model import CompiledModel
-from lamina.runtime.peak import describe_host
 from lamina.tools import arguments, demo, viz
 from lamina.tools.demo import mlp_model
 from lamina.tools.models import resnet_mini

@@ -24,9 +24,9 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 
+from lamina.codegen.peak import describe_host
 from lamina.errors import LaminaError
 from lamina.lowering.strategy.dispatch import Implementation
-from lamina.runtime.peak import describe_host
 from lamina.tools.arguments import positive
 from lamina.tools.report import console
 from lamina.tuning import (

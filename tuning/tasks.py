@@ -46,6 +46,7 @@ from lamina.lowering.strategy.knobs import Knobs, Space
 from lamina.lowering.strategy.sites import SCHEDULE_ATTR, Site, anchor, kernel_sites
 from lamina.passes import PassContext, run_pipeline
 from lamina.transforms.graph.conv2d_winograd import ORIGINS, TILE_SIZE, WINOGRAD
+from lamina.tuning.measure import load_pipelines
 from lamina.tuning.records import DEFAULT_IMPLEMENTATION
 
 #: The kernel's name in a task's standalone module.
@@ -213,6 +214,7 @@ class Extraction:
 def _build(module: ModuleOp, opt_level: int, tile_size: int) -> TaskExtraction:
     """The kernels of `module` as a compile at `opt_level` builds them, with
     every Winograd-eligible convolution's tile size `tile_size` (0: direct)."""
+    load_pipelines()
     extraction = TaskExtraction()
     ctx = PassContext(opt_level=opt_level, config={ORIGINS.key: True, TILE_SIZE.key: tile_size})
     with dispatch.using(extraction):

@@ -30,12 +30,14 @@ of `@main`'s arguments; `params` is an array of weight pointers, in the order of
 module attribute `lamina.params` (PARAMS_ATTR: resource keys, in order of first
 use); `workspace` is a 64-byte aligned arena of `lamina.workspace_size`
 (WORKSPACE_SIZE_ATTR) bytes that holds every `tir.alloc global` of `@main` at an
-offset planned by liveness (see `memory.plan_workspace`).
+offset planned by liveness (see `lamina.runtime.workspace.plan_workspace`).
 `lamina.intermediate_bytes` (INTERMEDIATE_BYTES_ATTR) is what the allocs would
-take without reuse.
+take without reuse. These and the other fields of the entry ABI (sizes, bounds,
+exits, dynamic plan: `lamina.runtime.record.EntryABI`) are written by
+`lamina.lowering.record.write_entry`, the one encoding of it.
 
-Modules, bottom to top: `types` (type conversion, buffer checks), `memory` (the
-workspace planner), `emitter` (building llvm ops, module state), `arith` (the
+Modules, bottom to top: `types` (type conversion, buffer checks), `memory` (live
+ranges for the workspace planner), `emitter` (building llvm ops, module state), `arith` (the
 scalar/vector op table, libm and libmvec calls), `buffers` (buffer access and
 binding), `control_flow` (CFG flattening), `lower` (the pass).
 """

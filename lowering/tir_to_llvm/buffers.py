@@ -25,7 +25,6 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
-    StringAttr,
     UnitAttr,
     VectorType,
     i1,
@@ -35,7 +34,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lamina.abi import BUFFER_ALIGN
+from lamina.abi import BUFFER_ALIGN, REPLAN
 from lamina.dialects import llvm_ext, tir
 from lamina.dialects.shapes import dims
 from lamina.errors import LoweringError
@@ -49,7 +48,7 @@ from lamina.lowering.tir_to_llvm.emitter import (
     lowers,
     result_type,
 )
-from lamina.lowering.tir_to_llvm.memory import WorkspacePlan, live_range, plan_workspace
+from lamina.lowering.tir_to_llvm.memory import live_range
 from lamina.lowering.tir_to_llvm.types import (
     PTR,
     byte_size,
@@ -59,24 +58,11 @@ from lamina.lowering.tir_to_llvm.types import (
     row_major_strides,
     scalar_type,
 )
+from lamina.runtime.record import LiveRange
+from lamina.runtime.workspace import WorkspacePlan, plan_workspace
 from lamina.symbolic import Dim, Sym, monotone_in
 
 ACCESS_LOWERINGS: dict[type[Operation], Lowering] = {}
-#: On @main (then the module): its buffers' (first use, last use, bytes) when
-#: their sizes are symbolic; the runtime plans the arena per shape from them.
-DYNAMIC_PLAN_ATTR = "lamina.dynamic_plan"
-#: On the module: the sizes @main reads from `args` (after the buffers), in order.
-SIZES_ATTR = "lamina.sizes"
-#: On the module: the data-dependent sizes `@main` sets (`tir.set_size`), in
-#: order, with their upper bounds (the runtime plans buffers at the bound), ""
-#: for an unbounded size (planned at a capacity the runtime grows).
-BOUNDS_ATTR = "lamina.bounds"
-#: On the module: the messages `@main` may stop with (`tir.check`); it writes
-#: the 1-based number of the one that failed into the last `args` slot.
-EXITS_ATTR = "lamina.exits"
-#: The message of the check that an unbounded size fits its capacity: the
-#: runtime plans again and reruns instead of raising it.
-REPLAN = "the data asked for more memory than planned"
 
 
 # =================================================================== buffer access
@@ -227,9 +213,13 @@ def bind_kernel_sizes(fn: tir.PrimFuncOp) -> None:
         Rewriter.replace_value_with_new_type(arg, i64)
 
 
-def lower_main_buffers(fn: func.FuncOp, state: ModuleState) -> tuple[WorkspacePlan, int]:
-    """Bind @main's buffers: arguments, parameters and the workspace arena;
-    also the `args` slot of the exit status (the last one)."""
+def lower_main_buffers(
+    fn: func.FuncOp, state: ModuleState
+) -> tuple[WorkspacePlan, tuple[LiveRange, ...] | None, int]:
+    """Bind @main's buffers: arguments, parameters and the workspace arena.
+    Returns the arena's plan, or (symbolic sizes) its buffers' live ranges for
+    the runtime to plan per shape, and the `args` slot of the exit status (the
+    last one)."""
     if len(fn.body.blocks) != 1:
         raise LoweringError("@main must have a single block")
     entry = fn.body.block
@@ -256,14 +246,10 @@ def lower_main_buffers(fn: func.FuncOp, state: ModuleState) -> tuple[WorkspacePl
     ]
     ranges = [(*live_range(a.result, entry, position), n) for a, n in zip(allocs, nbytes, strict=True)]
     dynamic = any(isinstance(n, Sym) for n in nbytes)
+    live: tuple[LiveRange, ...] | None = None
     if dynamic:  # planned per shape at run time, by the same planner
         plan = WorkspacePlan((), 0, 0)
-        fn.attributes[DYNAMIC_PLAN_ATTR] = ArrayAttr(
-            [
-                ArrayAttr([IntegerAttr(a, i64), IntegerAttr(b, i64), StringAttr(str(n))])
-                for a, b, n in ranges
-            ]
-        )
+        live = tuple(LiveRange(*r) for r in ranges)
     else:
         plan = plan_workspace(ranges)  # type: ignore[arg-type]
     defined: dict[str, tir.SetSizeOp] = {}
@@ -298,7 +284,7 @@ def lower_main_buffers(fn: func.FuncOp, state: ModuleState) -> tuple[WorkspacePl
     if defined:
         _require_monotone(defined, [*nbytes, *(numel(b.type) for b in buffers)])
         _bind_defined_sizes(fn, defined, args, len(buffers), sizes, at_entry)
-    return plan, len(buffers) + len(sizes) + (len(allocs) if dynamic else 0)
+    return plan, live, len(buffers) + len(sizes) + (len(allocs) if dynamic else 0)
 
 
 def _require_monotone(defined: dict[str, tir.SetSizeOp], extents: Sequence[Dim]) -> None:
@@ -472,11 +458,7 @@ def main_arg_attrs() -> ArrayAttr[DictionaryAttr]:
 
 __all__ = [
     "ACCESS_LOWERINGS",
-    "BOUNDS_ATTR",
-    "DYNAMIC_PLAN_ATTR",
-    "EXITS_ATTR",
     "REPLAN",
-    "SIZES_ATTR",
     "bind_kernel_sizes",
     "kernel_arg_attrs",
     "lower_checks",

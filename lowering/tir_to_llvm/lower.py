@@ -1,18 +1,18 @@
 """The `lower-tir-to-llvm` pass: each function through the four sweeps, and the
-module attributes that tell the runtime what `@main` needs (see the package
-docstring for the sweeps and the ABI)."""
+entry ABI that tells the runtime what `@main` needs (`EntryABI`, written onto
+the module by `lamina.lowering.record`; see the package docstring for the
+sweeps and the ABI)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
-    IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -22,21 +22,13 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from lamina.abi import (
-    INTERMEDIATE_BYTES_ATTR,
-    PARAMS_ATTR,
-    TARGET_ATTR,
-    WORKSPACE_SIZE_ATTR,
-)
+from lamina.abi import PARAMS_ATTR, TARGET_ATTR
 from lamina.dialects import tir
 from lamina.errors import LoweringError
+from lamina.lowering.record import read_entry, write_entry
 from lamina.lowering.tir_to_llvm.arith import SCALAR_LOWERINGS
 from lamina.lowering.tir_to_llvm.buffers import (
     ACCESS_LOWERINGS,
-    BOUNDS_ATTR,
-    DYNAMIC_PLAN_ATTR,
-    EXITS_ATTR,
-    SIZES_ATTR,
     bind_kernel_sizes,
     kernel_arg_attrs,
     lower_checks,
@@ -57,11 +49,12 @@ from lamina.lowering.tir_to_llvm.emitter import (
     Lowering,
     ModuleState,
 )
-from lamina.lowering.tir_to_llvm.memory import WorkspacePlan
 from lamina.lowering.tir_to_llvm.parallel import outline_parallel_loops
 from lamina.lowering.tir_to_llvm.types import PTR
 from lamina.passes import current_target
 from lamina.passes.registry import register_pass
+from lamina.runtime.record import Bound, EntryABI
+from lamina.symbolic import Sym
 
 
 # =================================================================== sweep 2
@@ -139,9 +132,9 @@ def _lower_kernel(
     return _new_func(fn.sym_name.data, fn, kernel_arg_attrs(num_args - nsizes, noalias, nsizes))
 
 
-def _lower_main(
-    fn: func.FuncOp, state: ModuleState
-) -> tuple[llvm.FuncOp, WorkspacePlan]:
+def _lower_main(fn: func.FuncOp, state: ModuleState) -> tuple[llvm.FuncOp, EntryABI]:
+    """@main as `main`, and its entry ABI but the weights (known once every
+    function is lowered)."""
     if fn.function_type.outputs.data:
         raise LoweringError(
             "@main must return nothing: outputs are its last buffer arguments "
@@ -151,26 +144,23 @@ def _lower_main(
     _lower_scalar_ops(fn, state, "@main")
     sizes = main_sizes(fn)
     bounds = [
-        (op.size.data, "" if op.bound is None else op.bound.data)
+        Bound(op.size.data, None if op.bound is None else Sym.parse(op.bound.data))
         for op in fn.walk()
         if isinstance(op, tir.SetSizeOp)
     ]
-    plan, status_slot = lower_main_buffers(fn, state)
+    plan, ranges, status_slot = lower_main_buffers(fn, state)
     flatten_control_flow(fn)
     exits = lower_checks(fn, fn.regions[0].blocks[0].args[0], status_slot)
-    if sizes:
-        state.module.attributes[SIZES_ATTR] = ArrayAttr([StringAttr(n) for n in sizes])
-    if bounds:
-        state.module.attributes[BOUNDS_ATTR] = ArrayAttr(
-            [ArrayAttr([StringAttr(n), StringAttr(b)]) for n, b in bounds]
-        )
-    if exits:
-        state.module.attributes[EXITS_ATTR] = ArrayAttr([StringAttr(m) for m in exits])
     new = _new_func("main", fn, main_arg_attrs())
-    dynamic = fn.attributes.get(DYNAMIC_PLAN_ATTR)
-    if dynamic is not None:
-        state.module.attributes[DYNAMIC_PLAN_ATTR] = dynamic
-    return new, plan
+    entry = EntryABI(
+        workspace_size=plan.size,
+        intermediate_bytes=plan.unshared_size,
+        sizes=tuple(sizes),
+        bounds=tuple(bounds),
+        exits=tuple(exits),
+        dynamic_plan=ranges,
+    )
+    return new, entry
 
 
 def _declare_external(fn: func.FuncOp, state: ModuleState) -> None:
@@ -202,14 +192,6 @@ def _check_function(op: Operation) -> None:
 
 
 # ========================================================================== module
-def _set_module_attrs(
-    module: ModuleOp, state: ModuleState, plan: WorkspacePlan
-) -> None:
-    module.attributes[PARAMS_ATTR] = ArrayAttr([StringAttr(k) for k in state.params])
-    module.attributes[WORKSPACE_SIZE_ATTR] = IntegerAttr(plan.size, i64)
-    module.attributes[INTERMEDIATE_BYTES_ATTR] = IntegerAttr(plan.unshared_size, i64)
-
-
 def lower_module(module: ModuleOp) -> None:
     """Lower all of `module` to `llvm.func`s (see the package docstring)."""
     module.attributes[TARGET_ATTR] = StringAttr(str(current_target()))
@@ -224,12 +206,12 @@ def lower_module(module: ModuleOp) -> None:
     }
     state = ModuleState(module, kernels)
     unsafe = noalias_unsafe(module)
-    plan: WorkspacePlan | None = None
+    entry: EntryABI | None = None
     for op in ops:
         if isinstance(op, tir.PrimFuncOp):
             new = _lower_kernel(op, state, op.sym_name.data not in unsafe)
         elif isinstance(op, func.FuncOp) and op.sym_name.data == "main":
-            new, plan = _lower_main(op, state)
+            new, entry = _lower_main(op, state)
         elif isinstance(op, func.FuncOp):
             _declare_external(op, state)
             Rewriter.erase_op(op)
@@ -237,9 +219,14 @@ def lower_module(module: ModuleOp) -> None:
         else:
             continue
         Rewriter.replace_op(op, new)
-    if plan is not None or PARAMS_ATTR not in module.attributes:
-        # (a module without @main, or lowered again, keeps attributes it has)
-        _set_module_attrs(module, state, plan or WorkspacePlan((), 0, 0))
+    if entry is not None or PARAMS_ATTR not in module.attributes:
+        # (a module without @main, or lowered again, keeps the entry it has)
+        libraries = read_entry(module).external_libraries  # external-codegen's
+        entry = entry or EntryABI()
+        write_entry(
+            module,
+            replace(entry, params=tuple(state.params), external_libraries=libraries),
+        )
 
 
 @register_pass

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from lamina.abi import EXTERNAL_LIBRARIES_ATTR
 from lamina.backends import add_symbols
 from lamina.backends.registry import ExternalFunction, get_target
 from lamina.dialects import te
@@ -34,7 +35,7 @@ from lamina.passes import record_statistic
 from lamina.passes.registry import register_pass
 from lamina.transforms.byoc.regions import COMPILER, str_attr
 
-LIBRARIES = "lamina.external_libraries"
+LIBRARIES = EXTERNAL_LIBRARIES_ATTR
 
 
 def _codegen(fn: func.FuncOp, target_name: str) -> ExternalFunction:

@@ -2,7 +2,7 @@
 
 `jit_compile` translates a module of `llvm.func`s (after `lower-tir-to-llvm`),
 optimizes it for the host (`lamina.codegen.codegen`) and loads it with MCJIT,
-reusing object code from the disk cache (`lamina.runtime.cache`) when the module
+reusing object code from the disk cache (`lamina.codegen.cache`) when the module
 is unchanged. The first JIT compile loads the runtime libraries native code calls
 (libm, libgomp, libmvec) into the process.
 
@@ -24,9 +24,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp
 
-from lamina.abi import INTERMEDIATE_BYTES_ATTR, PARAMS_ATTR, WORKSPACE_SIZE_ATTR
+from lamina.codegen.cache import cache_get, cache_key, cache_put
 from lamina.codegen.codegen import (
     LLVM_LOCK,
     check_opt_level,
@@ -38,7 +38,8 @@ from lamina.codegen.codegen import (
     translate,
 )
 from lamina.errors import CompileError
-from lamina.runtime.cache import cache_get, cache_key, cache_put
+from lamina.lowering.record import read_entry
+from lamina.runtime.record import EntryABI
 from lamina.system import runtime_libraries
 from lamina.target import Target
 
@@ -80,32 +81,30 @@ def _bind_half_conversions() -> None:
             llvm.add_symbol(name, ctypes.cast(fn, ctypes.c_void_p).value)
 
 
-def _int_attr(module: ModuleOp, name: str) -> int:
-    attr = module.attributes.get(name)
-    return attr.value.data if isinstance(attr, IntegerAttr) else 0
-
-
-def _params(module: ModuleOp) -> tuple[str, ...]:
-    attr = module.attributes.get(PARAMS_ATTR)
-    if not isinstance(attr, ArrayAttr):
-        return ()
-    return tuple(k.data for k in attr.data if isinstance(k, StringAttr))
-
-
 @dataclass(eq=False)
 class NativeModule:
     """JIT-compiled code; keeps its execution engine (and so the code) alive.
 
-    `params`, `workspace_size` and `intermediate_bytes` are the entry ABI's module
-    attributes set by `lower-tir-to-llvm` (empty/0 when there is no `@main`);
-    `optimized_ir` is empty when the code came from the disk cache.
+    `entry` is the entry ABI `lower-tir-to-llvm` wrote onto the module (empty
+    when there is no `@main`); `optimized_ir` is empty when the code came from
+    the disk cache.
     """
 
     engine: llvm.ExecutionEngine
     optimized_ir: str
-    params: tuple[str, ...]
-    workspace_size: int
-    intermediate_bytes: int
+    entry: EntryABI
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return self.entry.params
+
+    @property
+    def workspace_size(self) -> int:
+        return self.entry.workspace_size
+
+    @property
+    def intermediate_bytes(self) -> int:
+        return self.entry.intermediate_bytes
 
     def address(self, name: str) -> int:
         """The address of the compiled function `name`."""
@@ -207,9 +206,7 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
         return NativeModule(
             engine,
             str(mod) if cached is None else "",  # a cache hit skipped the optimizer
-            _params(module),
-            _int_attr(module, WORKSPACE_SIZE_ATTR),
-            _int_attr(module, INTERMEDIATE_BYTES_ATTR),
+            read_entry(module),
         )
 
 

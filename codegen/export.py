@@ -1,0 +1,283 @@
+"""Shared-library export of compiled models (`CompiledModel.export` of a model
+`lamina.compile` built; `lamina.runtime.library.load` reads the library back).
+
+The library holds:
+
+- the model's native code with the entry point `main`: object code generated from
+  the JIT's optimized LLVM IR (or `lamina.codegen.codegen.compile_object` of the
+  lowered module);
+- `lamina_params`: every weight, each at a 64-byte aligned offset, and
+- `lamina_metadata` / `lamina_metadata_size`: JSON, the model's record
+  (`ModelRecord.to_json`: inputs, outputs, the entry ABI) and the weights'
+  layout (offset, shape, dtype), under the header `lamina.runtime.library`
+  checks (`FORMAT`, `FORMAT_VERSION`).
+
+Weights and metadata never go through LLVM: they are written to files that a tiny
+assembly file pulls in with `.incbin`, assembled and linked by the system C
+compiler (`cc`, or `$CC`) against the runtime libraries (libm, libgomp). Export time
+therefore does not grow with the model's weights beyond copying them.
+
+Code a BYOC target generated with `lamina.backends.cc.compile_shared` is linked
+into the library (its object file, not the cached `.so`), so the library does
+not depend on lamina's cache. The libraries that code calls (OpenBLAS from the
+scipy-openblas32 wheel, say) stay dynamic dependencies, found through an rpath
+to their folder; the seal (`lamina.runtime.seal`) records them, so a load that
+cannot find one says which and what to install.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import shlex
+import shutil
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from lamina import system
+from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY
+from lamina.backends.cc import built_library, static_object
+from lamina.codegen.codegen import compile_object, module_target, object_from_ir
+from lamina.errors import CompileError
+from lamina.fileio import check_writable, temporary_folder, write_atomic_with
+from lamina.process import run_tool
+from lamina.runtime.library import FORMAT, FORMAT_VERSION
+from lamina.runtime.model import CompiledModel
+from lamina.runtime.seal import SEAL_RECORD, SEAL_VERSION, seal
+from lamina.version import __version__
+
+ALIGN = BUFFER_ALIGN
+
+_ASM = """\
+\t.section .rodata.lamina,"a",@progbits
+\t.globl lamina_params
+\t.type lamina_params,@object
+\t.balign {align}
+lamina_params:
+\t.incbin "params.bin"
+\t.size lamina_params, . - lamina_params
+\t.globl lamina_metadata
+\t.type lamina_metadata,@object
+\t.balign 8
+lamina_metadata:
+\t.incbin "metadata.json"
+\t.byte 0
+\t.size lamina_metadata, . - lamina_metadata
+\t.globl lamina_metadata_size
+\t.type lamina_metadata_size,@object
+\t.balign 8
+lamina_metadata_size:
+\t.quad {meta_size}
+\t.size lamina_metadata_size, 8
+\t.section .note.GNU-stack,"",@progbits
+"""
+
+
+def c_compiler() -> list[str]:
+    """The C compiler driver used to assemble and link (`$CC`, else `cc`)."""
+    cmd = shlex.split(os.environ.get("CC", "cc")) or ["cc"]
+    if shutil.which(cmd[0]) is None:
+        raise CompileError(
+            f"cannot export a shared library: the C compiler '{cmd[0]}' was not "
+            "found; install one (on Debian: `apt install gcc`) or set $CC"
+        )
+    return cmd
+
+
+def _run(cmd: list[str], cwd: Path, what: str) -> None:
+    try:
+        proc = run_tool(cmd, cwd=cwd)
+    except OSError as e:
+        raise CompileError(f"cannot {what}: running '{cmd[0]}' failed: {e}") from None
+    if proc.returncode != 0:
+        detail = (proc.stderr or proc.stdout).strip().splitlines()
+        missing = sorted(
+            {line.split("`")[1].rstrip("'") for line in detail if "undefined reference to `" in line}
+        )
+        if missing:
+            raise CompileError(
+                f"cannot {what}: the model calls {', '.join(missing)}, which no "
+                "linked library defines (a function bound only inside this process?); "
+                "compile without that BYOC target to export"
+            )
+        raise CompileError(
+            f"cannot {what}: `{shlex.join(cmd)}` failed: "
+            + (detail[0] if detail else f"exit code {proc.returncode}")
+        )
+
+
+def _layout(params: list[np.ndarray]) -> tuple[list[dict[str, Any]], int]:
+    """Offsets (64-byte aligned) of each weight in the params blob, and its size."""
+    out, offset = [], 0
+    for p in params:
+        offset = -(-offset // ALIGN) * ALIGN
+        out.append(
+            {
+                "offset": offset,
+                "nbytes": int(p.nbytes),
+                "shape": list(p.shape),
+                "dtype": p.dtype.str,
+            }
+        )
+        offset += int(p.nbytes)
+    return out, offset
+
+
+def _write_params(path: Path, params: list[np.ndarray], layout: list[dict[str, Any]]) -> None:
+    """The weights at their offsets, then the readable slack compiled code may
+    load past the last one (`BUFFER_SLACK`)."""
+    with path.open("wb") as f:
+        for p, entry in zip(params, layout, strict=True):
+            f.write(b"\0" * (entry["offset"] - f.tell()))
+            f.write(np.ascontiguousarray(p).tobytes(order="C"))
+        f.write(b"\0" * BUFFER_SLACK)
+
+
+def metadata(model: CompiledModel, layout: list[dict[str, Any]], lowered: ModuleOp) -> dict[str, Any]:
+    """The JSON description of `model` embedded in its library: the header, the
+    target, the model's record and the weights' layout."""
+    target = module_target(lowered)
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "lamina_version": __version__,
+        "entry": ENTRY,
+        "triple": target.triple,
+        "target": str(target),
+        **model.record.to_json(),
+        "params": layout,
+    }
+
+
+def object_code(model: CompiledModel, lowered: ModuleOp, opt_level: int) -> bytes:
+    """Object code of the model for the host. The JIT's already optimized LLVM IR
+    only needs code generation (about 5x faster than `compile_object`, which
+    translates and optimizes the lowered module again); without it, that."""
+    optimized = getattr(model._native, "optimized_ir", None)
+    if not isinstance(optimized, str) or not optimized:
+        return compile_object(lowered, opt_level=opt_level)
+    return object_from_ir(optimized, opt_level, module_target(lowered))
+
+
+def export_library(
+    model: CompiledModel, path: str | os.PathLike[str], lowered: ModuleOp, opt_level: int = 3
+) -> None:
+    """Write `model`, compiled from `lowered` at `opt_level`, as one shared
+    library at `path` (atomically)."""
+    target = check_writable(path)
+    cc = c_compiler()
+    libs = system.runtime_libraries()
+    obj = object_code(model, lowered, opt_level)
+    layout, _ = _layout(model._params)
+    meta = json.dumps(metadata(model, layout, lowered), separators=(",", ":")).encode()
+    with temporary_folder("lamina-export-") as tmpdir:
+        work = Path(tmpdir)
+        (work / "model.o").write_bytes(obj)
+        _write_params(work / "params.bin", model._params, layout)
+        (work / "metadata.json").write_bytes(meta)
+        (work / "data.s").write_text(_ASM.format(align=ALIGN, meta_size=len(meta)))
+        _run([*cc, "-c", "data.s", "-o", "data.o"], work, "assemble the weights")
+        link = [f"-l:{lib}" if "/" not in lib else lib for lib in libs]
+        external, needs = _external_link_args(model.record.entry.external_libraries, work)
+        link += external
+        record = {"format": SEAL_RECORD, "version": SEAL_VERSION, "needs": needs}
+
+        def produce(tmp: Path) -> None:
+            _run(
+                [
+                    *cc,
+                    "-shared",
+                    "-Wl,-Bsymbolic",
+                    "-Wl,--no-undefined",
+                    "model.o",
+                    "data.o",
+                    "-o",
+                    str(tmp),
+                    *link,
+                ],
+                work,
+                f"link '{target}'",
+            )
+            seal(tmp, record)
+
+        write_atomic_with(target, produce)
+
+
+@dataclass(frozen=True, eq=False)
+class ModuleExporter:
+    """The exporter of a JIT-compiled model (`lamina.runtime.model.Exporter`):
+    the lowered module it was compiled from, and the opt level."""
+
+    module: ModuleOp
+    opt_level: int = 3
+
+    def __call__(self, model: CompiledModel, path: str | os.PathLike[str]) -> None:
+        export_library(model, path, self.module, self.opt_level)
+
+
+def _external_link_args(
+    libraries: tuple[str, ...], work: Path
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """Linker arguments for the libraries BYOC code generation produced (the
+    record's `external_libraries`), and the seal's record of the dynamic
+    dependencies they add.
+
+    A library this process built with `compile_shared` is linked in as its
+    object file (and what it links against is visited in turn); any other one
+    is linked by path, with an rpath to its folder, so a fresh process finds it."""
+    pending = list(libraries)
+    objects: list[str] = []
+    dynamic: list[str] = []
+    flags: list[str] = []
+    seen: set[str] = set()
+    while pending:
+        lib = pending.pop(0)
+        if lib in seen:
+            continue
+        seen.add(lib)
+        built = built_library(lib)
+        if built is None:
+            dynamic.append(lib)
+            continue
+        objects.append(static_object(built, work))
+        flags += [f for f in built.ldflags if f not in flags]
+        pending += built.link
+    dirs = dict.fromkeys(str(Path(p).parent.resolve()) for p in dynamic)
+    args = [*objects, *dynamic, *flags, *(f"-Wl,-rpath,{d}" for d in dirs)]
+    needs = [{"library": str(Path(p).resolve()), "package": _package_of(p)} for p in dynamic]
+    return args, needs
+
+
+@cache
+def _distributions() -> dict[str, list[str]]:
+    try:
+        return dict(importlib.metadata.packages_distributions())
+    except Exception:  # a broken installed distribution must not stop an export
+        return {}
+
+
+def _package_of(library: str) -> str | None:
+    """The Python distribution whose files hold `library` (site-packages/<top>/...),
+    to name in the advice when a load cannot find it."""
+    parts = Path(library).resolve().parts
+    for i, part in enumerate(parts[:-2]):
+        if part in ("site-packages", "dist-packages"):
+            top = parts[i + 1]
+            return (_distributions().get(top) or [top])[0]
+    return None
+
+
+__all__ = [
+    "ALIGN",
+    "ModuleExporter",
+    "c_compiler",
+    "export_library",
+    "metadata",
+    "object_code",
+]
