@@ -13,10 +13,11 @@ and type-only ones alike) and fails on:
 - a function-level `lamina` import without a comment saying why it is lazy;
 - a source file over `MAX_LINES` lines.
 
-The layers, bottom to top (README's *Layout* draws them):
+The layers, bottom to top (docs/architecture.md draws them):
 
-    leaf utilities   errors, limits, fileio, abi, host, registry, plugins, version,
+    leaf utilities   errors, limits, fileio, abi, system, registry, plugins, version,
                      process, symbolic
+    target           target/ (the Target; host: the one reader of this machine)
     runtime          runtime/ (the model record, compiled models, load, the seal,
                      the per-shape workspace plan): runs a model without the
                      compiler
@@ -58,7 +59,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lamina.fileio",
             "lamina.abi",
             "lamina.system",
-            "lamina.target",
             "lamina.registry",
             "lamina.plugins",
             "lamina.version",
@@ -66,6 +66,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lamina.symbolic",
         ),
     ),
+    ("target", ("lamina.target",)),
     ("runtime", ("lamina.runtime",)),
     ("dialects", ("lamina.dialects", "lamina.ir")),
     ("pass infrastructure", ("lamina.passes",)),
