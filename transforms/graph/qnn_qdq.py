@@ -52,7 +52,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator, is_side_effect_free
 
 from lamina.dialects import qnn, relay
-from lamina.dialects.relay.base import OpPattern, int_prop, ints_prop, is_float
+from lamina.dialects.relay.base import OpPattern, is_float
 from lamina.passes import record_statistic
 from lamina.passes.registry import register_pass
 from lamina.pattern import Match, Pattern, PatternCallback, is_op, rewrite, wildcard
@@ -291,7 +291,7 @@ class FoldProduct(_Activated):
         if self.bias_add not in m:
             return None
         op = m[self.bias_add].op  # type: ignore[attr-defined]
-        return int_prop(op, "axis", 1) % len(qp.shape(op.results[0]))
+        return op.attrs.axis % len(qp.shape(op.results[0]))
 
 
 class FoldProductToFloat(_Rule):
@@ -388,7 +388,7 @@ class FoldSoftmax(_Rule):
         if x.elem not in qnn.QUANTIZED[:2] or out.elem not in qnn.QUANTIZED[:2]:
             return "not-8-bit"
         dims = qp.shape(x.q)
-        axis = int_prop(op, "axis", -1) % len(dims)
+        axis = op.attrs.axis % len(dims)
         if dims[axis] < 0:
             return "symbolic-shape"
         return qnn.SoftmaxOp(
@@ -561,7 +561,7 @@ class FoldAverage(_Rule):
         if isinstance(op, relay.AvgPool2DOp):
             if "ceil_mode" in op.properties:
                 return "ceil-mode"
-            if "count_include_pad" not in op.properties and any(ints_prop(op, "padding") if "padding" in op.properties else ()):
+            if not op.attrs.count_include_pad and any(op.attrs.padding or ()):
                 return "padding-not-counted"
         centred = qp.widen(x.q, x.zp.reshape(()))
         total, count = _sum_pool(op, centred, dims) if isinstance(op, relay.AvgPool2DOp) else _sum(op, centred, dims)
@@ -571,7 +571,7 @@ class FoldAverage(_Rule):
 
 def _sum(op: Operation, centred: SSAValue, dims: tuple[int, ...]) -> tuple[SSAValue, int]:
     """The i32 sum over a mean's axes, and how many values each sum adds."""
-    axes = [a % len(dims) for a in ints_prop(op, "axes")] if "axes" in op.properties else list(range(len(dims)))
+    axes = list(range(len(dims))) if op.attrs.axes is None else [a % len(dims) for a in op.attrs.axes]
     total = relay.SumOp(centred, **dict(op.properties)).results[0]
     return total, math.prod(dims[a] for a in axes)
 
@@ -579,7 +579,7 @@ def _sum(op: Operation, centred: SSAValue, dims: tuple[int, ...]) -> tuple[SSAVa
 def _sum_pool(op: Operation, centred: SSAValue, dims: tuple[int, ...]) -> tuple[SSAValue, int]:
     """Window sums of NCHW `centred` (im2col, then a sum over each window; every
     window counts the same: padding counted, no ceil mode), and the count."""
-    kh, kw = ints_prop(op, "pool_size")
+    kh, kw = op.attrs.pool_size
     n, c = dims[:2]
     oh, ow = qp.shape(op.results[0])[2:]
     window = {k: op.properties[k] for k in ("strides", "padding", "dilation") if k in op.properties}
