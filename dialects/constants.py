@@ -31,7 +31,7 @@ INLINE_LIMIT = 16
 
 def constant_data(op: Operation) -> np.ndarray | None:
     """The data of a constant op as a numpy array, if it can be read."""
-    value = op.properties.get("value") or op.attributes.get("value")
+    value = op.properties.get("value") or op.attributes.get("value")  # any constant op
     try:
         if isinstance(value, DenseIntOrFPElementsAttr):
             t = value.get_type()

@@ -51,6 +51,11 @@ class LayoutTransformAttrs(OpAttrs):
     dst_layout = StrField("")
 
 
+class StridedAttrs(OpAttrs):
+    strides = IntsField(None)
+    dilation = IntsField(None)
+
+
 class BlockedPoolAttrs(WindowAttrs):
     pool_size = IntsField()
 
@@ -134,7 +139,7 @@ class Conv2DNCHWcOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
-    ATTRS: ClassVar[type[OpAttrs]] = WindowAttrs
+    ATTRS: ClassVar[type[OpAttrs]] = StridedAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:

@@ -239,8 +239,8 @@ def reverse_sequence(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAVa
 def arange(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     out = _type(op)
     elem = out.get_element_type()
-    start = op.properties["start"].value.data  # type: ignore[attr-defined]
-    step = op.properties["step"].value.data  # type: ignore[attr-defined]
+    start = op.attrs.start.value.data
+    step = op.attrs.step.value.data
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
         i = e.from_index(idx[0], elem)

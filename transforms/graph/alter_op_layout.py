@@ -85,7 +85,7 @@ from lamina.transforms.graph.window_layout import (
 
 
 def _dense(op: relay.DenseOp) -> bool:
-    if "transpose_b" not in op.properties or "transpose_a" in op.properties:
+    if not op.attrs.transpose_b or op.attrs.transpose_a:
         return False
     w = value_data(op.operands[1])
     if w is None or w.ndim != 2:

@@ -71,7 +71,7 @@ def _blocked_constant(data: np.ndarray, t: TensorType, block: int, name: str) ->
 def _spatial_reduce(op: Operation) -> bool:
     """A reduction over some of the spatial axes of a 4-D tensor, kept as size-1
     axes (the same axes of the blocked tensor)."""
-    if not isinstance(op, relay.ReduceOp) or "keepdims" not in op.properties or "axes" not in op.properties:
+    if not isinstance(op, relay.ReduceOp) or not op.attrs.keepdims or op.attrs.axes is None:
         return False
     axes = relay.reduce_axes(op.name, op, 4)
     return bool(axes) and set(axes) <= {2, 3}

@@ -168,8 +168,8 @@ class _Product:
             return qnn.Conv2DOp(self.x.q, self.w.q, x_zp, w_zp, **props).results[0]
         lhs, rhs = self.x.q, self.w.q
         if isinstance(self.op, relay.DenseOp):
-            lhs = lhs if "transpose_a" not in self.op.properties else _transpose(lhs)
-            rhs = rhs if "transpose_b" not in self.op.properties else _transpose(rhs)
+            lhs = _transpose(lhs) if self.op.attrs.transpose_a else lhs
+            rhs = _transpose(rhs) if self.op.attrs.transpose_b else rhs
         return qnn.MatMulOp(lhs, rhs, x_zp, qp.constant(self.w_zp, self.w.elem)).results[0]
 
 
@@ -196,7 +196,7 @@ def integer_product(op: Operation, x: Quantized, w: Quantized) -> _Product | Rea
         got = _weight(w, w_rank, w_rank - 1) if w_rank > 1 else _weight(w, 1, 1)  # a vector: one column
         return got if isinstance(got, str) else _Product(op, x, w, got[1], x_scale * got[0])
     assert isinstance(op, relay.DenseOp)
-    got = _weight(w, 2, 0 if "transpose_b" in op.properties else 1)
+    got = _weight(w, 2, 0 if op.attrs.transpose_b else 1)
     if isinstance(got, str):
         return got
     alpha, beta = _float(op, "alpha"), _float(op, "beta")
@@ -559,7 +559,7 @@ class FoldAverage(_Rule):
         if any(d < 0 for d in dims):
             return "symbolic-shape"
         if isinstance(op, relay.AvgPool2DOp):
-            if "ceil_mode" in op.properties:
+            if op.attrs.ceil_mode:
                 return "ceil-mode"
             if not op.attrs.count_include_pad and any(op.attrs.padding or ()):
                 return "padding-not-counted"

@@ -88,7 +88,7 @@ class ReshapeChain(PatternCallback):
         inner = match.root.op.operands[0]  # type: ignore[union-attr]
         if inner is x:  # a lone reshape that changes the shape
             return None
-        shape = match.root.op.properties["shape"]  # type: ignore[union-attr]
+        shape = match.root.op.shape  # type: ignore[union-attr]
         return relay.ReshapeOp(x, shape=shape)
 
 
