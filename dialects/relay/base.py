@@ -3,8 +3,10 @@
 `RelayOp` infers an op's result types from its operands and properties, verifies
 by re-inferring, and gives every op the custom form `%r = relay.op %a, %b {props}
 : (types) -> type`. Beside it live the helpers the op families' type inference is
-written with (shapes, broadcasting, axes, typed property readers, element-kind
-checks), the sliding-window geometry (`Window`) that convolution, pooling and
+written with (shapes, broadcasting, axes, element-kind checks), the typed
+property views (`OpAttrs` and its fields: an op family declares its properties
+once, with their defaults, and reads them as `op.attrs.<name>`), the
+sliding-window geometry (`Window`) that convolution, pooling and
 im2col share, and the attribute builders (`i64_array`, `i64_attr`, `f64_attr`)
 that frontends and passes build op properties with.
 """

@@ -44,7 +44,7 @@ def reduce(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     axes = relay.reduce_axes(op.name, op, src.get_num_dims())
     keep = op.attrs.keepdims
     out = reduction(k, src, axes, keep, _REDUCE_KIND[type(op)], _read_at(x))
-    if op.attrs.ordered and isinstance(out.owner, te.ComputeOp) and out.owner.reduce is not None:
+    if isinstance(op, relay.SumOp) and op.attrs.ordered and isinstance(out.owner, te.ComputeOp) and out.owner.reduce is not None:
         compute = out.owner  # in index order: no reassociation, no lane partials
         scheduled(out, cpu.ordered_reduction(cpu.hinted(compute.extents), cpu.hinted(compute.reduce_shape)), ordered=True)
     if not isinstance(op, relay.MeanOp) or not axes:
