@@ -129,7 +129,7 @@ def check_conv2d(op: Operation) -> str | bool:
     ok = _float(op)
     if ok is not True:
         return ok
-    groups = relay.int_prop(op, "groups", 1)
+    groups = op.attrs.groups
     cin = shape(op.operands[0].type)[1]
     if groups > 1 and cin // groups < 4:
         return (
@@ -204,11 +204,11 @@ class _Gen(FunctionGen):
     def dense(self, op: relay.DenseOp) -> None:
         ct = c_type(op.output.type)
         a, b = self.names[op.a], self.names[op.b]
-        ta, tb = relay.flag_prop(op, "transpose_a"), relay.flag_prop(op, "transpose_b")
+        ta, tb = op.attrs.transpose_a, op.attrs.transpose_b
         m, n = shape(op.output.type)
         k = shape(op.a.type)[0 if ta else 1]
-        alpha = relay.float_prop(op, "alpha", 1.0)
-        beta = relay.float_prop(op, "beta", 1.0)
+        alpha = op.attrs.alpha
+        beta = op.attrs.beta
         out = self.dest(op.output)
         beta_c = "0"
         if op.bias is not None and beta != 0.0:
@@ -261,10 +261,10 @@ class _Gen(FunctionGen):
         nimg, cin, h, wd = shape(op.data.type)
         cout, cg, kh, kw = shape(op.weight.type)
         _, _, oh, ow = shape(op.output.type)
-        g = relay.int_prop(op, "groups", 1)
-        sh, sw = relay.ints_prop(op, "strides") or (1, 1)
-        dh, dw = relay.ints_prop(op, "dilation") or (1, 1)
-        pads = relay.ints_prop(op, "padding") or (0, 0, 0, 0)
+        g = op.attrs.groups
+        sh, sw = op.attrs.strides or (1, 1)
+        dh, dw = op.attrs.dilation or (1, 1)
+        pads = op.attrs.padding or (0, 0, 0, 0)
         pt, pl = pads[0], pads[1]
         out = self.dest(op.output)
         m, kk, nn = cout // g, cg * kh * kw, oh * ow

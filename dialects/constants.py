@@ -27,7 +27,7 @@ from lamina.errors import LaminaError
 
 def constant_data(op: Operation) -> np.ndarray | None:
     """The data of a constant op as a numpy array, if it can be read."""
-    value = op.properties.get("value") or op.attributes.get("value")
+    value = op.properties.get("value") or op.attributes.get("value")  # any constant op
     try:
         if isinstance(value, DenseIntOrFPElementsAttr):
             t = value.get_type()

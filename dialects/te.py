@@ -477,7 +477,7 @@ class CallOp(IRDLOperation):
     def _verify_prim_func(self, name: str, callee: Operation) -> None:
         """An extern kernel takes buffers shaped like the call's operands, then
         its results."""
-        want = list(callee.properties["function_type"].inputs)  # type: ignore[union-attr]
+        want = list(callee.properties["function_type"].inputs)  # type: ignore[union-attr]  # func or tir func
         while want and isinstance(want[-1], IndexType):  # its sizes, passed by @main
             want.pop()
         got = [*self.args.types, *self.res.types]

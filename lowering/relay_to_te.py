@@ -45,9 +45,9 @@ class SymbolNamer:
 
     def __init__(self, module: ModuleOp):
         self.used = {
-            op.properties["sym_name"].data  # type: ignore[union-attr]
+            op.properties["sym_name"].data  # type: ignore[union-attr]  # any symbol op
             for op in module.ops
-            if "sym_name" in op.properties
+            if "sym_name" in op.properties  # any symbol op
         } | RESERVED_SYMBOLS
 
     def __call__(self, base: str) -> str:

@@ -149,7 +149,7 @@ def test_conv_rewrites() -> None:
     # padded ones are padded first, so the patches need no bounds checks; so is
     # the padded grouped conv, whose window schedule then reads whole vectors
     assert count(o3, relay.PadOp) == count(o2, relay.PadOp) + 4 + 1
-    grouped = [op for op in o3.walk() if isinstance(op, relay.Conv2DOp) and relay.int_prop(op, "groups", 1) > 1]
+    grouped = [op for op in o3.walk() if isinstance(op, relay.Conv2DOp) and op.attrs.groups > 1]
     assert len(grouped) == 2
     assert all(not any(relay.Window(op.name, op, 2).pad_begin) for op in grouped)
     # what is left: 1x1 GEMMs, and the grouped / depthwise convs

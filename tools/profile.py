@@ -69,7 +69,7 @@ def op_class(op: relay.RelayOp) -> str:
     if isinstance(op, relay.DepthwiseConv2DNCHWcOp):
         return "depthwise conv"
     if isinstance(op, relay.ConvOp | relay.ConvTransposeOp | qnn.Conv2DOp):
-        groups = relay.int_prop(op, "groups", 1)
+        groups = op.attrs.groups
         wshape = op.operands[1].type.get_shape()  # type: ignore[attr-defined]
         if groups == 1:
             return "conv"

@@ -58,7 +58,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     f32,
 )
-from xdsl.ir import Attribute, Dialect, Operation
+from xdsl.ir import Attribute, Dialect
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
@@ -70,12 +70,13 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects import relay
-from lamina.dialects.qnn.packed import PACKED_OPS
+from lamina.dialects.qnn.packed import PACKED_OPS, ClampAttrs
 from lamina.dialects.relay.base import (
+    OpAttrs,
     OpPattern,
+    PropSource,
     RelayOp,
     broadcast_shapes,
-    int_prop,
     is_float,
     normalize_axis,
     shape_of,
@@ -178,11 +179,10 @@ class DequantizeOp(QnnOp):
         return tensor(shape_of(q), scale.get_element_type())
 
 
-def clamp_range(src: Operation | dict[str, Attribute], elem: Attribute) -> tuple[int, int]:
+def clamp_range(src: PropSource, elem: Attribute) -> tuple[int, int]:
     """A requantize's clamp range: `out_min`/`out_max` where set, else the
     bounds of its output type `elem`."""
-    lo, hi = quantized_range(elem)
-    return int_prop(src, "out_min", lo), int_prop(src, "out_max", hi)
+    return ClampAttrs(src).clamp(*quantized_range(elem))
 
 
 @irdl_op_definition
@@ -201,6 +201,7 @@ class RequantizeOp(QnnOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.ELEMWISE
+    ATTRS: ClassVar[type[OpAttrs]] = ClampAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -258,6 +259,7 @@ class Conv2DOp(QnnOp):
 
     name = "qnn.conv2d"
     DEFAULTS: ClassVar[dict[str, Any]] = relay.Conv2DOp.DEFAULTS
+    ATTRS: ClassVar[type[OpAttrs]] = relay.ConvAttrs
     data = operand_def(TensorType)
     weight = operand_def(TensorType)
     data_zero_point = operand_def(TensorType)
@@ -336,6 +338,7 @@ class SoftmaxOp(QnnOp):
     output_scale = operand_def(TensorType)
     output_zero_point = operand_def(TensorType)
     axis = opt_prop_def(IntegerAttr)
+    ATTRS: ClassVar[type[OpAttrs]] = relay.SoftmaxAttrs
     output = result_def(TensorType)
     traits = traits_def(Pure())
 
@@ -352,7 +355,7 @@ class SoftmaxOp(QnnOp):
         for what, t in (("data_scale", x_s), ("data_zero_point", x_zp), ("output_scale", y_s), ("output_zero_point", y_zp)):
             _per_tensor(cls.name, what, t)
         shape = shape_of(x)
-        axis = normalize_axis(cls.name, int_prop(props, "axis", -1), len(shape))
+        axis = normalize_axis(cls.name, cls.attrs_of(props).axis, len(shape))
         if not isinstance(shape[axis], int) or shape[axis] < 1:
             raise VerifyException(f"{cls.name}: the size along axis {axis} must be static and non-zero, got {x}")
         return tensor(shape, y_zp.get_element_type())

@@ -55,10 +55,13 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects.relay.base import (
+    FlagField,
+    IntField,
+    IntsField,
+    OpAttrs,
     OpPattern,
+    PropSource,
     RelayOp,
-    int_prop,
-    ints_prop,
     shape_of,
     tensor,
 )
@@ -75,7 +78,30 @@ def _expect(op: str, what: str, t: TensorType, elem: Attribute, shape: tuple[int
         raise VerifyException(f"{op}: {what} must be {want}, got {t}")
 
 
-def _epilogue(op: str, props: dict[str, Attribute], bias: TensorType, mult: TensorType, zp: TensorType, channels: tuple[int, ...]) -> Attribute:
+class ClampAttrs(OpAttrs):
+    """A requantization's clamp range, where set."""
+
+    out_min = IntField(None)
+    out_max = IntField(None)
+
+    def clamp(self, lo: int, hi: int) -> tuple[int, int]:
+        """`out_min`/`out_max`, else the bounds `lo`/`hi` of the output type."""
+        return (
+            lo if self.out_min is None else self.out_min,
+            hi if self.out_max is None else self.out_max,
+        )
+
+
+class PackedConvAttrs(ClampAttrs):
+    strides = IntsField()
+    dilation = IntsField()
+
+
+class PackedConvAddAttrs(PackedConvAttrs):
+    residual_lhs = FlagField()
+
+
+def _epilogue(op: str, props: PropSource, bias: TensorType, mult: TensorType, zp: TensorType, channels: tuple[int, ...]) -> Attribute:
     """The fused requantization's operands and clamp range; the output type."""
     _expect(op, "bias", bias, I32, channels)
     _expect(op, "multiplier", mult, f32, channels)
@@ -83,7 +109,7 @@ def _epilogue(op: str, props: dict[str, Attribute], bias: TensorType, mult: Tens
     if elem not in _RANGES or shape_of(zp):
         raise VerifyException(f"{op}: the zero point must be a ui8 or i8 scalar, got {zp}")
     lo, hi = _RANGES[elem]
-    got = int_prop(props, "out_min", lo), int_prop(props, "out_max", hi)
+    got = ClampAttrs(props, op).clamp(lo, hi)
     if not lo <= got[0] <= got[1] <= hi:
         raise VerifyException(f"{op}: the clamp range [{got[0]}, {got[1]}] must be non-empty and within {elem}'s [{lo}, {hi}]")
     return elem
@@ -98,11 +124,12 @@ class PackedOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = ClampAttrs
 
     def clamp(self) -> tuple[int, int]:
         """The output's clamp range."""
         lo, hi = _RANGES[self.operands[4].type.get_element_type()]  # type: ignore[attr-defined]
-        return int_prop(self, "out_min", lo), int_prop(self, "out_max", hi)
+        return self.attrs.clamp(lo, hi)
 
 
 class _ConvNCHWc(PackedOp):
@@ -115,6 +142,7 @@ class _ConvNCHWc(PackedOp):
     zero_point = operand_def(TensorType)
     strides = prop_def(DenseArrayBase)
     dilation = prop_def(DenseArrayBase)
+    ATTRS: ClassVar[type[OpAttrs]] = PackedConvAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -131,8 +159,9 @@ class _ConvNCHWc(PackedOp):
         _expect(cls.name, "weight", w, S8)
         oblocks, _, kh, kw, _, width = ws
         ob = width // 4
-        sh, sw = ints_prop(props, "strides")
-        dh, dw = ints_prop(props, "dilation")
+        attrs = cls.attrs_of(props)
+        sh, sw = attrs.strides
+        dh, dw = attrs.dilation
         oh = (h - (kh - 1) * dh - 1) // sh + 1
         ow = (wd - (kw - 1) * dw - 1) // sw + 1
         if min(sh, sw, dh, dw) < 1 or oh < 1 or ow < 1:
@@ -162,6 +191,7 @@ class Conv2DNCHWcAddOp(_ConvNCHWc):
     output_scale = operand_def(TensorType)
     output_zero_point = operand_def(TensorType)
     residual_lhs = opt_prop_def(UnitAttr)
+    ATTRS: ClassVar[type[OpAttrs]] = PackedConvAddAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:

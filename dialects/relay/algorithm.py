@@ -34,11 +34,13 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects.relay.base import (
+    ChoiceField,
+    FlagField,
+    IntField,
+    OpAttrs,
     OpPattern,
     RelayOp,
     _same_element_type,
-    choice_prop,
-    int_prop,
     is_bool,
     is_float,
     is_int,
@@ -58,8 +60,34 @@ def _indices(op_name: str, t: TensorType) -> None:
         raise VerifyException(f"{op_name}: indices must be an integer tensor, got {t}")
 
 
+class ScatterAttrs(OpAttrs):
+    reduction = ChoiceField(SCATTER_REDUCTIONS, "none")
+
+
+class ScatterElementsAttrs(ScatterAttrs):
+    axis = IntField(0)
+
+
+class TopKAttrs(OpAttrs):
+    k = IntField(0)
+    axis = IntField(-1)
+    largest = FlagField()
+
+
+class CumulativeAttrs(OpAttrs):
+    axis = IntField(0)
+    kind = ChoiceField(CUMULATIVE_KINDS, "")
+    exclusive = FlagField()
+    reverse = FlagField()
+
+
+class NgramCountAttrs(OpAttrs):
+    width = IntField(-1)
+    max_skip = IntField(0)
+
+
 def _reduction(op_name: str, props: dict[str, Attribute], elem: Attribute) -> None:
-    reduction = choice_prop(op_name, props, "reduction", SCATTER_REDUCTIONS, "none")
+    reduction = ScatterAttrs(props, op_name).reduction
     if reduction != "none" and is_bool(elem):
         raise VerifyException(f'{op_name}: reduction "{reduction}" needs a numeric tensor, not i1')
 
@@ -79,6 +107,7 @@ class ScatterNDOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = ScatterAttrs
     DEFAULTS: ClassVar[dict[str, Any]] = {"reduction": "none"}
 
     @classmethod
@@ -118,6 +147,7 @@ class ScatterElementsOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = ScatterElementsAttrs
     DEFAULTS: ClassVar[dict[str, Any]] = {"reduction": "none"}
 
     @classmethod
@@ -127,7 +157,7 @@ class ScatterElementsOp(RelayOp):
         elem = _same_element_type(cls.name, [data, updates])
         _reduction(cls.name, props, elem)
         shape, idx = shape_of(data), shape_of(indices)
-        axis = normalize_axis(cls.name, int_prop(props, "axis", 0), len(shape))
+        axis = normalize_axis(cls.name, cls.attrs_of(props).axis, len(shape))
         if shape_of(updates) != idx:
             raise VerifyException(f"{cls.name}: updates {updates} must have the shape of the indices {indices}")
         if len(idx) != len(shape) or any(
@@ -155,6 +185,7 @@ class TopKOp(RelayOp):
     indices = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = TopKAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> list[TensorType]:
@@ -162,8 +193,9 @@ class TopKOp(RelayOp):
         shape = shape_of(data)
         if not shape:
             raise VerifyException(f"{cls.name}: data must have rank >= 1")
-        axis = normalize_axis(cls.name, int_prop(props, "axis", -1), len(shape))
-        k = int_prop(props, "k", 0)
+        attrs = cls.attrs_of(props)
+        axis = normalize_axis(cls.name, attrs.axis, len(shape))
+        k = attrs.k
         if not 0 <= k <= shape[axis]:
             raise VerifyException(
                 f"{cls.name}: k = {k} must be in 0..{shape[axis]} (the size of axis {axis})"
@@ -189,6 +221,7 @@ class CumulativeOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = CumulativeAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -196,8 +229,9 @@ class CumulativeOp(RelayOp):
         shape = shape_of(data)
         if not shape:
             raise VerifyException(f"{cls.name}: data must have rank >= 1")
-        normalize_axis(cls.name, int_prop(props, "axis", 0), len(shape))
-        choice_prop(cls.name, props, "kind", CUMULATIVE_KINDS, "")
+        attrs = cls.attrs_of(props)
+        normalize_axis(cls.name, attrs.axis, len(shape))
+        attrs.checked()
         if is_bool(data.get_element_type()):
             raise VerifyException(f"{cls.name}: needs a numeric tensor, got {data}")
         return data
@@ -247,6 +281,7 @@ class NgramCountOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = NgramCountAttrs
     DEFAULTS: ClassVar[dict[str, Any]] = {"max_skip": 0}
 
     @classmethod
@@ -259,11 +294,12 @@ class NgramCountOp(RelayOp):
             raise VerifyException(f"{cls.name}: grams must be [P, n] i64 with n >= 1, got {grams}")
         if where != pool[:1] or slots.get_element_type() != IntegerType(64):
             raise VerifyException(f"{cls.name}: slots must be [{pool[0]}] i64 (one per gram), got {slots}")
-        width = int_prop(props, "width", -1)
+        attrs = cls.attrs_of(props)
+        width = attrs.width
         if width < 0:
             raise VerifyException(f"{cls.name}: width must be >= 0, got {width}")
-        if int_prop(props, "max_skip", 0) < 0:
-            raise VerifyException(f"{cls.name}: max_skip must be >= 0, got {int_prop(props, 'max_skip', 0)}")
+        if attrs.max_skip < 0:
+            raise VerifyException(f"{cls.name}: max_skip must be >= 0, got {attrs.max_skip}")
         return tensor([*shape[:-1], width], IntegerType(64))
 
 

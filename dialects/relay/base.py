@@ -3,17 +3,19 @@
 `RelayOp` infers an op's result types from its operands and properties, verifies
 by re-inferring, and gives every op the custom form `%r = relay.op %a, %b {props}
 : (types) -> type`. Beside it live the helpers the op families' type inference is
-written with (shapes, broadcasting, axes, typed property readers, element-kind
-checks), the sliding-window geometry (`Window`) that convolution, pooling and
+written with (shapes, broadcasting, axes, element-kind checks), the typed
+property views (`OpAttrs` and its fields: an op family declares its properties
+once, with their defaults, and reads them as `op.attrs.<name>`), the
+sliding-window geometry (`Window`) that convolution, pooling and
 im2col share, and the attribute builders (`i64_array`, `i64_attr`, `f64_attr`)
 that frontends and passes build op properties with.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import IntEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -102,66 +104,8 @@ def normalize_axis(op_name: str, axis: int, rank: int) -> int:
     return axis % rank if rank else 0
 
 
-PropSource = Operation | dict[str, Attribute]
-
-
-def _props(src: PropSource) -> dict[str, Attribute]:
-    return dict(src.properties) if isinstance(src, Operation) else src
-
-
-def int_prop(src: PropSource, name: str, default: int) -> int:
-    """An integer property of an op (or of a property dict), or `default`."""
-    attr = _props(src).get(name)
-    return attr.value.data if isinstance(attr, IntegerAttr) else default
-
-
-def dims_prop(src: PropSource, name: str, op_name: str) -> tuple[Dim, ...]:
-    """A property holding dims (`dims_attr`: static, or with symbolic names)."""
-    try:
-        return dims_of(_props(src)[name])
-    except SymbolicError as e:
-        raise VerifyException(f"{op_name}: {name}: {e}") from None
-
-
 def dims_text(dims: Sequence[Dim]) -> str:
     return "[" + ", ".join(map(str, dims)) + "]"
-
-
-def float_prop(src: PropSource, name: str, default: float) -> float:
-    attr = _props(src).get(name)
-    return attr.value.data if isinstance(attr, FloatAttr) else default
-
-
-def ints_prop(src: PropSource, name: str) -> tuple[int, ...]:
-    attr = _props(src).get(name)
-    return tuple(int(v) for v in attr.get_values()) if isinstance(attr, DenseArrayBase) else ()
-
-
-def floats_prop(src: PropSource, name: str) -> tuple[float, ...]:
-    attr = _props(src).get(name)
-    return tuple(float(v) for v in attr.get_values()) if isinstance(attr, DenseArrayBase) else ()
-
-
-def str_prop(src: PropSource, name: str, default: str) -> str:
-    attr = _props(src).get(name)
-    return attr.data if isinstance(attr, StringAttr) else default
-
-
-def choice_prop(
-    op_name: str, src: PropSource, name: str, allowed: Sequence[str], default: str
-) -> str:
-    """A string property that must be one of `allowed` (`default` when absent);
-    a VerifyException naming the op and the choices otherwise."""
-    value = str_prop(src, name, default)
-    if value not in allowed:
-        raise VerifyException(
-            f"{op_name}: {name} must be one of {', '.join(allowed)}, got \"{value}\""
-        )
-    return value
-
-
-def flag_prop(src: PropSource, name: str) -> bool:
-    return name in _props(src)
 
 
 def is_float(t: Attribute) -> bool:
@@ -228,6 +172,177 @@ def _same_element_type(op_name: str, types: Sequence[TensorType]) -> Attribute:
     return types[0].get_element_type()
 
 
+# ------------------------------------------------------------ typed properties
+PropSource = Operation | Mapping[str, Attribute]
+
+
+class Field:
+    """One property of an `OpAttrs` view, read as a Python value. The key is
+    the name the field is assigned to in the view's class body, so a property
+    is spelt once, where its view declares it with its default."""
+
+    key: str
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.key = name
+
+    def __get__(self, view: OpAttrs | None, owner: type | None = None) -> Any:
+        if view is None:
+            return self
+        return self.read(view.props.get(self.key), view.op_name)
+
+    def read(self, attr: Attribute | None, op_name: str) -> Any:
+        raise NotImplementedError
+
+
+class FlagField(Field):
+    """A unit property: set or not."""
+
+    def read(self, attr: Attribute | None, op_name: str) -> Any:
+        return attr is not None
+
+
+class _Defaulted(Field):
+    def __init__(self, default: Any):
+        self.default = default
+
+
+class IntField(_Defaulted):
+    """An integer property, `default` when absent."""
+
+    def read(self, attr: Attribute | None, op_name: str) -> Any:
+        return attr.value.data if isinstance(attr, IntegerAttr) else self.default
+
+
+class FloatField(_Defaulted):
+    """A float property, `default` when absent."""
+
+    def read(self, attr: Attribute | None, op_name: str) -> Any:
+        return attr.value.data if isinstance(attr, FloatAttr) else self.default
+
+
+class StrField(_Defaulted):
+    """A string property, `default` when absent."""
+
+    def read(self, attr: Attribute | None, op_name: str) -> Any:
+        return attr.data if isinstance(attr, StringAttr) else self.default
+
+
+class ChoiceField(Field):
+    """A string property that must be one of `allowed` (`default` when absent);
+    a VerifyException naming the op and the choices otherwise."""
+
+    def __init__(self, allowed: Sequence[str], default: str):
+        self.allowed, self.default = allowed, default
+
+    def read(self, attr: Attribute | None, op_name: str) -> Any:
+        value = attr.data if isinstance(attr, StringAttr) else self.default
+        if value not in self.allowed:
+            raise VerifyException(
+                f"{op_name}: {self.key} must be one of {', '.join(self.allowed)}, "
+                f'got "{value}"'
+            )
+        return value
+
+
+class IntsField(_Defaulted):
+    """An integer array property (a tuple), `default` when absent (`()`
+    unless told; `None` tells an absent array from an empty one)."""
+
+    def __init__(self, default: Any = ()):
+        self.default = default
+
+    def read(self, attr: Attribute | None, op_name: str) -> Any:
+        if attr is None:
+            return self.default
+        return self.values(attr) if isinstance(attr, DenseArrayBase) else ()
+
+    @staticmethod
+    def values(attr: DenseArrayBase) -> tuple[Any, ...]:
+        return tuple(int(v) for v in attr.get_values())
+
+
+class FloatsField(IntsField):
+    """A float array property (a tuple), `default` when absent."""
+
+    @staticmethod
+    def values(attr: DenseArrayBase) -> tuple[Any, ...]:
+        return tuple(float(v) for v in attr.get_values())
+
+
+class AttrField(Field):
+    """A property as its attribute (None when absent), for a verifier that
+    checks its kind itself."""
+
+    def read(self, attr: Attribute | None, op_name: str) -> Any:
+        return attr
+
+
+class DimsField(Field):
+    """A required property holding dims (`dims_attr`: static, or with symbolic
+    names)."""
+
+    def read(self, attr: Attribute | None, op_name: str) -> Any:
+        if attr is None:
+            raise KeyError(self.key)
+        try:
+            return dims_of(attr)
+        except SymbolicError as e:
+            raise VerifyException(f"{op_name}: {self.key}: {e}") from None
+
+
+class OpAttrs:
+    """The typed view of an op's properties (TVM's `Attrs`): a subclass per op
+    family declares its properties as fields with their defaults, and each op
+    names its view in `ATTRS`. `op.attrs.groups` reads a built op;
+    `cls.attrs_of(props).groups` the property dict `infer` is given. Fields read
+    lazily, so a verifier checks them in the order it asks for them."""
+
+    __slots__ = ("op_name", "props")
+
+    def __init__(self, src: PropSource, op_name: str = ""):
+        self.props: Mapping[str, Attribute] = (
+            src.properties if isinstance(src, Operation) else src
+        )
+        self.op_name = op_name or (src.name if isinstance(src, Operation) else "")
+
+    @classmethod
+    def fields(cls) -> dict[str, Field]:
+        """The view's fields by key, its bases' first."""
+        return {
+            k: f
+            for c in reversed(cls.__mro__)
+            for k, f in vars(c).items()
+            if isinstance(f, Field)
+        }
+
+    def checked(self) -> Self:
+        """The view, once each of its choices has been checked (in declaration
+        order): a choice outside its allowed values raises here."""
+        for key, field in self.fields().items():
+            if isinstance(field, ChoiceField):
+                getattr(self, key)
+        return self
+
+    def is_set(self, field: Field) -> bool:
+        """Whether the op writes `field` out (`TriluAttrs.k`, say), rather than
+        leaving it to its default."""
+        return field.key in self.props
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.fields())
+        return f"{type(self).__name__}({shown})"
+
+
+class WindowAttrs(OpAttrs):
+    """Strides, dilation and padding of a sliding window, `None` when absent
+    (`Window` gives them with their defaults)."""
+
+    strides = IntsField(None)
+    dilation = IntsField(None)
+    padding = IntsField(None)
+
+
 # ----------------------------------------------------------------------- base
 def window_defaults(spatial: int) -> dict[str, tuple[int, ...]]:
     """The defaults of a window op over `spatial` axes: unit strides and
@@ -245,6 +360,8 @@ class RelayOp(IRDLOperation):
     #: attribute defaults). The pattern language's `has_attr` reads them, merged
     #: along the class hierarchy; a property with no entry has no default.
     DEFAULTS: ClassVar[dict[str, Any]] = {}
+    #: The typed view of the op's properties (`op.attrs`, `cls.attrs_of(props)`).
+    ATTRS: ClassVar[type[OpAttrs]] = OpAttrs
 
     def __init__(
         self,
@@ -332,6 +449,17 @@ class RelayOp(IRDLOperation):
                 f"{cls.name} has {len(defs)} result(s), got {len(types)} type(s)"
             )
         return list(types)
+
+    @property
+    def attrs(self) -> Any:
+        """The op's properties as its `ATTRS` view reads them (typed values,
+        defaults filled in)."""
+        return self.ATTRS(self.properties, self.name)
+
+    @classmethod
+    def attrs_of(cls, props: Mapping[str, Attribute]) -> Any:
+        """The `ATTRS` view of a property dict (as `infer` is given)."""
+        return cls.ATTRS(props, cls.name)
 
     @property
     def result(self) -> SSAValue:
@@ -454,12 +582,12 @@ _FLOATING: dict[str, bool] = {"floating": True}
 
 # -------------------------------------------------------------------- windows
 def _spatial(
-    op_name: str, props: dict[str, Attribute], name: str, n: int, default: int
+    op_name: str, name: str, values: tuple[int, ...] | None, n: int, default: int
 ) -> tuple[int, ...]:
-    """A per-spatial-axis property of `n` values (`default` for each if absent)."""
-    if name not in props:
+    """A per-spatial-axis property of `n` values (`default` for each if absent,
+    i.e. `values` is None)."""
+    if values is None:
         return (default,) * n
-    values = ints_prop(props, name)
     if len(values) != n:
         raise VerifyException(
             f"{op_name}: {name} needs {n} values (one per spatial axis), got "
@@ -475,10 +603,10 @@ class Window:
     def __init__(
         self, op_name: str, props: PropSource, n: int, negative_padding: bool = False
     ):
-        p = _props(props)
-        self.strides = _spatial(op_name, p, "strides", n, 1)
-        self.dilation = _spatial(op_name, p, "dilation", n, 1)
-        pad = _spatial(op_name, p, "padding", 2 * n, 0)
+        a = WindowAttrs(props, op_name)
+        self.strides = _spatial(op_name, "strides", a.strides, n, 1)
+        self.dilation = _spatial(op_name, "dilation", a.dilation, n, 1)
+        pad = _spatial(op_name, "padding", a.padding, 2 * n, 0)
         self.pad_begin, self.pad_end = pad[:n], pad[n:]
         if any(v < 1 for v in self.strides + self.dilation):
             raise VerifyException(

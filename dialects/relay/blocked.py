@@ -30,18 +30,34 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects.relay.base import (
+    IntsField,
+    OpAttrs,
     OpPattern,
     RelayOp,
+    StrField,
     Window,
+    WindowAttrs,
     _same_element_type,
-    ints_prop,
     require_element,
     shape_of,
-    str_prop,
     tensor,
 )
 
 _BLOCKED = re.compile(r"NCHW(\d+)c")
+
+
+class LayoutTransformAttrs(OpAttrs):
+    src_layout = StrField("")
+    dst_layout = StrField("")
+
+
+class StridedAttrs(OpAttrs):
+    strides = IntsField(None)
+    dilation = IntsField(None)
+
+
+class BlockedPoolAttrs(WindowAttrs):
+    pool_size = IntsField()
 
 
 def channel_block(layout: str) -> int | None:
@@ -72,10 +88,12 @@ class LayoutTransformOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = LayoutTransformAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        src, dst = str_prop(props, "src_layout", ""), str_prop(props, "dst_layout", "")
+        attrs = cls.attrs_of(props)
+        src, dst = attrs.src_layout, attrs.dst_layout
         try:
             blocks = channel_block(src), channel_block(dst)
         except ValueError as e:
@@ -121,6 +139,7 @@ class Conv2DNCHWcOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    ATTRS: ClassVar[type[OpAttrs]] = StridedAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -154,6 +173,7 @@ class DepthwiseConv2DNCHWcOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    ATTRS: ClassVar[type[OpAttrs]] = WindowAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -186,6 +206,7 @@ class MaxPool2DNCHWcOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    ATTRS: ClassVar[type[OpAttrs]] = BlockedPoolAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -193,7 +214,7 @@ class MaxPool2DNCHWcOp(RelayOp):
         x = shape_of(types[0])
         if len(x) != 5:
             raise VerifyException(f"{cls.name}: needs data [N, C/x, H, W, x], got {types[0]}")
-        kernel = ints_prop(props, "pool_size")
+        kernel = cls.attrs_of(props).pool_size
         if len(kernel) != 2 or min(kernel) < 1:
             raise VerifyException(f"{cls.name}: pool_size {list(kernel)} must be 2 positive sizes")
         win = Window(cls.name, props, 2)

@@ -34,11 +34,32 @@ from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects.constants import constant_data
 from lamina.dialects.dtypes import numpy_dtype
-from lamina.dialects.relay.base import OpPattern, RelayOp, dims_prop, tensor
+from lamina.dialects.relay.base import (
+    AttrField,
+    DimsField,
+    OpAttrs,
+    OpPattern,
+    RelayOp,
+    tensor,
+)
 from lamina.dialects.resources import blobs
 
 #: Constants with at most this many elements (not all equal) are printed inline.
 INLINE_LIMIT = 16
+
+
+class ConstantAttrs(OpAttrs):
+    value = AttrField()
+
+
+class DimsAttrs(OpAttrs):
+    dims = DimsField()
+
+
+class ArangeAttrs(OpAttrs):
+    size = DimsField()
+    start = AttrField()
+    step = AttrField()
 
 
 @irdl_op_definition
@@ -50,13 +71,14 @@ class ConstantOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure(), ConstantLike())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = ConstantAttrs
 
     def __init__(self, value: DenseResourceAttr | DenseIntOrFPElementsAttr):
         super().__init__(result_type=value.get_type(), value=value)
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        value = props["value"]
+        value = cls.attrs_of(props).value
         assert isinstance(value, DenseResourceAttr | DenseIntOrFPElementsAttr)
         t = value.get_type()
         if not isinstance(t, TensorType):
@@ -127,10 +149,11 @@ class DimsOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = DimsAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        return tensor([len(dims_prop(props, "dims", "relay.dims"))], i64)
+        return tensor([len(DimsAttrs(props, "relay.dims").dims)], i64)
 
 
 @irdl_op_definition
@@ -145,11 +168,12 @@ class ArangeOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = ArangeAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        size = dims_prop(props, "size", cls.name)
-        start, step = props["start"], props["step"]
+        attrs = cls.attrs_of(props)
+        size, start, step = attrs.size, attrs.start, attrs.step
         if len(size) != 1:
             raise VerifyException(f"{cls.name}: size must be one dim, got {len(size)}")
         assert isinstance(start, IntegerAttr | FloatAttr) and isinstance(step, IntegerAttr | FloatAttr)

@@ -52,26 +52,23 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects.relay.base import (
+    AttrField,
+    DimsField,
+    FlagField,
+    IntField,
+    IntsField,
+    OpAttrs,
     OpPattern,
     RelayOp,
-    choice_prop,
-    dims_prop,
-    int_prop,
-    ints_prop,
     is_bool,
     is_float,
     is_int,
     normalize_axis,
     require_element,
     shape_of,
-    str_prop,
     tensor,
 )
-from lamina.dialects.relay.layout import (
-    RESIZE_COORDINATES,
-    RESIZE_METHODS,
-    RESIZE_ROUNDING,
-)
+from lamina.dialects.relay.layout import ResizeChoices
 from lamina.symbolic import Dim, Sym
 
 I64 = IntegerType(64)
@@ -90,6 +87,37 @@ def _scalar(op_name: str, what: str, t: TensorType, kind: str = "int") -> None:
         raise VerifyException(f"{op_name}: {what} must be one {kind} element, got {t}")
 
 
+class NarrowAttrs(OpAttrs):
+    axis = IntField(0)
+    size = AttrField()
+
+
+class NmsAttrs(OpAttrs):
+    center_point_box = FlagField()
+    unfiltered = FlagField()
+
+
+class UniqueAttrs(OpAttrs):
+    sorted = FlagField()
+
+
+class DynShapeAttrs(OpAttrs):
+    sizes = AttrField()
+    dims = DimsField()
+
+
+class DynResizeAttrs(DynShapeAttrs, ResizeChoices):
+    axes = IntsField()
+
+
+class DynArangeAttrs(OpAttrs):
+    size = AttrField()
+
+
+class CheckAttrs(OpAttrs):
+    message = AttrField()
+
+
 @irdl_op_definition
 class NarrowOp(RelayOp):
     """The first `count` entries of `data` along `axis` (`torch.narrow` with a
@@ -105,16 +133,18 @@ class NarrowOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = NarrowAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         data, count = types
         shape = shape_of(data)
-        axis = normalize_axis(cls.name, int_prop(props, "axis", 0), len(shape))
+        attrs = cls.attrs_of(props)
+        axis = normalize_axis(cls.name, attrs.axis, len(shape))
         if count.get_element_type() != I64 or shape_of(count):
             # @main reads it as one i64 (te.set_size, tir.set_size)
             raise VerifyException(f"{cls.name}: count must be an i64 scalar (tensor<i64>), got {count}")
-        size = props.get("size")
+        size = attrs.size
         if not isinstance(size, StringAttr) or not size.data.isidentifier():
             raise VerifyException(f"{cls.name}: size must name a size (an identifier), got {size}")
         out = [Sym.var(size.data) if a == axis else d for a, d in enumerate(shape)]
@@ -124,7 +154,7 @@ class NarrowOp(RelayOp):
     def bound(self) -> Dim:
         """The largest value the size can take: the narrowed axis' size."""
         shape = shape_of(self.data.type)
-        return shape[int_prop(self, "axis", 0) % len(shape)]
+        return shape[self.attrs.axis % len(shape)]
 
 
 @irdl_op_definition
@@ -174,6 +204,7 @@ class NonMaxSuppressionOp(RelayOp):
     count = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = NmsAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> list[TensorType]:
@@ -213,6 +244,7 @@ class UniqueOp(RelayOp):
     count = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = UniqueAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> list[TensorType]:
@@ -229,7 +261,7 @@ class UniqueOp(RelayOp):
 def _size_names(op_name: str, props: dict[str, Attribute], count: int) -> list[str]:
     """The `sizes` property: one name per element of the shape operand, ""
     for an element the op does not read; the names are distinct identifiers."""
-    attr = props.get("sizes")
+    attr = DynShapeAttrs(props, op_name).sizes
     if not isinstance(attr, ArrayAttr) or not all(isinstance(a, StringAttr) for a in attr.data):
         raise VerifyException(f"{op_name}: sizes must be an array of size names, got {attr}")
     names = [a.data for a in attr.data]  # type: ignore[attr-defined]
@@ -258,6 +290,7 @@ class DynShapeOp(RelayOp):
     dims = prop_def(Attribute)
     output = result_def(TensorType)
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = DynShapeAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -266,7 +299,7 @@ class DynShapeOp(RelayOp):
         if shape.get_element_type() != I64 or len(k) != 1 or not isinstance(k[0], int):
             raise VerifyException(f"{cls.name}: shape must be a static 1-D i64 tensor, got {shape}")
         names = _size_names(cls.name, props, k[0])
-        out = dims_prop(props, "dims", cls.name)
+        out = cls.attrs_of(props).dims
         if len(out) != k[0]:
             raise VerifyException(f"{cls.name}: dims has {len(out)} entries, the shape {k[0]}")
         for i, (n, d) in enumerate(zip(names, out, strict=True)):
@@ -347,6 +380,7 @@ class DynResizeOp(DynShapeOp):
     cubic_exclude = opt_prop_def(UnitAttr)
     extrapolation_value = opt_prop_def(Attribute)
     traits = traits_def(Pure())
+    ATTRS: ClassVar[type[OpAttrs]] = DynResizeAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -355,23 +389,18 @@ class DynResizeOp(DynShapeOp):
         rank = len(shape_of(data))
         if params.get_element_type() != f64 or shape_of(params) != (3 * rank,):
             raise VerifyException(f"{cls.name}: params must be a tensor<{3 * rank}xf64> (scales, roi), got {params}")
-        for name, allowed, default in (
-            ("method", RESIZE_METHODS, "nearest_neighbor"),
-            ("coordinate_transformation_mode", RESIZE_COORDINATES, "half_pixel"),
-            ("rounding_method", RESIZE_ROUNDING, "round_prefer_floor"),
-        ):
-            choice_prop(cls.name, props, name, allowed, default)
-        if str_prop(props, "method", "nearest_neighbor") != "nearest_neighbor":
+        attrs = cls.attrs_of(props).checked()
+        if attrs.method != "nearest_neighbor":
             require_element(cls.name, data, floating=True)
-        axes = ints_prop(props, "axes")
+        axes = attrs.axes
         if sorted(set(axes)) != list(axes) or not all(0 <= a < rank for a in axes):
             raise VerifyException(f"{cls.name}: axes {list(axes)} must be distinct axes in increasing order")
         names = _size_names(cls.name, props, rank)
         for a in range(rank):
             if (a in axes) != bool(names[a]):
                 raise VerifyException(f"{cls.name}: axis {a} must set a size if and only if it is resized")
-        if "antialias" in props:
-            if str_prop(props, "method", "nearest_neighbor") == "nearest_neighbor":
+        if attrs.antialias:
+            if attrs.method == "nearest_neighbor":
                 raise VerifyException(f"{cls.name}: antialias needs method linear or cubic")
             if len(taps) != len(axes) or any(
                 t.get_element_type() != I64 or len(shape_of(t)) != 1 for t in taps
@@ -386,7 +415,7 @@ class DynResizeOp(DynShapeOp):
 
     @property
     def resized(self) -> tuple[int, ...]:
-        return tuple(ints_prop(self, "axes"))
+        return self.attrs.axes
 
 
 @irdl_op_definition
@@ -402,13 +431,14 @@ class DynArangeOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = DynArangeAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         (count,) = types
         if count.get_element_type() != I64 or shape_of(count):
             raise VerifyException(f"{cls.name}: count must be an i64 scalar (tensor<i64>), got {count}")
-        size = props.get("size")
+        size = cls.attrs_of(props).size
         if not isinstance(size, StringAttr) or not size.data.isidentifier():
             raise VerifyException(f"{cls.name}: size must name a size (an identifier), got {size}")
         return tensor([Sym.var(size.data)], I64)
@@ -430,13 +460,14 @@ class CheckOp(RelayOp):
     message = prop_def(StringAttr)
     output = result_def(TensorType)
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = CheckAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         data, cond = types
         if not is_bool(cond.get_element_type()) or shape_of(cond):
             raise VerifyException(f"{cls.name}: cond must be a boolean scalar (tensor<i1>), got {cond}")
-        if not isinstance(props.get("message"), StringAttr):
+        if not isinstance(cls.attrs_of(props).message, StringAttr):
             raise VerifyException(f"{cls.name}: message must be a string")
         return data
 

@@ -27,16 +27,23 @@ from xdsl.utils.exceptions import VerifyException
 from lamina.dialects.relay.base import (
     _FLOATING,
     _NUMERIC,
+    AttrField,
+    FloatField,
+    OpAttrs,
     OpPattern,
     RelayOp,
+    StrField,
     _same_element_type,
     broadcast_shapes,
     is_float,
     require_element,
     shape_of,
-    str_prop,
     tensor,
 )
+
+#: ONNX Selu's default constants.
+SELU_ALPHA = 1.67326319217681884765625
+SELU_GAMMA = 1.05070102214813232421875
 
 
 # --------------------------------------------------------------------- binary
@@ -475,14 +482,23 @@ class HardSwishOp(FloatUnaryOp):
     name = "relay.hard_swish"
 
 
+class LeakyReluAttrs(OpAttrs):
+    alpha = FloatField(0.01)
+
+
 @irdl_op_definition
 class LeakyReluOp(FloatUnaryOp):
     """`x < 0 ? alpha * x : x` (alpha defaults to 0.01)."""
 
     name = "relay.leaky_relu"
     DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 0.01}
+    ATTRS: ClassVar[type[OpAttrs]] = LeakyReluAttrs
 
     alpha = opt_prop_def(FloatAttr)
+
+
+class EluAttrs(OpAttrs):
+    alpha = FloatField(1.0)
 
 
 @irdl_op_definition
@@ -491,8 +507,14 @@ class EluOp(FloatUnaryOp):
 
     name = "relay.elu"
     DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1.0}
+    ATTRS: ClassVar[type[OpAttrs]] = EluAttrs
 
     alpha = opt_prop_def(FloatAttr)
+
+
+class SeluAttrs(OpAttrs):
+    alpha = FloatField(SELU_ALPHA)
+    gamma = FloatField(SELU_GAMMA)
 
 
 @irdl_op_definition
@@ -500,10 +522,16 @@ class SeluOp(FloatUnaryOp):
     """`gamma * (x <= 0 ? alpha * (exp(x) - 1) : x)` (ONNX's defaults)."""
 
     name = "relay.selu"
-    DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1.67326319217681884765625, "gamma": 1.05070102214813232421875}
+    DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": SELU_ALPHA, "gamma": SELU_GAMMA}
+    ATTRS: ClassVar[type[OpAttrs]] = SeluAttrs
 
     alpha = opt_prop_def(FloatAttr)
     gamma = opt_prop_def(FloatAttr)
+
+
+class HardSigmoidAttrs(OpAttrs):
+    alpha = FloatField(0.2)
+    beta = FloatField(0.5)
 
 
 @irdl_op_definition
@@ -512,9 +540,14 @@ class HardSigmoidOp(FloatUnaryOp):
 
     name = "relay.hard_sigmoid"
     DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 0.2, "beta": 0.5}
+    ATTRS: ClassVar[type[OpAttrs]] = HardSigmoidAttrs
 
     alpha = opt_prop_def(FloatAttr)
     beta = opt_prop_def(FloatAttr)
+
+
+class GeluAttrs(OpAttrs):
+    approximate = StrField("none")
 
 
 @irdl_op_definition
@@ -523,17 +556,23 @@ class GeluOp(FloatUnaryOp):
 
     name = "relay.gelu"
     DEFAULTS: ClassVar[dict[str, Any]] = {"approximate": "none"}
+    ATTRS: ClassVar[type[OpAttrs]] = GeluAttrs
 
     approximate = opt_prop_def(StringAttr)
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        mode = str_prop(props, "approximate", "none")
+        mode = cls.attrs_of(props).approximate
         if mode not in ("none", "tanh"):
             raise VerifyException(
                 f'{cls.name}: approximate must be "none" or "tanh", got "{mode}"'
             )
         return super().infer(types, props)
+
+
+class ClipAttrs(OpAttrs):
+    a_min = FloatField(None)
+    a_max = FloatField(None)
 
 
 @irdl_op_definition
@@ -544,11 +583,16 @@ class ClipOp(UnaryOp):
     a_min = opt_prop_def(FloatAttr)
     a_max = opt_prop_def(FloatAttr)
     ELEMENTS: ClassVar[dict[str, bool]] = _NUMERIC
+    ATTRS: ClassVar[type[OpAttrs]] = ClipAttrs
+
+
+class DtypeAttrs(OpAttrs):
+    dtype = AttrField()
 
 
 def _numeric_dtype(op_name: str, props: dict[str, Attribute]) -> Attribute:
     """The `dtype` property of a conversion: an integer or float type."""
-    dtype = props["dtype"]
+    dtype = DtypeAttrs(props, op_name).dtype
     if not (is_float(dtype) or isinstance(dtype, IntegerType)):
         raise VerifyException(
             f"{op_name}: dtype must be an integer or floating-point type, got {dtype}"
@@ -567,6 +611,7 @@ class CastOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.ELEMWISE
+    ATTRS: ClassVar[type[OpAttrs]] = DtypeAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -593,6 +638,7 @@ class BitcastOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.ELEMWISE
+    ATTRS: ClassVar[type[OpAttrs]] = DtypeAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:

@@ -39,28 +39,47 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects.relay.base import (
+    ChoiceField,
+    DimsField,
+    FlagField,
+    FloatField,
+    FloatsField,
+    IntField,
+    IntsField,
+    OpAttrs,
     OpPattern,
     RelayOp,
     Window,
+    WindowAttrs,
     _nchw,
     _same_element_type,
     _spatial,
     broadcast_shapes,
-    choice_prop,
-    dims_prop,
     dims_text,
-    floats_prop,
-    int_prop,
-    ints_prop,
     is_int,
     normalize_axis,
     require_element,
     shape_of,
-    str_prop,
     tensor,
     window_defaults,
 )
 from lamina.symbolic import Dim, Sym, SymbolicError
+
+
+class ShapeAttrs(OpAttrs):
+    shape = DimsField()
+
+
+class PermAttrs(OpAttrs):
+    perm = IntsField()
+
+
+class AxisAttrs(OpAttrs):
+    axis = IntField(0)
+
+
+class SplitAttrs(AxisAttrs):
+    indices = IntsField()
 
 
 @irdl_op_definition
@@ -73,10 +92,11 @@ class ReshapeOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = ShapeAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        new = dims_prop(props, "shape", "relay.reshape")
+        new = ShapeAttrs(props, "relay.reshape").shape
         old = shape_of(types[0])
         if any(isinstance(d, int) and d < 0 for d in new):
             raise VerifyException(
@@ -101,12 +121,11 @@ class TransposeOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = PermAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        attr = props["perm"]
-        assert isinstance(attr, DenseArrayBase)
-        perm = tuple(int(v) for v in attr.get_values())
+        perm = cls.attrs_of(props).perm
         old = shape_of(types[0])
         if sorted(perm) != list(range(len(old))):
             raise VerifyException(
@@ -128,6 +147,7 @@ class ConcatenateOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = AxisAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -135,7 +155,7 @@ class ConcatenateOp(RelayOp):
             raise VerifyException(f"{cls.name}: needs at least one operand")
         elem = _same_element_type(cls.name, types)
         first = shape_of(types[0])
-        axis = normalize_axis(cls.name, int_prop(props, "axis", 0), len(first))
+        axis = normalize_axis(cls.name, cls.attrs_of(props).axis, len(first))
         for t in types[1:]:
             s = shape_of(t)
             if len(s) != len(first) or any(
@@ -161,14 +181,16 @@ class SplitOp(RelayOp):
     outputs = var_result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = SplitAttrs
 
     @classmethod
     def infer(
         cls, types: list[TensorType], props: dict[str, Attribute]
     ) -> list[TensorType]:
         shape = shape_of(types[0])
-        axis = normalize_axis(cls.name, int_prop(props, "axis", 0), len(shape))
-        points = [0, *ints_prop(props, "indices"), shape[axis]]
+        attrs = cls.attrs_of(props)
+        axis = normalize_axis(cls.name, attrs.axis, len(shape))
+        points = [0, *attrs.indices, shape[axis]]
         if any(b < a for a, b in itertools.pairwise(points)):
             raise VerifyException(
                 f"{cls.name}: indices {points[1:-1]} must ascend within "
@@ -179,6 +201,12 @@ class SplitOp(RelayOp):
             tensor([b - a if i == axis else d for i, d in enumerate(shape)], elem)
             for a, b in itertools.pairwise(points)
         ]
+
+
+class StridedSliceAttrs(OpAttrs):
+    begin = DimsField()
+    end = DimsField()
+    strides = IntsField(None)
 
 
 @irdl_op_definition
@@ -197,6 +225,7 @@ class StridedSliceOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = StridedSliceAttrs
 
     @staticmethod
     def extent(begin: Dim, end: Dim, step: int) -> Dim:
@@ -208,9 +237,9 @@ class StridedSliceOp(RelayOp):
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         shape = shape_of(types[0])
         n = len(shape)
-        begin = dims_prop(props, "begin", cls.name)
-        end = dims_prop(props, "end", cls.name)
-        strides = ints_prop(props, "strides") if "strides" in props else (1,) * n
+        attrs = cls.attrs_of(props)
+        begin, end = attrs.begin, attrs.end
+        strides = (1,) * n if attrs.strides is None else attrs.strides
         if not len(begin) == len(end) == len(strides) == n:
             raise VerifyException(
                 f"{cls.name}: begin, end and strides need {n} values each (one per "
@@ -254,6 +283,7 @@ class TakeOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = AxisAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -261,7 +291,7 @@ class TakeOp(RelayOp):
         shape = shape_of(types[0])
         if not shape:
             raise VerifyException(f"{cls.name}: data must have rank >= 1")
-        axis = normalize_axis(cls.name, int_prop(props, "axis", 0), len(shape))
+        axis = normalize_axis(cls.name, cls.attrs_of(props).axis, len(shape))
         taken = math.prod(shape_of(types[1]))
         if shape[axis] == 0 and isinstance(taken, int) and taken:  # (a size may be 0)
             raise VerifyException(f"{cls.name}: cannot take from the empty axis {axis}")
@@ -292,12 +322,13 @@ class GatherOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = AxisAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         _index_tensor(cls.name, types[1])
         shape, idx = shape_of(types[0]), shape_of(types[1])
-        axis = normalize_axis(cls.name, int_prop(props, "axis", 0), len(shape))
+        axis = normalize_axis(cls.name, cls.attrs_of(props).axis, len(shape))
         if len(idx) != len(shape) or any(
             _exceeds(i, d) for a, (i, d) in enumerate(zip(idx, shape, strict=True)) if a != axis
         ):
@@ -308,6 +339,10 @@ class GatherOp(RelayOp):
         if shape[axis] == 0 and math.prod(idx):
             raise VerifyException(f"{cls.name}: cannot gather from the empty axis {axis}")
         return tensor(idx, types[0].get_element_type())
+
+
+class GatherNDAttrs(OpAttrs):
+    batch_dims = IntField(0)
 
 
 @irdl_op_definition
@@ -326,12 +361,13 @@ class GatherNDOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = GatherNDAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         _index_tensor(cls.name, types[1])
         shape, idx = shape_of(types[0]), shape_of(types[1])
-        b = int_prop(props, "batch_dims", 0)
+        b = cls.attrs_of(props).batch_dims
         if not 0 <= b < min(len(shape), len(idx)):
             raise VerifyException(
                 f"{cls.name}: batch_dims {b} must be in 0..{min(len(shape), len(idx)) - 1} "
@@ -353,6 +389,11 @@ class GatherNDOp(RelayOp):
         return tensor([*idx[:-1], *shape[b + m :]], types[0].get_element_type())
 
 
+class ReverseSequenceAttrs(OpAttrs):
+    batch_axis = IntField(0)
+    time_axis = IntField(0)
+
+
 @irdl_op_definition
 class ReverseSequenceOp(RelayOp):
     """ONNX ReverseSequence: for each batch entry `j` along `batch_axis`, reverse
@@ -367,6 +408,7 @@ class ReverseSequenceOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = ReverseSequenceAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -377,8 +419,9 @@ class ReverseSequenceOp(RelayOp):
         shape = shape_of(types[0])
         if len(shape) < 2:
             raise VerifyException(f"{cls.name}: data must have rank >= 2, got {types[0]}")
-        batch = normalize_axis(cls.name, int_prop(props, "batch_axis", 0), len(shape))
-        time = normalize_axis(cls.name, int_prop(props, "time_axis", 0), len(shape))
+        attrs = cls.attrs_of(props)
+        batch = normalize_axis(cls.name, attrs.batch_axis, len(shape))
+        time = normalize_axis(cls.name, attrs.time_axis, len(shape))
         if batch == time:
             raise VerifyException(f"{cls.name}: batch_axis and time_axis are both {batch}")
         if shape_of(types[1]) != (shape[batch],):
@@ -399,16 +442,21 @@ class BroadcastToOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
+    ATTRS: ClassVar[type[OpAttrs]] = ShapeAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        target = dims_prop(props, "shape", cls.name)
+        target = cls.attrs_of(props).shape
         src = shape_of(types[0])
         if any(d < 0 for d in target) or broadcast_shapes(cls.name, src, target) != target:
             raise VerifyException(
                 f"{cls.name}: {types[0]} does not broadcast to shape {dims_text(target)}"
             )
         return tensor(target, types[0].get_element_type())
+
+
+class TileAttrs(OpAttrs):
+    reps = IntsField()
 
 
 @irdl_op_definition
@@ -421,10 +469,11 @@ class TileOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = TileAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        reps = ints_prop(props, "reps")
+        reps = cls.attrs_of(props).reps
         shape = shape_of(types[0])
         if len(reps) != len(shape) or any(r < 0 for r in reps):
             raise VerifyException(
@@ -434,6 +483,12 @@ class TileOp(RelayOp):
 
 
 PAD_MODES = ("constant", "reflect", "edge", "wrap")
+
+
+class PadAttrs(OpAttrs):
+    pad_width = IntsField()
+    pad_mode = ChoiceField(PAD_MODES, "constant")
+    pad_value = FloatField(0.0)
 
 
 @irdl_op_definition
@@ -452,13 +507,15 @@ class PadOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = PadAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         shape = shape_of(types[0])
         n = len(shape)
-        pads = ints_prop(props, "pad_width")
-        mode = choice_prop(cls.name, props, "pad_mode", PAD_MODES, "constant")
+        attrs = cls.attrs_of(props)
+        pads = attrs.pad_width
+        mode = attrs.pad_mode
         if len(pads) != 2 * n:
             raise VerifyException(
                 f"{cls.name}: pad_width needs {2 * n} values ([begin..., end...]), "
@@ -474,6 +531,11 @@ class PadOp(RelayOp):
                     f"{cls.name}: {mode} padding of the empty axis {i} has nothing to copy"
                 )
         return tensor(out, types[0].get_element_type())
+
+
+class TriluAttrs(OpAttrs):
+    upper = FlagField()
+    k = IntField(0)
 
 
 @irdl_op_definition
@@ -492,6 +554,7 @@ class TriluOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
+    ATTRS: ClassVar[type[OpAttrs]] = TriluAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -500,7 +563,7 @@ class TriluOp(RelayOp):
         if len(types) == 2:
             if types[1] != TensorType(IntegerType(64), []):
                 raise VerifyException(f"{cls.name}: diagonal must be a tensor<i64>, got {types[1]}")
-            if "k" in props:
+            if cls.attrs_of(props).is_set(TriluAttrs.k):
                 raise VerifyException(f"{cls.name}: give the diagonal as k or as an operand, not both")
         return types[0]
 
@@ -515,6 +578,24 @@ RESIZE_COORDINATES = (
     "tf_crop_and_resize",
 )
 RESIZE_ROUNDING = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+
+
+class ResizeChoices(OpAttrs):
+    """The interpolation of `relay.resize` and `relay.dyn_resize`."""
+
+    method = ChoiceField(RESIZE_METHODS, "nearest_neighbor")
+    coordinate_transformation_mode = ChoiceField(RESIZE_COORDINATES, "half_pixel")
+    rounding_method = ChoiceField(RESIZE_ROUNDING, "round_prefer_floor")
+    cubic_alpha = FloatField(-0.75)
+    cubic_exclude = FlagField()
+    antialias = FlagField()
+    extrapolation_value = FloatField(0.0)
+
+
+class ResizeAttrs(ResizeChoices):
+    size = IntsField()
+    scales = FloatsField(None)
+    roi = FloatsField(None)
 
 
 @irdl_op_definition
@@ -545,21 +626,17 @@ class ResizeOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = ResizeAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         shape = shape_of(types[0])
         n = len(shape)
-        size = ints_prop(props, "size")
-        for name, allowed, default in (
-            ("method", RESIZE_METHODS, "nearest_neighbor"),
-            ("coordinate_transformation_mode", RESIZE_COORDINATES, "half_pixel"),
-            ("rounding_method", RESIZE_ROUNDING, "round_prefer_floor"),
-        ):
-            choice_prop(cls.name, props, name, allowed, default)
-        if str_prop(props, "method", "nearest_neighbor") != "nearest_neighbor":
+        attrs = cls.attrs_of(props).checked()
+        size = attrs.size
+        if attrs.method != "nearest_neighbor":
             require_element(cls.name, types[0], floating=True)
-        elif "antialias" in props:
+        elif attrs.antialias:
             raise VerifyException(f"{cls.name}: antialias needs linear or cubic")
         if len(size) != n or any(d < 0 for d in size):
             raise VerifyException(
@@ -567,18 +644,21 @@ class ResizeOp(RelayOp):
             )
         if any(d == 0 < o for d, o in zip(shape, size, strict=True)):
             raise VerifyException(f"{cls.name}: cannot resize an empty axis of {types[0]}")
-        for name, count in (("scales", n), ("roi", 2 * n)):
-            if name in props and len(floats_prop(props, name)) != count:
+        for name, values, count in (("scales", attrs.scales, n), ("roi", attrs.roi, 2 * n)):
+            if values is not None and len(values) != count:
                 raise VerifyException(
-                    f"{cls.name}: {name} needs {count} values, got "
-                    f"{list(floats_prop(props, name))}"
+                    f"{cls.name}: {name} needs {count} values, got {list(values)}"
                 )
-        if "scales" in props and any(s <= 0 for s in floats_prop(props, "scales")):
+        if attrs.scales is not None and any(s <= 0 for s in attrs.scales):
             raise VerifyException(f"{cls.name}: scales must be positive")
         return tensor(size, types[0].get_element_type())
 
 
 # --------------------------------------------------------------------- im2col
+class Im2ColAttrs(WindowAttrs):
+    kernel_size = IntsField(None)
+
+
 @irdl_op_definition
 class Im2ColOp(RelayOp):
     """The patches of a 2-D convolution's input as columns: `out[n, (c, kh, kw),
@@ -597,11 +677,12 @@ class Im2ColOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = Im2ColAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         x = _nchw(cls.name, types[0], 2)
-        kernel = _spatial(cls.name, props, "kernel_size", 2, 1)
+        kernel = _spatial(cls.name, "kernel_size", cls.attrs_of(props).kernel_size, 2, 1)
         if any(k < 1 for k in kernel):
             raise VerifyException(f"{cls.name}: kernel_size {list(kernel)} must be positive")
         win = Window(cls.name, props, 2)

@@ -35,20 +35,66 @@ from xdsl.utils.exceptions import VerifyException
 from lamina.dialects.relay.base import (
     _FLOATING,
     _NUMERIC,
+    FlagField,
+    FloatField,
+    IntField,
+    IntsField,
+    OpAttrs,
     OpPattern,
     RelayOp,
     Window,
+    WindowAttrs,
     _nchw,
     _same_element_type,
     _spatial,
     broadcast_shapes,
-    int_prop,
     normalize_axis,
     require_element,
     shape_of,
     tensor,
     window_defaults,
 )
+
+
+class SoftmaxAttrs(OpAttrs):
+    axis = IntField(-1)
+
+
+class BiasAddAttrs(OpAttrs):
+    axis = IntField(1)
+
+
+class PoolAttrs(WindowAttrs):
+    pool_size = IntsField(None)
+    ceil_mode = FlagField()
+
+
+class AvgPoolAttrs(PoolAttrs):
+    count_include_pad = FlagField()
+
+
+class ArgmaxPoolAttrs(PoolAttrs):
+    column_major = FlagField()
+
+
+class EpsilonAttrs(OpAttrs):
+    epsilon = FloatField(1e-5)
+
+
+class NormAttrs(EpsilonAttrs):
+    axis = IntField(1)
+
+
+class LayerNormAttrs(NormAttrs):
+    axis = IntField(-1)
+
+
+class LRNAttrs(OpAttrs):
+    size = IntField(1)
+    axis = IntField(1)
+    alpha = FloatField(1e-4)
+    beta = FloatField(0.75)
+    bias = FloatField(1.0)
 
 
 # -------------------------------------------------------------------- softmax
@@ -58,11 +104,12 @@ class SoftmaxBase(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = SoftmaxAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         require_element(cls.name, types[0], floating=True)
-        normalize_axis(cls.name, int_prop(props, "axis", -1), len(shape_of(types[0])))
+        normalize_axis(cls.name, cls.attrs_of(props).axis, len(shape_of(types[0])))
         return types[0]
 
 
@@ -93,12 +140,13 @@ class BiasAddOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
+    ATTRS: ClassVar[type[OpAttrs]] = BiasAddAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         _same_element_type(cls.name, types)
         shape = shape_of(types[0])
-        axis = normalize_axis(cls.name, int_prop(props, "axis", 1), len(shape))
+        axis = normalize_axis(cls.name, cls.attrs_of(props).axis, len(shape))
         if shape_of(types[1]) != (shape[axis],):
             raise VerifyException(
                 f"{cls.name}: bias must be 1-D of size {shape[axis]} (axis {axis} of "
@@ -122,6 +170,7 @@ class PoolOp(RelayOp):
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
     SPATIAL: ClassVar[int] = 2
     ELEMENTS: ClassVar[dict[str, bool]] = _NUMERIC
+    ATTRS: ClassVar[type[OpAttrs]] = PoolAttrs
 
     @classmethod
     def spatial(cls, data: TensorType) -> int:
@@ -133,11 +182,12 @@ class PoolOp(RelayOp):
         require_element(cls.name, types[0], **cls.ELEMENTS)
         n = cls.spatial(types[0])
         x = _nchw(cls.name, types[0], n)
-        kernel = _spatial(cls.name, props, "pool_size", n, 1)
+        attrs = cls.attrs_of(props)
+        kernel = _spatial(cls.name, "pool_size", attrs.pool_size, n, 1)
         if any(k < 1 for k in kernel):
             raise VerifyException(f"{cls.name}: pool_size {list(kernel)} must be positive")
         win = Window(cls.name, props, n)
-        ceil = "ceil_mode" in props
+        ceil = attrs.ceil_mode
         out = [win.output_size(cls.name, i, x[2 + i], kernel[i], ceil) for i in range(n)]
         return tensor([x[0], x[1], *out], types[0].get_element_type())
 
@@ -152,6 +202,7 @@ class AvgPoolOp(PoolOp):
 
     count_include_pad = opt_prop_def(UnitAttr)
     ELEMENTS: ClassVar[dict[str, bool]] = _FLOATING
+    ATTRS: ClassVar[type[OpAttrs]] = AvgPoolAttrs
 
 
 @irdl_op_definition
@@ -164,6 +215,7 @@ class MaxPoolWithArgmaxOp(MaxPoolOp):
     indices = result_def(TensorType)
     column_major = opt_prop_def(UnitAttr)
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = ArgmaxPoolAttrs
 
     @classmethod
     def spatial(cls, data: TensorType) -> int:
@@ -249,13 +301,14 @@ class BatchNormOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
+    ATTRS: ClassVar[type[OpAttrs]] = NormAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         _same_element_type(cls.name, types)
         require_element(cls.name, types[0], floating=True)
         shape = shape_of(types[0])
-        axis = normalize_axis(cls.name, int_prop(props, "axis", 1), len(shape))
+        axis = normalize_axis(cls.name, cls.attrs_of(props).axis, len(shape))
         _channel_params(
             cls.name, types[1:], shape[axis], ("gamma", "beta", "moving_mean", "moving_var")
         )
@@ -279,13 +332,14 @@ class LayerNormOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = LayerNormAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         _same_element_type(cls.name, types)
         require_element(cls.name, types[0], floating=True)
         shape = shape_of(types[0])
-        axis = normalize_axis(cls.name, int_prop(props, "axis", -1), len(shape))
+        axis = normalize_axis(cls.name, cls.attrs_of(props).axis, len(shape))
         inner = shape[axis:]
         for t, what in zip(types[1:], ("gamma", "beta"), strict=False):
             if broadcast_shapes(cls.name, inner, shape_of(t)) != inner:
@@ -311,6 +365,7 @@ class InstanceNormOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = EpsilonAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -343,11 +398,13 @@ class LRNOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = LRNAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
+        attrs = cls.attrs_of(props)
         require_element(cls.name, types[0], floating=True)
-        normalize_axis(cls.name, int_prop(props, "axis", 1), len(shape_of(types[0])))
-        if int_prop(props, "size", 1) < 1:
+        normalize_axis(cls.name, attrs.axis, len(shape_of(types[0])))
+        if attrs.size < 1:
             raise VerifyException(f"{cls.name}: size must be positive")
         return types[0]

@@ -32,19 +32,39 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects.relay.base import (
+    FlagField,
+    FloatField,
+    IntField,
+    IntsField,
+    OpAttrs,
     OpPattern,
     RelayOp,
     Window,
+    WindowAttrs,
     _nchw,
     _same_element_type,
     _spatial,
     broadcast_shapes,
-    int_prop,
     require_element,
     shape_of,
     tensor,
     window_defaults,
 )
+
+
+class DenseAttrs(OpAttrs):
+    transpose_a = FlagField()
+    transpose_b = FlagField()
+    alpha = FloatField(1.0)
+    beta = FloatField(1.0)
+
+
+class ConvAttrs(WindowAttrs):
+    groups = IntField(1)
+
+
+class ConvTransposeAttrs(ConvAttrs):
+    output_padding = IntsField(None)
 
 
 # ---------------------------------------------------------- matmul and dense
@@ -100,6 +120,7 @@ class DenseOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    ATTRS: ClassVar[type[OpAttrs]] = DenseAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -109,8 +130,9 @@ class DenseOp(RelayOp):
             raise VerifyException(
                 f"relay.dense: operands must be 2-D, got ranks {len(a)} and {len(b)}"
             )
-        m, k = (a[1], a[0]) if "transpose_a" in props else a
-        k2, n = (b[1], b[0]) if "transpose_b" in props else b
+        attrs = cls.attrs_of(props)
+        m, k = (a[1], a[0]) if attrs.transpose_a else a
+        k2, n = (b[1], b[0]) if attrs.transpose_b else b
         if k != k2:
             raise VerifyException(
                 f"relay.dense: contraction dimensions differ: op(a) is {m}x{k}, "
@@ -178,6 +200,7 @@ class ConvOp(RelayOp):
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
     SPATIAL: ClassVar[int] = 2
+    ATTRS: ClassVar[type[OpAttrs]] = ConvAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -186,7 +209,7 @@ class ConvOp(RelayOp):
         n = cls.SPATIAL
         x = _nchw(cls.name, types[0], n)
         w = shape_of(types[1])
-        groups = int_prop(props, "groups", 1)
+        groups = cls.attrs_of(props).groups
         if len(w) != n + 2:
             raise VerifyException(
                 f"{cls.name}: weight must be {n + 2}-D (out channels, in channels / "
@@ -242,6 +265,7 @@ class ConvTransposeOp(RelayOp):
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
     SPATIAL: ClassVar[int] = 2
+    ATTRS: ClassVar[type[OpAttrs]] = ConvTransposeAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -250,14 +274,14 @@ class ConvTransposeOp(RelayOp):
         n = cls.SPATIAL
         x = _nchw(cls.name, types[0], n)
         w = shape_of(types[1])
-        groups = int_prop(props, "groups", 1)
+        groups = cls.attrs_of(props).groups
         if len(w) != n + 2 or groups < 1 or w[0] != x[1] or x[1] % groups:
             raise VerifyException(
                 f"{cls.name}: weight must be {n + 2}-D with {x[1]} input channels "
                 f"(divisible by {groups} group(s)) first, got {types[1]}"
             )
         win = Window(cls.name, props, n, negative_padding=True)
-        extra = _spatial(cls.name, props, "output_padding", n, 0)
+        extra = _spatial(cls.name, "output_padding", cls.attrs_of(props).output_padding, n, 0)
         out = []
         for i in range(n):
             size = (

@@ -26,12 +26,13 @@ from xdsl.utils.exceptions import VerifyException
 from lamina.dialects.relay.base import (
     _FLOATING,
     _NUMERIC,
+    FlagField,
+    IntField,
+    IntsField,
+    OpAttrs,
     OpPattern,
     PropSource,
     RelayOp,
-    _props,
-    int_prop,
-    ints_prop,
     normalize_axis,
     require_element,
     shape_of,
@@ -39,16 +40,29 @@ from lamina.dialects.relay.base import (
 )
 
 
+class ReduceAttrs(OpAttrs):
+    axes = IntsField(None)
+    keepdims = FlagField()
+
+
+class SumAttrs(ReduceAttrs):
+    ordered = FlagField()
+
+
+class ArgReduceAttrs(OpAttrs):
+    axis = IntField(0)
+    keepdims = FlagField()
+    select_last_index = FlagField()
+
+
 def reduce_axes(op_name: str, props: PropSource, rank: int) -> list[int]:
     """The sorted, normalized `axes` of a reduction (every axis when absent)."""
-    p = _props(props)
-    if "axes" not in p:
+    given = ReduceAttrs(props, op_name).axes
+    if given is None:
         return list(range(rank))
-    axes = sorted({normalize_axis(op_name, a, rank) for a in ints_prop(p, "axes")})
-    if len(axes) != len(ints_prop(p, "axes")):
-        raise VerifyException(
-            f"{op_name}: axes {list(ints_prop(p, 'axes'))} name an axis twice"
-        )
+    axes = sorted({normalize_axis(op_name, a, rank) for a in given})
+    if len(axes) != len(given):
+        raise VerifyException(f"{op_name}: axes {list(given)} name an axis twice")
     return axes
 
 
@@ -63,13 +77,14 @@ class ReduceOp(RelayOp):
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.COMM_REDUCE
     ELEMENTS: ClassVar[dict[str, bool]] = _NUMERIC
+    ATTRS: ClassVar[type[OpAttrs]] = ReduceAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         require_element(cls.name, types[0], **cls.ELEMENTS)
         shape = shape_of(types[0])
         axes = reduce_axes(cls.name, props, len(shape))
-        keep = "keepdims" in props
+        keep = cls.attrs_of(props).keepdims
         out = [1 if i in axes else d for i, d in enumerate(shape) if keep or i not in axes]
         return tensor(out, types[0].get_element_type())
 
@@ -82,6 +97,7 @@ class SumOp(ReduceOp):
 
     name = "relay.sum"
     ordered = opt_prop_def(UnitAttr)
+    ATTRS: ClassVar[type[OpAttrs]] = SumAttrs
 
 
 @irdl_op_definition
@@ -125,15 +141,17 @@ class ArgReduceOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.COMM_REDUCE
+    ATTRS: ClassVar[type[OpAttrs]] = ArgReduceAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         require_element(cls.name, types[0], **_NUMERIC)
         shape = shape_of(types[0])
-        axis = normalize_axis(cls.name, int_prop(props, "axis", 0), len(shape))
+        attrs = cls.attrs_of(props)
+        axis = normalize_axis(cls.name, attrs.axis, len(shape))
         if shape and shape[axis] == 0:
             raise VerifyException(f"{cls.name}: cannot reduce the empty axis {axis}")
-        keep = "keepdims" in props
+        keep = attrs.keepdims
         out = [1 if i == axis else d for i, d in enumerate(shape) if keep or i != axis]
         return tensor(out, i64)
 

@@ -34,19 +34,21 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects.relay.base import (
+    ChoiceField,
+    FlagField,
+    FloatField,
+    IntField,
+    IntsField,
+    OpAttrs,
     OpPattern,
     RelayOp,
     Window,
+    WindowAttrs,
     _same_element_type,
     _spatial,
-    choice_prop,
-    float_prop,
-    int_prop,
-    ints_prop,
     is_float,
     is_int,
     shape_of,
-    str_prop,
     tensor,
 )
 
@@ -54,6 +56,30 @@ GRID_SAMPLE_METHODS = ("nearest", "linear", "cubic")
 GRID_SAMPLE_PADDING = ("zeros", "border", "reflection")
 #: How roi_align pools the samples of a bin.
 ROI_ALIGN_MODES = ("avg", "max")
+
+
+class GridSampleAttrs(OpAttrs):
+    method = ChoiceField(GRID_SAMPLE_METHODS, "linear")
+    padding_mode = ChoiceField(GRID_SAMPLE_PADDING, "zeros")
+    align_corners = FlagField()
+
+
+class Col2ImAttrs(WindowAttrs):
+    image_size = IntsField()
+    kernel_size = IntsField(None)
+
+
+class DeformIm2ColAttrs(WindowAttrs):
+    kernel_size = IntsField(None)
+    offset_groups = IntField(1)
+
+
+class RoiAlignAttrs(OpAttrs):
+    output_size = IntsField(None)
+    spatial_scale = FloatField(1.0)
+    sampling_ratio = IntField(0)
+    mode = ChoiceField(ROI_ALIGN_MODES, "avg")
+    aligned = FlagField()
 
 
 @irdl_op_definition
@@ -77,11 +103,11 @@ class GridSampleOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    ATTRS: ClassVar[type[OpAttrs]] = GridSampleAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        choice_prop(cls.name, props, "method", GRID_SAMPLE_METHODS, "linear")
-        choice_prop(cls.name, props, "padding_mode", GRID_SAMPLE_PADDING, "zeros")
+        attrs = cls.attrs_of(props).checked()
         x, g = shape_of(types[0]), shape_of(types[1])
         if len(x) < 3:
             raise VerifyException(
@@ -96,7 +122,7 @@ class GridSampleOp(RelayOp):
             )
         if not is_float(types[1].get_element_type()):
             raise VerifyException(f"{cls.name}: grid must be floating-point, got {types[1]}")
-        method = str_prop(props, "method", "linear")
+        method = attrs.method
         if method != "nearest" and not is_float(types[0].get_element_type()):
             raise VerifyException(
                 f"{cls.name}: method {method} interpolates, so data must be "
@@ -128,6 +154,7 @@ class Col2ImOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    ATTRS: ClassVar[type[OpAttrs]] = Col2ImAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -137,13 +164,14 @@ class Col2ImOp(RelayOp):
                 f"{cls.name}: data must be 3-D (batch, channels x block, blocks), got "
                 f"{types[0]}"
             )
-        image = ints_prop(props, "image_size")
+        attrs = cls.attrs_of(props)
+        image = attrs.image_size
         n = len(image)
         if n < 1 or any(d < 1 for d in image):
             raise VerifyException(
                 f"{cls.name}: image_size {list(image)} needs at least one positive value"
             )
-        kernel = _spatial(cls.name, props, "kernel_size", n, 1)
+        kernel = _spatial(cls.name, "kernel_size", attrs.kernel_size, n, 1)
         if any(k < 1 for k in kernel):
             raise VerifyException(
                 f"{cls.name}: kernel_size {list(kernel)} must be positive"
@@ -191,6 +219,7 @@ class DeformIm2ColOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = DeformIm2ColAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -204,10 +233,11 @@ class DeformIm2ColOp(RelayOp):
         elem = _same_element_type(cls.name, types)
         if not is_float(elem):
             raise VerifyException(f"{cls.name}: needs floating-point tensors, got {types[0]}")
-        kernel = _spatial(cls.name, props, "kernel_size", r, 1)
+        attrs = cls.attrs_of(props)
+        kernel = _spatial(cls.name, "kernel_size", attrs.kernel_size, r, 1)
         if any(k < 1 for k in kernel):
             raise VerifyException(f"{cls.name}: kernel_size {list(kernel)} must be positive")
-        groups = int_prop(props, "offset_groups", 1)
+        groups = attrs.offset_groups
         if groups < 1 or x[1] % groups:
             raise VerifyException(
                 f"{cls.name}: offset_groups ({groups}) must be positive and divide the "
@@ -256,10 +286,11 @@ class RoiAlignOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = RoiAlignAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
-        choice_prop(cls.name, props, "mode", ROI_ALIGN_MODES, "avg")
+        attrs = cls.attrs_of(props).checked()
         x, rois, idx = (shape_of(t) for t in types)
         if len(x) != 4:
             raise VerifyException(f"{cls.name}: data must be 4-D (N, C, H, W), got {types[0]}")
@@ -273,15 +304,15 @@ class RoiAlignOp(RelayOp):
                 f"{cls.name}: batch_indices must be ({rois[0]}) integers, one per region, "
                 f"got {types[2]}"
             )
-        size = _spatial(cls.name, props, "output_size", 2, 1)
+        size = _spatial(cls.name, "output_size", attrs.output_size, 2, 1)
         if any(d < 1 for d in size):
             raise VerifyException(f"{cls.name}: output_size {list(size)} must be positive")
-        if int_prop(props, "sampling_ratio", 0) < 0:
+        if attrs.sampling_ratio < 0:
             raise VerifyException(
-                f"{cls.name}: sampling_ratio must be >= 0, got {int_prop(props, 'sampling_ratio', 0)}"
+                f"{cls.name}: sampling_ratio must be >= 0, got {attrs.sampling_ratio}"
             )
-        if not float_prop(props, "spatial_scale", 1.0) > 0:
+        if not attrs.spatial_scale > 0:
             raise VerifyException(
-                f"{cls.name}: spatial_scale must be positive, got {float_prop(props, 'spatial_scale', 1.0)}"
+                f"{cls.name}: spatial_scale must be positive, got {attrs.spatial_scale}"
             )
         return tensor([rois[0], x[1], *size], elem)

@@ -42,11 +42,13 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects.relay.base import (
+    IntField,
+    IntsField,
+    OpAttrs,
     OpPattern,
     RelayOp,
     _same_element_type,
     _spatial,
-    int_prop,
     require_element,
     shape_of,
     tensor,
@@ -61,8 +63,18 @@ def winograd_tiles(size: int, m: int) -> int:
     return -(-size // m)
 
 
+class WinogradInputAttrs(OpAttrs):
+    tile_size = IntField(0)
+    padding = IntsField(None)
+
+
+class WinogradOutputAttrs(OpAttrs):
+    tile_size = IntField(0)
+    output_size = IntsField(None)
+
+
 def _tile_size(op_name: str, props: dict[str, Attribute]) -> int:
-    m = int_prop(props, "tile_size", 0)
+    m = WinogradInputAttrs(props, op_name).tile_size
     if m < 1:
         raise VerifyException(f"{op_name}: tile_size must be at least 1, got {m}")
     return m
@@ -102,6 +114,7 @@ class WinogradInputTransformOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    ATTRS: ClassVar[type[OpAttrs]] = WinogradInputAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -110,7 +123,7 @@ class WinogradInputTransformOp(RelayOp):
         m = _tile_size(cls.name, props)
         a = m + WINOGRAD_KERNEL - 1
         n, blocks, h, w, block = _static(cls.name, "data", types[0], 5)
-        pad = _spatial(cls.name, props, "padding", 4, 0)
+        pad = _spatial(cls.name, "padding", cls.attrs_of(props).padding, 4, 0)
         if any(p < 0 for p in pad):
             raise VerifyException(f"{cls.name}: padding {list(pad)} must be non-negative")
         out_h = h + pad[0] + pad[2] - WINOGRAD_KERNEL + 1
@@ -142,6 +155,7 @@ class WinogradOutputTransformOp(RelayOp):
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    ATTRS: ClassVar[type[OpAttrs]] = WinogradOutputAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
@@ -155,7 +169,7 @@ class WinogradOutputTransformOp(RelayOp):
                 f"{cls.name}: data must hold {a * a} tile positions for tile_size {m} "
                 f"(its axis 1), got {types[0]}"
             )
-        out_h, out_w = _spatial(cls.name, props, "output_size", 2, 0)
+        out_h, out_w = _spatial(cls.name, "output_size", cls.attrs_of(props).output_size, 2, 0)
         if out_h < 1 or out_w < 1:
             raise VerifyException(f"{cls.name}: output_size [{out_h}, {out_w}] must be positive")
         per_image = winograd_tiles(out_h, m) * winograd_tiles(out_w, m)

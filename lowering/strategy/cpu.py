@@ -644,7 +644,7 @@ def _bits(elem: Attribute) -> int:
 def schedule_dense(op: relay.RelayOp, out: TensorType, kdim: int) -> Schedule | None:
     """`gemm` for a dense whose `b` is not transposed (lanes along n read `b`
     contiguously; alter-op-layout makes it so), else none."""
-    if relay.flag_prop(op, "transpose_b"):
+    if op.attrs.transpose_b:
         return None
     return gemm(
         hinted(dims(out)), 0, (1,), _bits(out.get_element_type()), reduce_size=kdim
@@ -687,7 +687,7 @@ def schedule_conv(
 ) -> Schedule | None:
     """`gemm` for a convolution that is a GEMM (`is_gemm_conv`), `window` for
     another 2-D one, else none."""
-    if not is_gemm_conv(op, wshape, relay.int_prop(op, "groups", 1)):
+    if not is_gemm_conv(op, wshape, op.attrs.groups):
         if op.SPATIAL != 2:
             return None
         return window(hinted(dims(out)), 3, _bits(out.get_element_type()))

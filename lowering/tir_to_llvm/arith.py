@@ -130,7 +130,7 @@ def _binary(cls: type[Operation]) -> Lowering:
         new = cls.create(operands=[lhs, rhs], result_types=[result_type(op)])
         if "fastmathFlags" in cls.get_irdl_definition().properties:
             # the arith op's own flags (a reduction's `reassoc`), plus `contract`
-            own = op.properties.get("fastmath")
+            own = op.properties.get("fastmath")  # any arith binary op
             names = {f.value for f in own.data} if isinstance(own, arith.FastMathFlagsAttr) else set()
             flags = contract | {llvm.FastMathFlag(n) for n in names}
             new.properties["fastmathFlags"] = llvm.FastMathAttr(sorted(flags, key=list(llvm.FastMathFlag).index) or None)

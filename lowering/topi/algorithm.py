@@ -179,7 +179,7 @@ def _merge_pass(
 @register_extern(relay.ScatterNDOp)
 def _scatter_nd(b: TirBuilder, op: relay.RelayOp) -> None:
     data, indices, updates, out = b.args
-    reduction = relay.str_prop(op, "reduction", "none")
+    reduction = op.attrs.reduction
     shape, idx = _shape(data), _shape(indices)
     q = idx[-1]
     _copy(b, data, out)
@@ -196,9 +196,9 @@ def _scatter_nd(b: TirBuilder, op: relay.RelayOp) -> None:
 @register_extern(relay.ScatterElementsOp)
 def _scatter_elements(b: TirBuilder, op: relay.RelayOp) -> None:
     data, indices, updates, out = b.args
-    reduction = relay.str_prop(op, "reduction", "none")
+    reduction = op.attrs.reduction
     shape = _shape(data)
-    axis = relay.int_prop(op, "axis", 0) % len(shape)
+    axis = op.attrs.axis % len(shape)
     _copy(b, data, out)
     with b.nest(_shape(indices)) as ivs:
         c, ok = _position(b, b.load(indices, ivs), shape[axis])
@@ -215,9 +215,9 @@ def _topk(b: TirBuilder, op: relay.RelayOp) -> None:
     the lower index first."""
     data, values, indices = b.args
     shape = _shape(data)
-    axis = relay.int_prop(op, "axis", -1) % len(shape)
-    k = relay.int_prop(op, "k", 0)
-    better_or_equal = "ge" if relay.flag_prop(op, "largest") else "le"
+    axis = op.attrs.axis % len(shape)
+    k = op.attrs.k
+    better_or_equal = "ge" if op.attrs.largest else "le"
     elem = data.type.get_element_type()  # type: ignore[attr-defined]
     i64 = IntegerType(64)
     if k == 0:
@@ -274,7 +274,7 @@ def _topk_sorted(b: TirBuilder, op: relay.RelayOp, k: int, axis: int) -> None:
         with b.loop(n) as i:
             b.store(b.load(data, at(i)), keys, [i])
             b.store(b.from_index(i, I64), order, [i])
-        merge_sort(b, b.index(n), n, keys, [order], descending=relay.flag_prop(op, "largest"))
+        merge_sort(b, b.index(n), n, keys, [order], descending=op.attrs.largest)
         with b.loop(k) as j:
             b.store(b.load(keys, [j]), values, at(j))
             b.store(b.load(order, [j]), indices, at(j))
@@ -284,9 +284,9 @@ def _topk_sorted(b: TirBuilder, op: relay.RelayOp, k: int, axis: int) -> None:
 def _cumulative(b: TirBuilder, op: relay.RelayOp) -> None:
     data, out = b.args
     shape = _shape(data)
-    axis = relay.int_prop(op, "axis", 0) % len(shape)
-    product = relay.str_prop(op, "kind", "sum") == "prod"
-    exclusive, reverse = relay.flag_prop(op, "exclusive"), relay.flag_prop(op, "reverse")
+    axis = op.attrs.axis % len(shape)
+    product = op.attrs.kind == "prod"
+    exclusive, reverse = op.attrs.exclusive, op.attrs.reverse
     elem = data.type.get_element_type()  # type: ignore[attr-defined]
     acc = b.alloc([1], elem)
     zero = [b.index(0)]
@@ -361,8 +361,8 @@ def _ngram_count(b: TirBuilder, op: relay.RelayOp) -> None:
     shape = _shape(data)
     length = shape[-1]
     pool, n = (_static(op, "the pool's shape", d) for d in _shape(grams))
-    width = relay.int_prop(op, "width", 0)
-    distances = 1 if n == 1 else relay.int_prop(op, "max_skip", 0) + 1
+    width = op.attrs.width
+    distances = 1 if n == 1 else op.attrs.max_skip + 1
     lo, hi = b.alloc([1], I64), b.alloc([1], I64)
     with b.nest(shape[:-1]) as row:
         with b.loop(width) as j:

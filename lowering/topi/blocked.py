@@ -78,7 +78,7 @@ def max_pool2d_nchwc(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAVa
         pos = _window_input(e, [oh, ow], [kh, kw], win)
         return e.read_or(x, [n, c, *pos, b], fill, checked)
 
-    kernel = relay.ints_prop(op, "pool_size")
+    kernel = op.attrs.pool_size
     return _window(k, op, body, ReduceKind.MAX, (kernel[0], kernel[1]))
 
 
@@ -97,7 +97,7 @@ def layout_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAVa
     """NCHW to NCHW<x>c: `out[n, c, h, w, b] = in[n, c * x + b, h, w]`; back:
     `out[n, c, h, w] = in[n, c / x, h, w, c % x]`."""
     (x,) = ins
-    src = relay.str_prop(op, "src_layout", "NCHW")
+    src = op.attrs.src_layout
     out = _type(op)
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:

@@ -19,7 +19,7 @@ def flops(op: relay.RelayOp) -> int:
     if isinstance(op, relay.DenseOp | relay.MatmulOp | relay.DensePackOp):
         a = op.operands[0].type
         assert isinstance(a, TensorType)
-        kdim = dims(a)[0 if relay.flag_prop(op, "transpose_a") else -1]
+        kdim = dims(a)[0 if isinstance(op, relay.DenseOp) and op.attrs.transpose_a else -1]
         return 2 * n * kdim
     if isinstance(op, relay.ConvOp):
         w = op.operands[1].type

@@ -80,8 +80,8 @@ def _non_max_suppression(b: TirBuilder, op: relay.RelayOp) -> None:
     boxes, scores, max_output, iou, score_threshold, selected, count = b.args
     batch, classes, n = dims(scores.type)
     elem: Attribute = scores.type.get_element_type()  # type: ignore[attr-defined]
-    center = relay.flag_prop(op, "center_point_box")
-    unfiltered = relay.flag_prop(op, "unfiltered")
+    center = op.attrs.center_point_box
+    unfiltered = op.attrs.unfiltered
     limit = b.max(b.cast(_scalar(b, max_output), I64), b.const(0, I64))
     iou_t, score_t = b.cast(_scalar(b, iou), elem), b.cast(_scalar(b, score_threshold), elem)
     cand_s, cand_i = b.alloc([n], elem), b.alloc([n], I64)
@@ -145,7 +145,7 @@ def _unique(b: TirBuilder, op: relay.RelayOp) -> None:
         at = b.to_index(_get(b, where))
         b.store(b.add(b.load(counts, [at]), b.const(1, I64)), counts, [at])
     u = b.to_index(_get(b, found))
-    if relay.flag_prop(op, "sorted"):
+    if op.attrs.sorted:
         _sort_rows(b, u, m, values, [indices, counts])
     with b.loop(n) as i, b.loop(u) as j, b.then(_rows_equal(b, values, j, data, i, m)):
         b.store(b.from_index(j, I64), inverse, [i])

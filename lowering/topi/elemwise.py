@@ -192,14 +192,6 @@ def clip(e: Expr, x: SSAValue, lo: float | None, hi: float | None) -> SSAValue:
     return x
 
 
-def _attr(op: relay.RelayOp, name: str, default: float) -> float:
-    return relay.float_prop(op, name, default)
-
-
-def _opt(op: relay.RelayOp, name: str) -> float | None:
-    return relay.float_prop(op, name, 0.0) if name in op.properties else None
-
-
 Unary = Callable[[Expr, SSAValue, relay.RelayOp], SSAValue]
 _UNARY: dict[type[relay.RelayOp], Unary] = {
     relay.ReluOp: lambda e, x, op: e.max(x, _c(e, 0, x)),
@@ -234,30 +226,26 @@ _UNARY: dict[type[relay.RelayOp], Unary] = {
     relay.SoftsignOp: lambda e, x, op: e.div(x, e.add(_c(e, 1, x), e.abs(x))),
     relay.HardSwishOp: lambda e, x, op: e.mul(x, hard_sigmoid(e, x, 1 / 6, 0.5)),
     relay.LeakyReluOp: lambda e, x, op: e.select(
-        e.cmp("lt", x, _c(e, 0, x)), e.mul(x, _c(e, _attr(op, "alpha", 0.01), x)), x
+        e.cmp("lt", x, _c(e, 0, x)), e.mul(x, _c(e, op.attrs.alpha, x)), x
     ),
     relay.EluOp: lambda e, x, op: e.select(
-        e.cmp("lt", x, _c(e, 0, x)), _expm1_scaled(e, x, _attr(op, "alpha", 1.0)), x
+        e.cmp("lt", x, _c(e, 0, x)), _expm1_scaled(e, x, op.attrs.alpha), x
     ),
     relay.SeluOp: lambda e, x, op: e.mul(
         e.select(
             e.cmp("gt", x, _c(e, 0, x)),
             x,
-            _expm1_scaled(e, x, _attr(op, "alpha", SELU_ALPHA)),
+            _expm1_scaled(e, x, op.attrs.alpha),
         ),
-        _c(e, _attr(op, "gamma", SELU_GAMMA), x),
+        _c(e, op.attrs.gamma, x),
     ),
     relay.HardSigmoidOp: lambda e, x, op: hard_sigmoid(
-        e, x, _attr(op, "alpha", 0.2), _attr(op, "beta", 0.5)
+        e, x, op.attrs.alpha, op.attrs.beta
     ),
-    relay.GeluOp: lambda e, x, op: gelu(e, x, relay.str_prop(op, "approximate", "none")),
-    relay.ClipOp: lambda e, x, op: clip(e, x, _opt(op, "a_min"), _opt(op, "a_max")),
+    relay.GeluOp: lambda e, x, op: gelu(e, x, op.attrs.approximate),
+    relay.ClipOp: lambda e, x, op: clip(e, x, op.attrs.a_min, op.attrs.a_max),
     relay.CastOp: lambda e, x, op: e.cast(x, _type(op).get_element_type()),
 }
-
-#: ONNX Selu's default constants.
-SELU_ALPHA = 1.67326319217681884765625
-SELU_GAMMA = 1.05070102214813232421875
 
 
 @register_compute(*_UNARY)

@@ -165,8 +165,8 @@ def _conv2d_nchwc(b: TirBuilder, op: relay.RelayOp) -> None:
     oblocks, _, kh, kw, quads, width = _static(w)
     n, _, oh, ow, lanes = _static(out)
     assert width == 4 * lanes
-    sh, sw = relay.ints_prop(op, "strides")
-    dh, dw = relay.ints_prop(op, "dilation")
+    sh, sw = op.attrs.strides
+    dh, dw = op.attrs.dilation
     zp = b.load(zp_buf, [])
     residual = _ResidualAdd(b, op, zp) if isinstance(op, Conv2DNCHWcAddOp) else None
     u8 = x.type.get_element_type()  # type: ignore[attr-defined]

@@ -84,7 +84,7 @@ def _divides(b: Dim, a: Dim) -> bool:
 @register_compute(relay.TransposeOp)
 def transpose(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     (x,) = ins
-    perm = relay.ints_prop(op, "perm")
+    perm = op.attrs.perm
     inverse = [perm.index(d) for d in range(len(perm))]
     return k.compute(_type(op), lambda e, i: e.read(x, [i[p] for p in inverse]))
 
@@ -96,7 +96,7 @@ def concatenate(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     """Each point reads the operand whose range along the axis holds it (every
     operand is read at a clamped index and the right value selected)."""
     out = _type(op)
-    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", 0), out.get_num_dims())
+    axis = relay.normalize_axis(op.name, op.attrs.axis, out.get_num_dims())
     parts, offset = [], 0
     for x in ins:
         size = _shape(x)[axis]
@@ -124,8 +124,8 @@ def concatenate(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 @register_compute(relay.SplitOp)
 def split(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> list[SSAValue]:
     (x,) = ins
-    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", 0), len(_shape(x)))
-    starts = [0, *relay.ints_prop(op, "indices")]
+    axis = relay.normalize_axis(op.name, op.attrs.axis, len(_shape(x)))
+    starts = [0, *op.attrs.indices]
     outs = []
     for r, start in enumerate(starts):
 
@@ -141,8 +141,8 @@ def split(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> list[SSAValue]:
 @register_compute(relay.StridedSliceOp)
 def strided_slice(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     (x,) = ins
-    begin = relay.dims_prop(op, "begin", op.name)
-    strides = relay.ints_prop(op, "strides") or (1,) * len(begin)
+    begin = op.attrs.begin
+    strides = op.attrs.strides or (1,) * len(begin)
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
         i = [
@@ -167,7 +167,7 @@ def _wrap_index(e: Expr, v: SSAValue, extent: int) -> SSAValue:
 def take(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     x, indices = ins
     shape = _shape(x)
-    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", 0), len(shape))
+    axis = relay.normalize_axis(op.name, op.attrs.axis, len(shape))
     q = len(_shape(indices))
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
@@ -182,7 +182,7 @@ def take(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 def gather(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     x, indices = ins
     shape = _shape(x)
-    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", 0), len(shape))
+    axis = relay.normalize_axis(op.name, op.attrs.axis, len(shape))
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
         i = list(idx)
@@ -198,7 +198,7 @@ def gather_nd(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     `[*i[:batch_dims], indices[*i, 0], ..., indices[*i, m - 1], *rest]`."""
     x, indices = ins
     shape, ishape = _shape(x), _shape(indices)
-    b = relay.int_prop(op, "batch_dims", 0)
+    b = op.attrs.batch_dims
     q, m = len(ishape), ishape[-1]
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
@@ -218,8 +218,8 @@ def reverse_sequence(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAVa
     `n = seq_lengths[j]` clamped to `0..time`; the others read themselves."""
     x, lengths = ins
     shape = _shape(x)
-    batch = relay.normalize_axis(op.name, relay.int_prop(op, "batch_axis", 1), len(shape))
-    time = relay.normalize_axis(op.name, relay.int_prop(op, "time_axis", 0), len(shape))
+    batch = relay.normalize_axis(op.name, op.attrs.batch_axis, len(shape))
+    time = relay.normalize_axis(op.name, op.attrs.time_axis, len(shape))
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
         n = e.to_index(e.read(lengths, [idx[batch]]))
@@ -239,8 +239,8 @@ def reverse_sequence(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAVa
 def arange(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     out = _type(op)
     elem = out.get_element_type()
-    start = op.properties["start"].value.data  # type: ignore[attr-defined]
-    step = op.properties["step"].value.data  # type: ignore[attr-defined]
+    start = op.attrs.start.value.data
+    step = op.attrs.step.value.data
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
         i = e.from_index(idx[0], elem)
@@ -253,7 +253,7 @@ def arange(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 def dims_value(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     """A shape as data, at run time (a symbolic trip count, say): each entry
     the value of its dim, computed from the kernel's sizes."""
-    values = relay.dims_prop(op, "dims", op.name)
+    values = op.attrs.dims
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
         out = e.from_index(e.index(values[-1]), i64)
@@ -289,7 +289,7 @@ def dyn_arange(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 def tile(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     (x,) = ins
     shape = _shape(x)
-    reps = relay.ints_prop(op, "reps")
+    reps = op.attrs.reps
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
         return e.read(
@@ -310,9 +310,9 @@ def pad(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     (x,) = ins
     shape = _shape(x)
     n = len(shape)
-    pads = relay.ints_prop(op, "pad_width")
-    mode = relay.str_prop(op, "pad_mode", "constant")
-    value = relay.float_prop(op, "pad_value", 0.0)
+    pads = op.attrs.pad_width
+    mode = op.attrs.pad_mode
+    value = op.attrs.pad_value
     elem = _elem(x)
 
     def source(e: Expr, v: SSAValue, d: int) -> SSAValue:
@@ -347,11 +347,11 @@ def pad(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 def trilu(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     """Keep `x[..., i, j]` where `j - i >= k` (upper) or `j - i <= k` (lower)."""
     x = ins[0]
-    upper = relay.flag_prop(op, "upper")
+    upper = op.attrs.upper
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
         off = e.isub(idx[-1], idx[-2])
-        diag = e.to_index(e.read(ins[1], [])) if len(ins) == 2 else e.index(relay.int_prop(op, "k", 0))
+        diag = e.to_index(e.read(ins[1], [])) if len(ins) == 2 else e.index(op.attrs.k)
         keep = e.cmp("ge" if upper else "le", off, diag)
         return e.select(keep, e.read(x, idx), e.const(0, _elem(x)))
 

@@ -35,7 +35,7 @@ from lamina.symbolic import Sym
 @register_compute(relay.BiasAddOp)
 def bias_add(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     x, bias = ins
-    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", 1), len(_shape(x)))
+    axis = relay.normalize_axis(op.name, op.attrs.axis, len(_shape(x)))
     return k.compute(
         _type(op), lambda e, i: e.add(e.read(x, i), e.read(bias, [i[axis]]))
     )
@@ -74,7 +74,7 @@ def pool(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     (x,) = ins
     n = op.spatial(_ttype(x))
     win = relay.Window(op.name, op, n)
-    kernel = relay.ints_prop(op, "pool_size")
+    kernel = op.attrs.pool_size
     out = _type(op)
     elem = out.get_element_type()
     is_max = isinstance(op, relay.MaxPoolOp)
@@ -106,7 +106,7 @@ def pool(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     if is_max:
         return acc
     xshape = _shape(x)
-    include_pad = relay.flag_prop(op, "count_include_pad")
+    include_pad = op.attrs.count_include_pad
 
     def average(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
         count: SSAValue | None = None
@@ -133,7 +133,7 @@ def max_pool_with_argmax(
     xshape = _shape(x)
     n = op.spatial(_ttype(x))
     win = relay.Window(op.name, op, n)
-    kernel = relay.ints_prop(op, "pool_size")
+    kernel = op.attrs.pool_size
     values = pool(k, op, ins)
     assert isinstance(values, SSAValue)
     taps = math.prod(kernel)
@@ -149,7 +149,7 @@ def max_pool_with_argmax(
         return e.select(hit, t, e.const(taps, i64))
 
     best = k.compute(_type(op, 1), first_hit, ReduceKind.MIN, kernel)
-    column_major = relay.flag_prop(op, "column_major")
+    column_major = op.attrs.column_major
     spatial = xshape[2:]
 
     def flat_index(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
@@ -175,8 +175,8 @@ def _channel(idx: Sequence[SSAValue], axis: int) -> list[SSAValue]:
 def batch_norm(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     """`gamma * (x - mean) / sqrt(var + epsilon) + beta` (ONNX's order)."""
     x, gamma, beta, mean, var = ins
-    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", 1), len(_shape(x)))
-    eps = relay.float_prop(op, "epsilon", 1e-5)
+    axis = relay.normalize_axis(op.name, op.attrs.axis, len(_shape(x)))
+    eps = op.attrs.epsilon
 
     def body(e: Expr, i: Sequence[SSAValue]) -> SSAValue:
         c = _channel(i, axis)
@@ -241,8 +241,8 @@ def layer_norm(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     x, gamma = ins[0], ins[1]
     beta = ins[2] if len(ins) > 2 else None
     rank = len(_shape(x))
-    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", -1), rank)
-    eps = relay.float_prop(op, "epsilon", 1e-5)
+    axis = relay.normalize_axis(op.name, op.attrs.axis, rank)
+    eps = op.attrs.epsilon
     mean, var, stat = _moments(k, x, list(range(axis, rank)))
 
     def body(e: Expr, i: Sequence[SSAValue]) -> SSAValue:
@@ -261,7 +261,7 @@ def layer_norm(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 def instance_norm(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     x, gamma, beta = ins
     rank = len(_shape(x))
-    eps = relay.float_prop(op, "epsilon", 1e-5)
+    eps = op.attrs.epsilon
     mean, var, stat = _moments(k, x, list(range(2, rank)))
 
     def body(e: Expr, i: Sequence[SSAValue]) -> SSAValue:
@@ -278,11 +278,11 @@ def instance_norm(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue
 def lrn(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     (x,) = ins
     shape = _shape(x)
-    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", 1), len(shape))
-    size = relay.int_prop(op, "size", 1)
-    alpha = relay.float_prop(op, "alpha", 1e-4)
-    beta = relay.float_prop(op, "beta", 0.75)
-    bias = relay.float_prop(op, "bias", 1.0)
+    axis = relay.normalize_axis(op.name, op.attrs.axis, len(shape))
+    size = op.attrs.size
+    alpha = op.attrs.alpha
+    beta = op.attrs.beta
+    bias = op.attrs.bias
     channels = shape[axis]
     if size > 2 * channels - 1 > 0:  # every window covers all channels: same sums,
         alpha *= (2 * channels - 1) / size  # and a loop of 2C-1 steps, not `size`

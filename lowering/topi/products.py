@@ -46,7 +46,7 @@ def _matmul_body(
 def dense(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     assert isinstance(op, relay.DenseOp)
     a, b = ins[0], ins[1]
-    ta, tb = relay.flag_prop(op, "transpose_a"), relay.flag_prop(op, "transpose_b")
+    ta, tb = op.attrs.transpose_a, op.attrs.transpose_b
     kdim = dims(_ttype(a))[0 if ta else 1]
 
     def a_index(e: Expr, o: Sequence[SSAValue], kk: SSAValue) -> list[SSAValue]:
@@ -60,8 +60,8 @@ def dense(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
         out, _matmul_body(a, b, a_index, b_index, 2), ReduceKind.SUM, [kdim]
     )
     schedule(acc, "dense", op, out, kdim)
-    alpha = relay.float_prop(op, "alpha", 1.0)
-    beta = relay.float_prop(op, "beta", 1.0)
+    alpha = op.attrs.alpha
+    beta = op.attrs.beta
     bias = ins[2] if len(ins) > 2 else None
     if alpha == 1.0 and (bias is None or beta == 0.0):
         return acc
@@ -148,7 +148,7 @@ def conv(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     win = relay.Window(op.name, op, n)
     wshape = _shape(w)
     out = _type(op)
-    groups = relay.int_prop(op, "groups", 1)
+    groups = op.attrs.groups
     cin, per_group = wshape[1], wshape[0] // groups
     checked = [False, False, *_padded(win)]
 
@@ -197,7 +197,7 @@ def conv_transpose(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValu
     n = op.SPATIAL
     win = relay.Window(op.name, op, n, negative_padding=True)
     xshape, wshape = _shape(x), _shape(w)
-    groups = relay.int_prop(op, "groups", 1)
+    groups = op.attrs.groups
     cin, per_group = xshape[1] // groups, wshape[1]
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:

@@ -41,9 +41,9 @@ def reduce(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     (x,) = ins
     src = _ttype(x)
     axes = relay.reduce_axes(op.name, op, src.get_num_dims())
-    keep = relay.flag_prop(op, "keepdims")
+    keep = op.attrs.keepdims
     out = reduction(k, src, axes, keep, _REDUCE_KIND[type(op)], _read_at(x))
-    if relay.flag_prop(op, "ordered") and isinstance(out.owner, te.ComputeOp) and out.owner.reduce is not None:
+    if isinstance(op, relay.SumOp) and op.attrs.ordered and isinstance(out.owner, te.ComputeOp) and out.owner.reduce is not None:
         compute = out.owner  # in index order: no reassociation, no lane partials
         schedule(out, "ordered", compute.extents, compute.reduce_shape, ordered=True)
     if not isinstance(op, relay.MeanOp) or not axes:
@@ -79,11 +79,11 @@ def logsumexp(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
         k,
         src,
         axes,
-        relay.flag_prop(op, "keepdims"),
+        op.attrs.keepdims,
         ReduceKind.SUM,
         lambda e, i: e.exp(e.sub(e.read(x, i), e.read(safe, at_max(i, e)))),
     )
-    keep = relay.flag_prop(op, "keepdims")
+    keep = op.attrs.keepdims
     kept = [d for d in range(rank) if d not in axes]
 
     def finish(e: Expr, i: Sequence[SSAValue]) -> SSAValue:
@@ -104,10 +104,10 @@ def arg_reduce(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     (x,) = ins
     src = _ttype(x)
     rank = src.get_num_dims()
-    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", 0), rank)
+    axis = relay.normalize_axis(op.name, op.attrs.axis, rank)
     extreme = ReduceKind.MAX if isinstance(op, relay.ArgMaxOp) else ReduceKind.MIN
     best = reduction(k, src, [axis], True, extreme, _read_at(x))
-    last = relay.flag_prop(op, "select_last_index")
+    last = op.attrs.select_last_index
     extent = dims(src)[axis]
 
     def candidate(e: Expr, i: list[SSAValue]) -> SSAValue:
@@ -121,7 +121,7 @@ def arg_reduce(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 
     kind = ReduceKind.MAX if last else ReduceKind.MIN
     return reduction(
-        k, src, [axis], relay.flag_prop(op, "keepdims"), kind, candidate, elem=i64
+        k, src, [axis], op.attrs.keepdims, kind, candidate, elem=i64
     )
 
 
@@ -133,7 +133,7 @@ def softmax(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     (x,) = ins
     out = _type(op)
     shape = list(dims(out))
-    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", -1), len(shape))
+    axis = relay.normalize_axis(op.name, op.attrs.axis, len(shape))
     extent = shape[axis]
     reduced = _tensor(shape[:axis] + shape[axis + 1 :], out.get_element_type())
 

@@ -155,12 +155,12 @@ def _interpolate(
     """The resize compute; `maps(e)` gives the per-axis maps inside the body
     (where the scalars a kernel reads when it runs can be read)."""
     out = _type(op)
-    mode = relay.str_prop(op, "coordinate_transformation_mode", "half_pixel")
-    method = relay.str_prop(op, "method", "nearest_neighbor")
-    rounding = relay.str_prop(op, "rounding_method", "round_prefer_floor")
-    alpha = relay.float_prop(op, "cubic_alpha", -0.75)
-    exclude = relay.flag_prop(op, "cubic_exclude")
-    extrapolation = relay.float_prop(op, "extrapolation_value", 0.0)
+    mode = op.attrs.coordinate_transformation_mode
+    method = op.attrs.method
+    rounding = op.attrs.rounding_method
+    alpha = op.attrs.cubic_alpha
+    exclude = op.attrs.cubic_exclude
+    extrapolation = op.attrs.extrapolation_value
     elem = out.get_element_type()
     interpolate = method != "nearest_neighbor"
     support = 1 if method == "linear" else 2
@@ -236,16 +236,16 @@ def resize(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     shape = _shape(x)
     size = dims(_type(op))
     rank = len(shape)
-    scales = relay.floats_prop(op, "scales") or tuple(
+    scales = op.attrs.scales or tuple(
         o / i if i else 1.0 for o, i in zip(size, shape, strict=True)
     )
-    roi = relay.floats_prop(op, "roi") or (0.0,) * rank + (1.0,) * rank
-    mode = relay.str_prop(op, "coordinate_transformation_mode", "half_pixel")
+    roi = op.attrs.roi or (0.0,) * rank + (1.0,) * rank
+    mode = op.attrs.coordinate_transformation_mode
     axes = [
         _ResizeAxis(shape[a], size[a], scales[a], mode, (roi[a], roi[rank + a]))
         for a in range(rank)
     ]
-    return _interpolate(k, op, x, lambda e: axes, relay.flag_prop(op, "antialias"))
+    return _interpolate(k, op, x, lambda e: axes, op.attrs.antialias)
 
 
 @register_compute(relay.DynResizeOp)
@@ -257,7 +257,7 @@ def dyn_resize(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     shape = _shape(x)
     size = dims(_type(op))
     rank = len(shape)
-    mode = relay.str_prop(op, "coordinate_transformation_mode", "half_pixel")
+    mode = op.attrs.coordinate_transformation_mode
     resized = set(op.resized)
 
     def maps(e: Expr) -> list[_ResizeAxis]:
@@ -289,9 +289,9 @@ def _antialiased(
     separable weights, normalized per axis: one reduction per axis for the
     sums, one for the weighted values, in f64, then their quotient)."""
     out = _type(op)
-    method = relay.str_prop(op, "method", "linear")
-    alpha = relay.float_prop(op, "cubic_alpha", -0.75)
-    exclude = relay.flag_prop(op, "cubic_exclude")
+    method = op.attrs.method
+    alpha = op.attrs.cubic_alpha
+    exclude = op.attrs.cubic_exclude
     support = 1.0 if method == "linear" else 2.0
     resized = sorted(taps)
 
@@ -328,8 +328,8 @@ def _antialiased(
 
     extents = [taps[a] for a in resized]
     num = k.compute(_tensor(dims(out), f64), weighted, ReduceKind.SUM, extents)
-    extrapolation = relay.float_prop(op, "extrapolation_value", 0.0)
-    mode = relay.str_prop(op, "coordinate_transformation_mode", "half_pixel")
+    extrapolation = op.attrs.extrapolation_value
+    mode = op.attrs.coordinate_transformation_mode
 
     def normalized(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
         v = e.read(num, idx)

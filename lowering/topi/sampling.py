@@ -151,9 +151,9 @@ def grid_sample(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     r = len(shape) - 2
     out = _type(op)
     elem = out.get_element_type()
-    method = relay.str_prop(op, "method", "linear")
-    padding = relay.str_prop(op, "padding_mode", "zeros")
-    align = relay.flag_prop(op, "align_corners")
+    method = op.attrs.method
+    padding = op.attrs.padding_mode
+    align = op.attrs.align_corners
     axes = [_Axis(d, align, padding) for d in shape[2:]]
     acc_t: Attribute = elem if elem in (f32, f64) else f32
 
@@ -213,8 +213,8 @@ def col2im(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     index: a reduction over the taps."""
     (x,) = ins
     out = _type(op)
-    image = relay.ints_prop(op, "image_size")
-    kernel = relay.ints_prop(op, "kernel_size")
+    image = op.attrs.image_size
+    kernel = op.attrs.kernel_size
     nd = len(image)
     win = relay.Window(op.name, op, nd)
     blocks = [win.output_size(op.name, a, image[a], kernel[a]) for a in range(nd)]
@@ -247,10 +247,10 @@ def deform_im2col(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue
     mask = ins[2] if len(ins) == 3 else None
     shape = _shape(x)
     r = len(shape) - 2
-    kernel = relay.ints_prop(op, "kernel_size")
+    kernel = op.attrs.kernel_size
     taps = math.prod(kernel)
     win = relay.Window(op.name, op, r)
-    per_group = shape[1] // relay.int_prop(op, "offset_groups", 1)
+    per_group = shape[1] // op.attrs.offset_groups
     out = _type(op)
     elem = out.get_element_type()
 
@@ -304,11 +304,11 @@ def _roi_align(b: TirBuilder, op: relay.RelayOp) -> None:
     data, rois, indices, out = b.args
     images, channels, height, width = dims(data.type)  # type: ignore[arg-type]
     regions = dims(rois.type)[0]  # type: ignore[arg-type]
-    oh, ow = relay.ints_prop(op, "output_size")
-    scale = relay.float_prop(op, "spatial_scale", 1.0)
-    ratio = relay.int_prop(op, "sampling_ratio", 0)
-    average = relay.str_prop(op, "mode", "avg") == "avg"
-    aligned = relay.flag_prop(op, "aligned")
+    oh, ow = op.attrs.output_size
+    scale = op.attrs.spatial_scale
+    ratio = op.attrs.sampling_ratio
+    average = op.attrs.mode == "avg"
+    aligned = op.attrs.aligned
     elem = data.type.get_element_type()  # type: ignore[attr-defined]
 
     def c(v: float) -> SSAValue:

@@ -85,7 +85,7 @@ def weight_transform(weight: np.ndarray, m: int, block: int) -> np.ndarray:
 
 
 def _padding(op: relay.RelayOp) -> tuple[int, int, int, int]:
-    pad = relay.ints_prop(op, "padding") or (0, 0, 0, 0)
+    pad = op.attrs.padding or (0, 0, 0, 0)
     top, left, bottom, right = pad
     return top, left, bottom, right
 
@@ -100,7 +100,7 @@ def winograd_input_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) 
     compiler computes it once for them: separable, `2 a` products per output
     instead of `a * a`)."""
     x, t = ins
-    m = relay.int_prop(op, "tile_size", 0)
+    m = op.attrs.tile_size
     a = m + relay.WINOGRAD_KERNEL - 1
     _, _, h, w, block = _shape(x)
     top, left, bottom, right = _padding(op)
@@ -149,7 +149,7 @@ def winograd_output_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue])
     which is the same for every `h` of a tile (the template's register tile
     holds whole tiles: separable, as the input transform)."""
     mm, t = ins
-    m = relay.int_prop(op, "tile_size", 0)
+    m = op.attrs.tile_size
     a = m + relay.WINOGRAD_KERNEL - 1
     out = _type(op)
     _, _, out_h, out_w, _ = _shape(op.results[0])

@@ -41,9 +41,9 @@ from lamina.transforms.byoc.regions import (
 
 def outline(module: ModuleOp) -> list[func.FuncOp]:
     used = {
-        op.properties["sym_name"].data  # type: ignore[union-attr]
+        op.properties["sym_name"].data  # type: ignore[union-attr]  # any symbol op
         for op in module.ops
-        if "sym_name" in op.properties
+        if "sym_name" in op.properties  # any symbol op
     }
     counters: dict[str, int] = {}
     created: list[func.FuncOp] = []

@@ -85,7 +85,7 @@ from lamina.transforms.graph.window_layout import (
 
 
 def _dense(op: relay.DenseOp) -> bool:
-    if "transpose_b" not in op.properties or "transpose_a" in op.properties:
+    if not op.attrs.transpose_b or op.attrs.transpose_a:
         return False
     w = value_data(op.operands[1])
     if w is None or w.ndim != 2:
@@ -105,7 +105,7 @@ def _is_gemm(op: relay.Conv2DOp) -> bool:
     """A convolution that is a GEMM as it is (1x1, unit strides, no padding)."""
     w = op.operands[1].type
     assert isinstance(w, TensorType)
-    return is_gemm_conv(op, w.get_shape(), relay.int_prop(op, "groups", 1))
+    return is_gemm_conv(op, w.get_shape(), op.attrs.groups)
 
 
 def _joins(op: relay.Conv2DOp) -> bool:
@@ -116,7 +116,7 @@ def _joins(op: relay.Conv2DOp) -> bool:
         return True
     into_blocked = any(
         isinstance(u.operation, relay.LayoutTransformOp)
-        and relay.str_prop(u.operation, "src_layout", "") == "NCHW"
+        and u.operation.attrs.src_layout == "NCHW"
         for u in y.uses
     )
     size = math.prod(x.type.get_shape())  # type: ignore[attr-defined]
@@ -134,7 +134,7 @@ def _conv2d_nchwc(op: relay.Conv2DOp) -> bool:
     data = value_data(w)
     o, c, kh, kw = wt.get_shape()
     cb, ob = channel_block(c, whole=True), channel_block(o)
-    if relay.int_prop(op, "groups", 1) != 1 or data is None or cb is None or ob is None:
+    if op.attrs.groups != 1 or data is None or cb is None or ob is None:
         return False
     if xt.get_element_type() != f32:
         return False
@@ -158,7 +158,7 @@ def _conv2d(op: relay.Conv2DOp) -> bool:
     assert isinstance(wt, TensorType)
     shape = wt.get_shape()
     win = relay.Window(op.name, op, 2)
-    if relay.int_prop(op, "groups", 1) != 1 or _is_gemm(op):
+    if op.attrs.groups != 1 or _is_gemm(op):
         return False
     cols = shape[1] * shape[2] * shape[3]
     kernel = DenseArrayBase.from_list(i64, list(shape[2:]))
@@ -208,7 +208,7 @@ def _padded_input(
 def _grouped_pad(op: relay.Conv2DOp) -> bool:
     """A padded grouped conv2d reads an explicitly padded input instead."""
     win = relay.Window(op.name, op, 2)
-    if relay.int_prop(op, "groups", 1) == 1 or not any((*win.pad_begin, *win.pad_end)):
+    if op.attrs.groups == 1 or not any((*win.pad_begin, *win.pad_end)):
         return False
     new: list[Operation] = []
     x = _padded_input(op.operands[0], win, new)
@@ -233,7 +233,7 @@ def _max_pool_pad(op: relay.MaxPool2DOp) -> bool:
     else:
         return False
     win = relay.Window(op.name, op, 2)
-    kernel = relay.ints_prop(op, "pool_size")
+    kernel = op.attrs.pool_size
     end = [
         win.overhang(a, xt.get_shape()[2 + a], out.get_shape()[2 + a], kernel[a])
         for a in range(2)

@@ -107,7 +107,7 @@ def conv_workload(op: relay.Conv2DOp) -> ConvWorkload | None:
         return None
     win = relay.Window(op.name, op, 2)
     if (
-        relay.int_prop(op, "groups", 1) != 1
+        op.attrs.groups != 1
         or tuple(wshape[2:]) != (3, 3)
         or tuple(win.strides) != (1, 1)
         or tuple(win.dilation) != (1, 1)
@@ -205,11 +205,11 @@ class Conv2dWinogradPass(ModulePass):
 # ---------------------------------------------------------------- evaluators
 def _tiled(x: np.ndarray, op: Operation) -> tuple[np.ndarray, int, int, int]:
     """The input tiles `[N, C, TH, TW, a, a]` of a blocked input (zero outside)."""
-    m = relay.int_prop(op, "tile_size", 0)
+    m = op.attrs.tile_size
     a = m + 2
     n, blocks, h, w, block = x.shape
     data = x.transpose(0, 1, 4, 2, 3).reshape(n, blocks * block, h, w)
-    top, left, bottom, right = relay.ints_prop(op, "padding") or (0, 0, 0, 0)
+    top, left, bottom, right = op.attrs.padding or (0, 0, 0, 0)
     th, tw = relay.winograd_tiles(h + top + bottom - 2, m), relay.winograd_tiles(w + left + right - 2, m)
     padded = np.zeros((n, blocks * block, th * m + 2, tw * m + 2), np.float64)
     rows, cols = min(h, th * m + 2 - top), min(w, tw * m + 2 - left)
@@ -231,8 +231,8 @@ def _input_transform(op: Operation, args: list[np.ndarray]) -> np.ndarray:
 @register_evaluator("relay.winograd_output_transform")
 def _output_transform(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     mm, t = args
-    m = relay.int_prop(op, "tile_size", 0)
-    out_h, out_w = relay.ints_prop(op, "output_size")
+    m = op.attrs.tile_size
+    out_h, out_w = op.attrs.output_size
     th, tw = relay.winograd_tiles(out_h, m), relay.winograd_tiles(out_w, m)
     blocks, _, p, block = mm.shape
     n = p // (th * tw)

@@ -54,12 +54,12 @@ def pack_product(op: relay.MatmulOp | relay.DenseOp) -> bool:
     bias = None
     if isinstance(op, relay.DenseOp):
         if (
-            relay.flag_prop(op, "transpose_a")
-            or relay.float_prop(op, "alpha", 1.0) != 1.0
-            or (len(op.operands) > 2 and relay.float_prop(op, "beta", 1.0) != 1.0)
+            op.attrs.transpose_a
+            or op.attrs.alpha != 1.0
+            or (len(op.operands) > 2 and op.attrs.beta != 1.0)
         ):
             return False
-        if relay.flag_prop(op, "transpose_b"):
+        if op.attrs.transpose_b:
             w = w.T
         bias = op.operands[2] if len(op.operands) > 2 else None
     nb = _panel(xt, w.shape[1])

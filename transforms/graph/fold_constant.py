@@ -127,32 +127,32 @@ def _matmul(op: Operation, args: list[np.ndarray]) -> np.ndarray:
 @register_evaluator("relay.dense")
 def _dense(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     a, b = args[0], args[1]
-    if relay.flag_prop(op, "transpose_a"):
+    if op.attrs.transpose_a:
         a = a.T
-    if relay.flag_prop(op, "transpose_b"):
+    if op.attrs.transpose_b:
         b = b.T
-    out = relay.float_prop(op, "alpha", 1.0) * np.matmul(a, b)
+    out = op.attrs.alpha * np.matmul(a, b)
     if len(args) == 3:
-        out = out + relay.float_prop(op, "beta", 1.0) * args[2]
+        out = out + op.attrs.beta * args[2]
     return out
 
 
 @register_evaluator("relay.softmax")
 def _softmax(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     x = args[0]
-    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", -1), x.ndim)
+    axis = relay.normalize_axis(op.name, op.attrs.axis, x.ndim)
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
 @register_evaluator("relay.reshape")
 def _reshape(op: Operation, args: list[np.ndarray]) -> np.ndarray:
-    return args[0].reshape(relay.ints_prop(op, "shape"))
+    return args[0].reshape(op.attrs.shape)
 
 
 @register_evaluator("relay.transpose")
 def _transpose(op: Operation, args: list[np.ndarray]) -> np.ndarray:
-    return np.transpose(args[0], relay.ints_prop(op, "perm"))
+    return np.transpose(args[0], op.attrs.perm)
 
 
 @register_evaluator("relay.cast")
@@ -172,8 +172,7 @@ def _round(op: Operation, args: list[np.ndarray]) -> np.ndarray:
 @register_evaluator("relay.clip")
 def _clip(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     x = args[0]
-    lo = relay.float_prop(op, "a_min", -np.inf) if "a_min" in op.properties else None
-    hi = relay.float_prop(op, "a_max", np.inf) if "a_max" in op.properties else None
+    lo, hi = op.attrs.a_min, op.attrs.a_max
     if lo is not None:
         x = np.where(x < lo, np.asarray(lo).astype(x.dtype), x)
     if hi is not None:
@@ -183,7 +182,7 @@ def _clip(op: Operation, args: list[np.ndarray]) -> np.ndarray:
 
 @register_evaluator("relay.broadcast_to")
 def _broadcast_to(op: Operation, args: list[np.ndarray]) -> np.ndarray:
-    return np.broadcast_to(args[0], relay.ints_prop(op, "shape")).copy()
+    return np.broadcast_to(args[0], op.attrs.shape).copy()
 
 
 @register_evaluator("relay.rsqrt")
@@ -193,7 +192,7 @@ def _rsqrt(op: Operation, args: list[np.ndarray]) -> np.ndarray:
 
 def _along(op: Operation, v: np.ndarray, rank: int) -> np.ndarray:
     """A per-channel vector shaped to broadcast along the op's `axis` (1)."""
-    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", 1), rank)
+    axis = relay.normalize_axis(op.name, op.attrs.axis, rank)
     return v.reshape((-1,) + (1,) * (rank - 1 - axis))
 
 
@@ -205,7 +204,7 @@ def _bias_add(op: Operation, args: list[np.ndarray]) -> np.ndarray:
 @register_evaluator("relay.batch_norm")
 def _batch_norm(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     x, gamma, beta, mean, var = args
-    eps = relay.float_prop(op, "epsilon", 1e-5)
+    eps = op.attrs.epsilon
     r = x.ndim
     return (x - _along(op, mean, r)) / np.sqrt(_along(op, var, r) + eps) * _along(
         op, gamma, r
@@ -221,13 +220,13 @@ def _det(op: Operation, args: list[np.ndarray]) -> np.ndarray:
 @register_evaluator("relay.ngram_count")
 def _ngram_count(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     data, grams, slots = args
-    width = relay.int_prop(op, "width", 0)
+    width = op.attrs.width
     n = grams.shape[1]
     where = {tuple(int(v) for v in g): int(s) for g, s in zip(grams, slots, strict=True)}
     rows = data.reshape(-1, data.shape[-1]).astype(np.int64)
     out = np.zeros((rows.shape[0], width), np.int64)
     for r, row in enumerate(rows):
-        for d in range(1, (relay.int_prop(op, "max_skip", 0) if n > 1 else 0) + 2):
+        for d in range(1, (op.attrs.max_skip if n > 1 else 0) + 2):
             for s in range(len(row) - (n - 1) * d):
                 slot = where.get(tuple(int(v) for v in row[s : s + (n - 1) * d + 1 : d]))
                 if slot is not None and 0 <= slot < width:

@@ -46,7 +46,7 @@ def _to_nchw(v: SSAValue) -> relay.LayoutTransformOp | None:
     if (
         isinstance(v, OpResult)
         and isinstance(v.op, relay.LayoutTransformOp)
-        and relay.str_prop(v.op, "dst_layout", "") == "NCHW"
+        and v.op.attrs.dst_layout == "NCHW"
     ):
         return v.op
     return None
@@ -71,7 +71,7 @@ def _blocked_constant(data: np.ndarray, t: TensorType, block: int, name: str) ->
 def _spatial_reduce(op: Operation) -> bool:
     """A reduction over some of the spatial axes of a 4-D tensor, kept as size-1
     axes (the same axes of the blocked tensor)."""
-    if not isinstance(op, relay.ReduceOp) or "keepdims" not in op.properties or "axes" not in op.properties:
+    if not isinstance(op, relay.ReduceOp) or not op.attrs.keepdims or op.attrs.axes is None:
         return False
     axes = relay.reduce_axes(op.name, op, 4)
     return bool(axes) and set(axes) <= {2, 3}
@@ -89,7 +89,7 @@ def _liftable(op: Operation) -> bool:
     if _spatial_reduce(op):
         return True
     if isinstance(op, relay.BiasAddOp):
-        return relay.int_prop(op, "axis", 1) % 4 == 1 and value_data(op.operands[1]) is not None
+        return op.attrs.axis % 4 == 1 and value_data(op.operands[1]) is not None
     if op.PATTERN not in (relay.OpPattern.ELEMWISE, relay.OpPattern.BROADCAST):
         return False
     declared = op.get_irdl_definition().properties
@@ -104,7 +104,7 @@ def _blocked_operand(v: SSAValue, like: TensorType, layout: str, new: list[Opera
     block = relay.channel_block(layout)
     assert block is not None
     src = blocked_source(v)
-    if src is not None and relay.str_prop(v.owner, "src_layout", "") == layout:  # type: ignore[arg-type]
+    if src is not None and v.owner.attrs.src_layout == layout:  # type: ignore[union-attr]
         return src
     vt = v.type
     assert isinstance(vt, TensorType)
@@ -165,7 +165,7 @@ def _in_layout(op: relay.RelayOp, layout: str) -> tuple[list[Operation], SSAValu
 
 def _push_down(op: relay.RelayOp) -> list[Operation] | None:
     """`op` over `-> NCHW` transforms, computed blocked and transformed back."""
-    layouts = {relay.str_prop(s, "src_layout", "") for v in op.operands if (s := _to_nchw(v)) is not None}
+    layouts = {s.attrs.src_layout for v in op.operands if (s := _to_nchw(v)) is not None}
     if len(layouts) != 1:
         return None
     (layout,) = layouts
@@ -209,11 +209,11 @@ def _erase(op: Operation) -> None:
 
 def _step(op: Operation) -> bool:
     """One rewrite at `op`, if one applies."""
-    if isinstance(op, relay.LayoutTransformOp) and relay.str_prop(op, "src_layout", "") == "NCHW":
-        layout = relay.str_prop(op, "dst_layout", "")
+    if isinstance(op, relay.LayoutTransformOp) and op.attrs.src_layout == "NCHW":
+        layout = op.attrs.dst_layout
         x = op.operands[0]
         inner = _to_nchw(x)
-        if inner is not None and relay.str_prop(inner, "src_layout", "") == layout:
+        if inner is not None and inner.attrs.src_layout == layout:
             replace(op, [], inner.operands[0])  # a transform meets its inverse
             return True
         producer = x.owner

@@ -47,7 +47,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lamina.dialects import qnn, relay
-from lamina.dialects.relay.base import int_prop, ints_prop, shape_of
+from lamina.dialects.relay.base import shape_of
 from lamina.dialects.relay.constant import make_constant
 from lamina.passes import record_statistic
 from lamina.passes.registry import register_pass
@@ -120,8 +120,10 @@ def _conv2d(b: _Builder, op: qnn.Conv2DOp) -> SSAValue:
     n = shape_of(x.type)[0]
     o, cg, kh, kw = shape_of(w.type)
     _, _, oh, ow = shape_of(op.results[0].type)
-    groups = int_prop(op, "groups", 1)
-    window = {k: relay.i64_array(ints_prop(op, k)) for k in ("strides", "padding", "dilation") if k in op.properties}
+    groups = op.attrs.groups
+    a = op.attrs
+    given = {"strides": a.strides, "padding": a.padding, "dilation": a.dilation}
+    window = {k: relay.i64_array(v) for k, v in given.items() if v is not None}
     depth = cg * kh * kw
     cols = b(relay.Im2ColOp(xc, kernel_size=relay.i64_array([kh, kw]), **window))
     if groups == 1:
@@ -137,7 +139,7 @@ def _conv2d(b: _Builder, op: qnn.Conv2DOp) -> SSAValue:
 def _softmax(b: _Builder, op: qnn.SoftmaxOp) -> SSAValue:
     x, x_scale, _, y_scale, y_zp = op.operands
     shape = shape_of(x.type)
-    axis = int_prop(op, "axis", -1) % len(shape)
+    axis = op.attrs.axis % len(shape)
     along = {"axes": relay.i64_array([axis]), "keepdims": UnitAttr()}
     codes = b.cast(x, I32)
     below = b(relay.SubtractOp(codes, b(relay.MaxOp(codes, **along))))

@@ -141,7 +141,7 @@ def _conv2d(op: qnn.Conv2DOp) -> str | None:
         return "weight-not-constant"
     if zw is None or np.any(zw):
         return "weight-zero-point"
-    if relay.int_prop(op, "groups", 1) != 1:
+    if op.attrs.groups != 1:
         return "groups"
     out = _epilogue(op.results[0])
     if isinstance(out, str):
@@ -288,7 +288,7 @@ def _residual_add(op: qnn.AddOp) -> str | None:
         if zp_value is None or conv_zp is None or zp_value.reshape(()) != conv_zp.reshape(()):
             why = "add-zero-point"  # (the add reads the convolution's output as quantized)
             continue
-        layout = relay.str_prop(v.owner, "src_layout", "")  # type: ignore[arg-type]
+        layout = v.owner.attrs.src_layout  # type: ignore[union-attr]
         new: list[Operation] = [transform(other, "NCHW", layout)]
         props = {k: conv.properties[k] for k in ("strides", "dilation", "out_min", "out_max") if k in conv.properties}
         if side == 1:

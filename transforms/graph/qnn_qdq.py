@@ -52,7 +52,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator, is_side_effect_free
 
 from lamina.dialects import qnn, relay
-from lamina.dialects.relay.base import OpPattern, int_prop, ints_prop, is_float
+from lamina.dialects.relay.base import OpPattern, is_float
 from lamina.passes import record_statistic
 from lamina.passes.registry import register_pass
 from lamina.pattern import Match, Pattern, PatternCallback, is_op, rewrite, wildcard
@@ -168,8 +168,8 @@ class _Product:
             return qnn.Conv2DOp(self.x.q, self.w.q, x_zp, w_zp, **props).results[0]
         lhs, rhs = self.x.q, self.w.q
         if isinstance(self.op, relay.DenseOp):
-            lhs = lhs if "transpose_a" not in self.op.properties else _transpose(lhs)
-            rhs = rhs if "transpose_b" not in self.op.properties else _transpose(rhs)
+            lhs = _transpose(lhs) if self.op.attrs.transpose_a else lhs
+            rhs = _transpose(rhs) if self.op.attrs.transpose_b else rhs
         return qnn.MatMulOp(lhs, rhs, x_zp, qp.constant(self.w_zp, self.w.elem)).results[0]
 
 
@@ -196,7 +196,7 @@ def integer_product(op: Operation, x: Quantized, w: Quantized) -> _Product | Rea
         got = _weight(w, w_rank, w_rank - 1) if w_rank > 1 else _weight(w, 1, 1)  # a vector: one column
         return got if isinstance(got, str) else _Product(op, x, w, got[1], x_scale * got[0])
     assert isinstance(op, relay.DenseOp)
-    got = _weight(w, 2, 0 if "transpose_b" in op.properties else 1)
+    got = _weight(w, 2, 0 if op.attrs.transpose_b else 1)
     if isinstance(got, str):
         return got
     alpha, beta = _float(op, "alpha"), _float(op, "beta")
@@ -291,7 +291,7 @@ class FoldProduct(_Activated):
         if self.bias_add not in m:
             return None
         op = m[self.bias_add].op  # type: ignore[attr-defined]
-        return int_prop(op, "axis", 1) % len(qp.shape(op.results[0]))
+        return op.attrs.axis % len(qp.shape(op.results[0]))
 
 
 class FoldProductToFloat(_Rule):
@@ -388,7 +388,7 @@ class FoldSoftmax(_Rule):
         if x.elem not in qnn.QUANTIZED[:2] or out.elem not in qnn.QUANTIZED[:2]:
             return "not-8-bit"
         dims = qp.shape(x.q)
-        axis = int_prop(op, "axis", -1) % len(dims)
+        axis = op.attrs.axis % len(dims)
         if dims[axis] < 0:
             return "symbolic-shape"
         return qnn.SoftmaxOp(
@@ -559,9 +559,9 @@ class FoldAverage(_Rule):
         if any(d < 0 for d in dims):
             return "symbolic-shape"
         if isinstance(op, relay.AvgPool2DOp):
-            if "ceil_mode" in op.properties:
+            if op.attrs.ceil_mode:
                 return "ceil-mode"
-            if "count_include_pad" not in op.properties and any(ints_prop(op, "padding") if "padding" in op.properties else ()):
+            if not op.attrs.count_include_pad and any(op.attrs.padding or ()):
                 return "padding-not-counted"
         centred = qp.widen(x.q, x.zp.reshape(()))
         total, count = _sum_pool(op, centred, dims) if isinstance(op, relay.AvgPool2DOp) else _sum(op, centred, dims)
@@ -571,7 +571,7 @@ class FoldAverage(_Rule):
 
 def _sum(op: Operation, centred: SSAValue, dims: tuple[int, ...]) -> tuple[SSAValue, int]:
     """The i32 sum over a mean's axes, and how many values each sum adds."""
-    axes = [a % len(dims) for a in ints_prop(op, "axes")] if "axes" in op.properties else list(range(len(dims)))
+    axes = list(range(len(dims))) if op.attrs.axes is None else [a % len(dims) for a in op.attrs.axes]
     total = relay.SumOp(centred, **dict(op.properties)).results[0]
     return total, math.prod(dims[a] for a in axes)
 
@@ -579,7 +579,7 @@ def _sum(op: Operation, centred: SSAValue, dims: tuple[int, ...]) -> tuple[SSAVa
 def _sum_pool(op: Operation, centred: SSAValue, dims: tuple[int, ...]) -> tuple[SSAValue, int]:
     """Window sums of NCHW `centred` (im2col, then a sum over each window; every
     window counts the same: padding counted, no ceil mode), and the count."""
-    kh, kw = ints_prop(op, "pool_size")
+    kh, kw = op.attrs.pool_size
     n, c = dims[:2]
     oh, ow = qp.shape(op.results[0])[2:]
     window = {k: op.properties[k] for k in ("strides", "padding", "dilation") if k in op.properties}

@@ -88,7 +88,7 @@ class ReshapeChain(PatternCallback):
         inner = match.root.op.operands[0]  # type: ignore[union-attr]
         if inner is x:  # a lone reshape that changes the shape
             return None
-        shape = match.root.op.properties["shape"]  # type: ignore[union-attr]
+        shape = match.root.op.shape  # type: ignore[union-attr]
         return relay.ReshapeOp(x, shape=shape)
 
 
@@ -105,9 +105,9 @@ class TransposeChain(PatternCallback):
         x = match[self.x]
         outer = match.root.op
         assert outer is not None
-        perm = list(relay.ints_prop(outer, "perm"))
+        perm = list(outer.attrs.perm)
         if self.inner in match:
-            inner_perm = relay.ints_prop(match[self.inner].op, "perm")  # type: ignore[arg-type]
+            inner_perm = match[self.inner].op.attrs.perm  # type: ignore[arg-type]
             perm = [inner_perm[p] for p in perm]
         if perm == list(range(len(perm))):
             return x

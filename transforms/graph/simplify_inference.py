@@ -99,8 +99,8 @@ def expand_batch_norm(op: relay.BatchNormOp) -> None:
     t = x.type
     assert isinstance(t, TensorType)
     rank = t.get_num_dims()
-    axis = relay.normalize_axis(op.name, relay.int_prop(op, "axis", 1), rank)
-    eps = relay.float_prop(op, "epsilon", 1e-5)
+    axis = relay.normalize_axis(op.name, op.attrs.axis, rank)
+    eps = op.attrs.epsilon
     channels = relay.shape_of(t)[axis]
     bshape = (channels, *([1] * (rank - 1 - axis)))
     stats = [value_data(v) for v in (gamma, beta, mean, var)]
@@ -172,7 +172,7 @@ def _scaled_producer(op: Operation, s: np.ndarray) -> list[Operation] | None:
     props = dict(op.properties)
     name = _name(w_val, "weight") + "_folded"
     if isinstance(op, relay.DenseOp):
-        transposed = relay.flag_prop(op, "transpose_b")
+        transposed = op.attrs.transpose_b
         new_w = w * (s[:, None] if transposed else s[None, :])
         operands: list[SSAValue | Operation] = [op.operands[0]]
         new_ops: list[Operation] = [_new_constant(new_w.astype(w.dtype), wt, name)]
@@ -254,7 +254,7 @@ def _fold_multiply(op: relay.MultiplyOp) -> str | None:
     scale_v = op.operands[1] if op.operands[0] is y else op.operands[0]
     if isinstance(producer, relay.BiasAddOp):
         b_axis = relay.normalize_axis(
-            producer.name, relay.int_prop(producer, "axis", 1), len(out_shape)
+            producer.name, producer.attrs.axis, len(out_shape)
         )
         vec = _channel_vector(s, out_shape, b_axis)
         if vec is None:

@@ -45,7 +45,7 @@ def is_depthwise(op: relay.Conv2DOp) -> bool:
     """One filter per channel: groups equal to the input and output channels."""
     x, w = op.operands[0].type, op.operands[1].type
     assert isinstance(x, TensorType) and isinstance(w, TensorType)
-    groups = relay.int_prop(op, "groups", 1)
+    groups = op.attrs.groups
     o, c = w.get_shape()[:2]
     return groups > 1 and x.get_shape()[1] == groups == o and c == 1
 
@@ -64,7 +64,7 @@ def _block_of(x: SSAValue, integers: bool = False) -> int | None:
 def _replace_blocked(op: Operation, into: relay.LayoutTransformOp, new: list[Operation]) -> None:
     """Replace `op` by `into` (its input's transform into the blocked layout),
     `new` (the last computing the blocked result) and the transform back."""
-    layout = relay.str_prop(into, "dst_layout", "")
+    layout = into.attrs.dst_layout
     replace(op, [into, *new, transform(new[-1].results[0], layout, "NCHW")])
 
 
@@ -101,7 +101,7 @@ def max_pool_nchwc(op: relay.MaxPool2DOp) -> bool:
         return False
     into = transform(x, "NCHW", f"NCHW{block}c")
     win = relay.Window(op.name, op, 2)
-    kernel = relay.ints_prop(op, "pool_size")
+    kernel = op.attrs.pool_size
     end = [win.overhang(a, xt.get_shape()[2 + a], out.get_shape()[2 + a], kernel[a]) for a in range(2)]
     props: dict[str, Attribute] = {k: op.properties[k] for k in ("pool_size", "strides", "dilation") if k in op.properties}
     props["padding"] = relay.i64_array([*win.pad_begin, *end])

@@ -12,11 +12,10 @@ from xdsl.ir import SSAValue
 from lamina.dialects import relay
 from lamina.lowering.lang.expr import Expr
 from lamina.lowering.topi import Kernel, elementwise
-from lamina_example_op.op import DEFAULT_B
 
 
 def squareplus(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
-    b = relay.float_prop(op, "b", DEFAULT_B)
+    b = op.attrs.b
 
     def body(e: Expr, x: SSAValue) -> SSAValue:
         root = e.sqrt(e.add(e.mul(x, x), e.const(b, x.type)))

@@ -6,11 +6,8 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import Operation
 
-from lamina.dialects import relay
-from lamina_example_op.op import DEFAULT_B
-
 
 def squareplus(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     x = args[0]
-    b = relay.float_prop(op, "b", DEFAULT_B)
+    b = op.attrs.b
     return ((x + np.sqrt(x * x + b)) / 2).astype(x.dtype)

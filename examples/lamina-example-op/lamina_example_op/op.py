@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects.builtin import FloatAttr
 from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.utils.exceptions import VerifyException
@@ -10,6 +12,12 @@ from lamina.dialects import relay
 
 #: SquarePlus's `b` when the op does not give one.
 DEFAULT_B = 4.0
+
+
+class SquarePlusAttrs(relay.OpAttrs):
+    """The op's typed properties: `op.attrs.b` (DEFAULT_B when absent)."""
+
+    b = relay.FloatField(DEFAULT_B)
 
 
 @irdl_op_definition
@@ -24,8 +32,9 @@ class SquarePlusOp(relay.FloatUnaryOp):
 
     name = "relay.squareplus"
     b = opt_prop_def(FloatAttr)
+    ATTRS: ClassVar[type[relay.OpAttrs]] = SquarePlusAttrs
 
     def verify_(self) -> None:
         super().verify_()
-        if relay.float_prop(self, "b", DEFAULT_B) < 0:
+        if self.attrs.b < 0:
             raise VerifyException(f"{self.name}: b must be >= 0")
