@@ -176,7 +176,7 @@ def compile_model(
             exe = lamina_compile(
                 module,
                 opt_level=args.opt_level,
-                targets=tuple(getattr(args, "target", None) or ()),
+                targets=tuple(getattr(args, "byoc", None) or ()),
                 num_threads=threads,
                 pass_context=arguments.pass_context(args, instruments),
                 tuning_records=records,

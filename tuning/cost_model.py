@@ -31,8 +31,8 @@ def require_xgboost() -> Any:
         import xgboost  # optional: the `tune` extra
     except ImportError:
         raise LaminaError(
-            "the cost model needs XGBoost: pip install 'lamina[tune]' (or pip install "
-            "xgboost), or search at random (--search random)"
+            "the cost model needs XGBoost: pip install -e '.[tune]' in lamina's clone (or "
+            "pip install xgboost), or search at random (--search random)"
         ) from None
     return xgboost
 

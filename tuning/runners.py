@@ -214,7 +214,7 @@ class RayRunner:
     """Measures on a Ray cluster: `address` as `ray.init` takes it (None: the
     cluster `RAY_ADDRESS` names, else a new local one; `ray://HOST:10001`: a
     remote cluster through Ray Client). One actor per CPU of the cluster, or
-    `workers`. Every node needs lamina installed (`pip install 'lamina[tune]'`)
+    `workers`. Every node needs lamina installed (`pip install -e '.[tune]'` in a clone)
     and should have the CPU the tuned model will run on."""
 
     def __init__(
@@ -228,7 +228,7 @@ class RayRunner:
             import ray  # optional: the `tune` extra
         except ImportError:
             raise LaminaError(
-                "the Ray runner needs Ray: pip install 'lamina[tune]' (or pip install ray)"
+                "the Ray runner needs Ray: pip install -e '.[tune]' in lamina's clone (or pip install ray)"
             ) from None
         self._ray = ray
         self._started = False

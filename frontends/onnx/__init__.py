@@ -22,7 +22,7 @@ The package is layered, each module importing only the ones above it here:
 - `folding` (constant nodes evaluated by `onnx.reference`) and `inference`
   (ONNX shape inference as a check);
 - `importer`: `load_model` and `from_onnx`, which walk the graph;
-- `table`: the README's supported-op table (`python -m lamina.frontends.onnx.table`).
+- `table`: docs/ops.md, the supported-op table (`python -m lamina.frontends.onnx.table > docs/ops.md`).
 
 Importing the package imports every converter module, so that they register.
 """
