@@ -176,10 +176,14 @@ class Target:
 
     @property
     def is_host(self) -> bool:
-        """Whether code for this target runs on the machine compiling it (its
-        architecture and features; the thread count may differ)."""
+        """Whether code for this target runs on the machine compiling it: the
+        same architecture, and no feature this machine lacks (the CPU's name
+        and the thread count may differ)."""
         me = Target.host()
-        return (self.triple, self.cpu, self.features) == (me.triple, me.cpu, me.features)
+        if self.arch != me.arch:
+            return False
+        needed = {f for f in self._all_features() if f[0] == "+"}
+        return needed <= {f for f in me._all_features() if f[0] == "+"}
 
     # --- construction -------------------------------------------------------
     @staticmethod

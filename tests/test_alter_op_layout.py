@@ -14,16 +14,23 @@ from xdsl.dialects.builtin import ModuleOp
 import lamina
 from lamina.dialects import relay
 from lamina.passes import PassContext, run_pipeline
+from lamina.target import Target
 from lamina.tools.models import resnet18
 
 RNG = np.random.default_rng(0)
 
 
+#: The target the rewrites below are counted for: its blocks and choices are
+#: AVX-512's (16 f32 lanes), whatever the host running the tests has.
+AVX512 = Target.parse("x86_64-linux-gnu -mcpu=znver4")
+
+
 def optimized(model: onnx.ModelProto, opt_level: int) -> ModuleOp:
-    """The graph after the graph-level pipeline at `opt_level` (no lowering)."""
+    """The graph after the graph-level pipeline at `opt_level` (no lowering),
+    for `AVX512`."""
     module = lamina.from_onnx(model)
     run_pipeline(
-        module, "optimize", PassContext(opt_level=opt_level), mlir_ctx=lamina.context()
+        module, "optimize", PassContext(opt_level=opt_level, target=AVX512), mlir_ctx=lamina.context()
     )
     return module
 

@@ -20,6 +20,7 @@ from onnx import helper, numpy_helper
 
 import lamina
 from lamina import passes as manager
+from tests import ort_int8
 from tests.test_onnx_quantize import add_ref, conv_ref, matmul_ref, requant_ref
 
 RNG = np.random.default_rng(20250117)
@@ -83,15 +84,22 @@ def statistics(model: onnx.ModelProto) -> dict[str, int]:
     return {k: v for r in stats.records for k, v in r.counters.items() if k.startswith("qnn-fold-qdq.")}
 
 
-def ort_session(model: onnx.ModelProto) -> Any:
+def ort_session(model: onnx.ModelProto, fused: bool = True) -> Any:
+    """onnxruntime on `model`: with its int8 fusions (QLinearConv, ...), or
+    with none, so that every DequantizeLinear -> op -> QuantizeLinear runs in
+    float (the QDQ graph's exact meaning)."""
     ort = pytest.importorskip("onnxruntime")
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1
+    if not fused:
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
 
 
 def within_a_step_of_ort(model: onnx.ModelProto, got: np.ndarray, feeds: dict[str, np.ndarray]) -> None:
-    theirs = ort_session(model).run(None, feeds)[0]
+    """Within a step of onnxruntime's int8 run where its u8 x s8 products are
+    exact (`tests.ort_int8`), else of its float run of the QDQ graph."""
+    theirs = ort_session(model, fused=ort_int8.EXACT).run(None, feeds)[0]
     assert got.dtype == theirs.dtype and got.shape == theirs.shape
     diff = np.abs(got.astype(np.int64) - theirs.astype(np.int64))
     assert diff.max() <= 1, f"{(diff > 0).sum()} of {diff.size} outputs differ from onnxruntime, up to {diff.max()}"

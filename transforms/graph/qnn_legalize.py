@@ -1,11 +1,12 @@
 """`qnn-legalize`: integer products onto the host's int8 kernels (TVM's
-`qnn.transform.Legalize` with x86's `conv2d_NCHWc_int8` and `dense_vnni`).
+`qnn.transform.Legalize` with x86's `conv2d_NCHWc_int8` and `dense_vnni`), for
+the target's vector width.
 
 `requantize(add*(qnn.conv2d(x, w, x_zp, 0), bias))` with a constant s8 weight
 whose zero point is 0 (symmetric, as onnxruntime quantizes weights), a u8 input
 and one group becomes `qnn.conv2d_nchwc` between layout transforms: the input
-blocked by 16 channels (4 where there are fewer, its channels padded with its
-zero point), padded spatially with its zero point, the weight packed for
+blocked by the target's i32 lanes of channels, as a convolution's output is (4
+where they do not divide, its channels padded with its zero point), padded spatially with its zero point, the weight packed for
 `vpdpbusd` when compiling, and the input's zero point moved into a constant
 bias: `sum((x - zx) * w) = sum(x * w) - zx * sum(w)`. `qnn.matmul` over a
 constant weight becomes `qnn.dense_packed` the same way. `alter-op-layout`
@@ -154,7 +155,9 @@ def _conv2d(op: qnn.Conv2DOp) -> str | None:
     mult = _per_channel(out.multiplier, acc_shape, 1)
     if o % ob or bias is None or mult is None:
         return "channels" if o % ob else "epilogue-not-per-channel"
-    cb = 16 if c % 16 == 0 else 4
+    # input channels blocked as a producer's output (ob), so that consecutive
+    # convolutions' layout transforms cancel; else by quads
+    cb = ob if c % ob == 0 else 4
     cp = -(-c // cb) * cb
     zx_v = int(zx.reshape(()))
     win = relay.Window(op.name, op, 2)
