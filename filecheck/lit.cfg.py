@@ -24,3 +24,7 @@ config.substitutions.append(  # noqa: F821
         " --print-op-generic | lamina-opt --split-input-file",
     )
 )
+# A PYTHONPATH given to lit reaches lamina-opt (to test a checkout other than
+# the one installed, e.g. a worktree).
+if "PYTHONPATH" in os.environ:
+    config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]  # noqa: F821
