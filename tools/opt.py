@@ -291,7 +291,12 @@ class LaminaOptMain(xDSLOptMain):
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
         self.stage = "printing the output"
-        return super().output_resulting_program(prog)
+        if self.args.output_file is None:
+            return super().output_resulting_program(prog)
+        # `-o FILE` is IR to read again: it holds every weight (only what is
+        # printed to the terminal elides large blobs).
+        with resources.printing_resources(None):
+            return super().output_resulting_program(prog)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
@@ -299,7 +304,8 @@ class LaminaOptMain(xDSLOptMain):
             "--print-resources",
             action="store_true",
             help="print every dense_resource blob in full (by default blobs larger "
-            f"than {resources.DEFAULT_ELIDE_LIMIT} bytes are elided)",
+            f"than {resources.DEFAULT_ELIDE_LIMIT} bytes are elided on stdout; "
+            "-o FILE holds them all)",
         )
         crash = arg_parser.add_argument_group("crash reproducers")
         crash.add_argument(
