@@ -305,7 +305,8 @@ def compile(
     tuning_records: str | os.PathLike[str] | TuningRecords | None = None,
     target: str | Target | None = None,
 ) -> CompiledModel:
-    """Compile an ONNX model (path or ModelProto) or a graph-level module.
+    """Compile an ONNX model (path, bytes, ModelProto or `lamina.quantize`'s
+    QuantizedModel) or a graph-level module.
 
     The standard pipeline for `opt_level` runs under `pass_context` (which, when
     given, also decides the opt level, required/disabled passes, config and

@@ -186,6 +186,22 @@ def test_bad_calibration_inputs_are_named(cnn):
         lamina.quantize(cnn, [])
 
 
+def test_quantized_model_is_accepted_where_models_are():
+    """`lamina.compile(lamina.quantize(...))` compiles its QDQ `.model`, and so do
+    `from_onnx` and the ONNX backend; another object is refused, naming what is
+    accepted."""
+    from lamina.tools.demo import mlp_model
+    from lamina.tools.onnx_backend import LaminaBackend
+
+    xs = inputs(4, 0, (1, 16))
+    q = lamina.quantize(mlp_model((16, 8, 4)), xs)
+    np.testing.assert_array_equal(lamina.compile(q).run(xs[0])[0], lamina.compile(q.model).run(xs[0])[0])
+    assert "qnn." in lamina.print_ir(lamina.from_onnx(q))
+    np.testing.assert_array_equal(LaminaBackend.prepare(q).run([xs[0]])[0], lamina.compile(q.model).run(xs[0])[0])
+    with pytest.raises(LaminaError, match=r"bytes, an onnx\.ModelProto or lamina\.quantize's QuantizedModel, got list"):
+        lamina.compile([q.model])
+
+
 # ------------------------------------------------------------------------ CLI
 @pytest.fixture(scope="module")
 def cnn_file(cnn, tmp_path_factory) -> str:

@@ -46,7 +46,7 @@ from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupl
 
 from lamina.driver import compile as lamina_compile
 from lamina.errors import FrontendError, InputError, LaminaError, UnsupportedOpError
-from lamina.frontends.onnx import from_onnx, load_model
+from lamina.frontends.onnx import from_onnx, load_model, unwrap_model
 from lamina.frontends.onnx.registry import has_converter, unsupported_summary
 
 #: The importer's message for an input it needs as a constant (frontends/onnx.py,
@@ -78,6 +78,7 @@ def _check_device(device: str | None) -> None:
 
 
 def _load(model: Any) -> onnx.ModelProto:
+    model = unwrap_model(model)  # lamina.quantize's QuantizedModel: its QDQ model
     if isinstance(model, onnx.ModelProto):
         return model
     if isinstance(model, (bytes, bytearray)):
@@ -89,7 +90,7 @@ def _load(model: Any) -> onnx.ModelProto:
         return load_model(model)
     raise FrontendError(
         f"cannot prepare a {type(model).__name__}: give an onnx.ModelProto, a path to "
-        "an .onnx file or its serialized bytes"
+        "an .onnx file, its serialized bytes or lamina.quantize's QuantizedModel"
     )
 
 

@@ -52,7 +52,12 @@ from lamina.frontends.onnx import (  # noqa: F401  (imported to register their c
 from lamina.frontends.onnx.checks import check_model, memory_budget
 from lamina.frontends.onnx.context import NodeContext, constant, shape
 from lamina.frontends.onnx.folding import FOLD_LIMIT
-from lamina.frontends.onnx.importer import from_onnx, load_model, tensor_to_array
+from lamina.frontends.onnx.importer import (
+    from_onnx,
+    load_model,
+    tensor_to_array,
+    unwrap_model,
+)
 from lamina.frontends.onnx.registry import (
     CONVERTER_INFO,
     CONVERTERS,
@@ -84,4 +89,5 @@ __all__ = [
     "shape",
     "supported_ops",
     "tensor_to_array",
+    "unwrap_model",
 ]

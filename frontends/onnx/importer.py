@@ -61,9 +61,11 @@ from lamina.frontends.onnx.registry import (
 from lamina.symbolic import Sym, names_of
 
 
-def load_model(model: str | os.PathLike[str] | bytes | onnx.ModelProto) -> onnx.ModelProto:
+def load_model(model: Any) -> onnx.ModelProto:
     """Load a model and check it (versions, structure, declared sizes against the
-    memory budget) before reading its external data."""
+    memory budget) before reading its external data. `lamina.quantize`'s
+    `QuantizedModel` is read as its QDQ `.model`."""
+    model = unwrap_model(model)
     if isinstance(model, onnx.ModelProto):
         check_model(model)
         return model
@@ -80,8 +82,8 @@ def load_model(model: str | os.PathLike[str] | bytes | onnx.ModelProto) -> onnx.
         return proto
     if not isinstance(model, str | os.PathLike):
         raise FrontendError(
-            f"expected an ONNX model as a path, bytes or onnx.ModelProto, got "
-            f"{type(model).__name__}"
+            f"expected an ONNX model as a path, bytes, an onnx.ModelProto or "
+            f"lamina.quantize's QuantizedModel, got {type(model).__name__}"
         )
     path = Path(model)
     if not path.is_file():
@@ -96,6 +98,13 @@ def load_model(model: str | os.PathLike[str] | bytes | onnx.ModelProto) -> onnx.
     check_model(proto)
     _load_external_data(proto, path.parent)
     return proto
+
+
+def unwrap_model(model: Any) -> Any:
+    """The ONNX model inside a wrapper holding one as `.model` (`lamina.quantize`'s
+    `QuantizedModel`, which this layer cannot import); anything else as given."""
+    inner = getattr(model, "model", None)
+    return inner if isinstance(inner, onnx.ModelProto) else model
 
 
 def _load_external_data(proto: onnx.ModelProto, base: Path) -> None:
@@ -178,12 +187,13 @@ def tensor_to_array(t: onnx.TensorProto) -> np.ndarray:
 
 
 def from_onnx(
-    model: str | os.PathLike[str] | onnx.ModelProto,
+    model: Any,
     input_shapes: dict[str, Sequence[int]] | None = None,
     *,
     run_time_values: bool = True,
 ) -> ModuleOp:
-    """Import an ONNX model (a path or a ModelProto) as a graph-level module.
+    """Import an ONNX model (a path, its bytes, a ModelProto or `lamina.quantize`'s
+    QuantizedModel) as a graph-level module.
 
     An input a node reads as structure (a Reshape's shape, a Slice's starts, a
     Range's limit) that is not a constant is computed with when the model runs
@@ -427,4 +437,4 @@ def _hint(name: str | bytes) -> str | None:
     return h if h and (h[0].isalpha() or h[0] == "_") and not h[0].isdigit() else None
 
 
-__all__ = ["from_onnx", "load_model", "tensor_to_array"]
+__all__ = ["from_onnx", "load_model", "tensor_to_array", "unwrap_model"]
