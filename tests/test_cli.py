@@ -72,3 +72,18 @@ def test_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
         cli.write_atomic(target, "new contents")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
+def test_version(capsys):
+    """`lamina --version` and `lamina-opt --version` print lamina's version, exit 0."""
+    from lamina.tools import opt
+    from lamina.version import __version__
+
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out == f"lamina {__version__}\n"
+    with pytest.raises(SystemExit) as e:
+        opt.main(["--version"])
+    assert e.value.code in (0, None)
+    assert capsys.readouterr().out.startswith(f"lamina-opt {__version__} (xDSL ")

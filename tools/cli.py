@@ -65,6 +65,7 @@ from lamina.tools.signals import Terminated, check_signals, signals_raise
 from lamina.tools.tune import add_parser as add_tune_parser
 from lamina.tools.tune import cmd_tune, notes_printed
 from lamina.tuning import load_records
+from lamina.version import __version__
 
 LEVELS = ("relay", "te", "tir", "llvm")
 ELF_MAGIC = b"\x7fELF"
@@ -609,6 +610,8 @@ def parser() -> argparse.ArgumentParser:
         prog="lamina", description="lamina: compile, run, benchmark and draw models"
     )
     p.add_argument("--debug", action="store_true", help="show the traceback of errors")
+    p.add_argument("--version", action="version", version=f"lamina {__version__}",
+                   help="print lamina's version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     c = sub.add_parser("compile", parents=[common, build],

@@ -68,6 +68,7 @@ from lamina.fileio import write_atomic
 from lamina.ir import lamina_dialects, one_line, parse_error, verify_error
 from lamina.passes.registry import parse_passes
 from lamina.target import Target
+from lamina.version import __version__
 
 #: The first line of a crash reproducer; the rest of the line is the arguments.
 REPRODUCER_HEADER = "// lamina-opt reproducer:"
@@ -219,7 +220,7 @@ class DiagnosticVerifier:
 class LaminaOptMain(xDSLOptMain):
     """mlir-opt for lamina: every xDSL flag, plus lamina's IR and pipelines."""
 
-    version_format = "lamina-opt (xDSL {xdsl_version})"
+    version_format = f"lamina-opt {__version__} (xDSL {{xdsl_version}})"
     #: The text of the chunk being processed (the reproducer's input), and the
     #: number of lines before it in the file (`--split-input-file`).
     chunk_text: str = ""
