@@ -87,3 +87,40 @@ def test_version(capsys):
         opt.main(["--version"])
     assert e.value.code in (0, None)
     assert capsys.readouterr().out.startswith(f"lamina-opt {__version__} (xDSL ")
+
+
+def test_input_of_another_dtype_is_an_error_saying_how_to_convert(model_path, tmp_path, capsys):
+    """No silent conversion (int32 to float32 before): the input, both dtypes, the fix."""
+    for dtype in (np.int32, np.float64):
+        np.save(tmp_path / "x.npy", np.ones((1, 16), dtype))
+        assert cli.main(["run", model_path, "--input", f"input={tmp_path / 'x.npy'}"]) == 1
+        err = capsys.readouterr().err
+        assert err == (
+            f"lamina: error: input 'input' from '{tmp_path / 'x.npy'}' is {np.dtype(dtype)}, but the "
+            "model takes float32; lamina does not convert it: save it as float32, e.g. "
+            "numpy.save('input.npy', array.astype(numpy.float32))\n"
+        )
+
+
+@pytest.mark.parametrize("command", ["run", "bench"])
+def test_inputs_from_an_npz_by_name(model_path, tmp_path, capsys, command):
+    """`--input FILE.npz` gives the inputs by name, as `--output` writes them."""
+    x = np.linspace(-1, 1, 16, dtype=np.float32).reshape(1, 16)
+    np.savez(tmp_path / "in.npz", input=x)
+    np.save(tmp_path / "x.npy", x)
+    extra = ["--runs", "1", "--warmup", "1"] if command == "bench" else ["--output", str(tmp_path / "a.npz")]
+    assert cli.main([command, model_path, "--input", str(tmp_path / "in.npz"), *extra]) == 0
+    assert "random" not in capsys.readouterr().out
+    if command == "run":
+        assert cli.main(["run", model_path, "--input", f"input={tmp_path / 'x.npy'}", "--output", str(tmp_path / "b.npz")]) == 0
+        np.testing.assert_array_equal(np.load(tmp_path / "a.npz")["probs"], np.load(tmp_path / "b.npz")["probs"])
+    np.savez(tmp_path / "other.npz", image=x)
+    cases = [
+        ([str(tmp_path / "other.npz")], f"unknown input 'image' (from '{tmp_path / 'other.npz'}'); the model's inputs are input: float32[1, 16]"),
+        ([str(tmp_path / "in.npz"), f"input={tmp_path / 'x.npy'}"], f"input 'input' is given twice: by '{tmp_path / 'in.npz'}' and '{tmp_path / 'x.npy'}'"),
+        ([str(tmp_path / "x.npy")], "expected NAME=FILE.npy, or FILE.npz (its arrays by input name)"),
+    ]
+    for items, message in cases:
+        argv = [command, model_path, *[a for i in items for a in ("--input", i)]]
+        assert cli.main(argv) == 1
+        assert message in capsys.readouterr().err

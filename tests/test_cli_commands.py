@@ -94,10 +94,11 @@ def test_compile_accepts_a_graph_level_mlir_file(model_path, tmp_path, capsys):
     np.testing.assert_allclose(lamina.load(out).run(_x())[0], ref, rtol=1e-6)
 
 
-def test_run_converts_float64_inputs(library, tmp_path, capsys):
+def test_run_refuses_float64_inputs_of_a_float32_model(library, tmp_path, capsys):
+    """As onnxruntime: no conversion (which would be silent and maybe lossy)."""
     np.save(tmp_path / "x.npy", _x().astype(np.float64))
-    assert cli.main(["run", library, "--input", f"input={tmp_path / 'x.npy'}"]) == 0
-    assert "converted float64 to float32" in capsys.readouterr().out
+    assert cli.main(["run", library, "--input", f"input={tmp_path / 'x.npy'}"]) == 1
+    assert "is float64, but the model takes float32" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------ bench

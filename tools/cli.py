@@ -3,7 +3,7 @@
     lamina compile MODEL.onnx -o OUT.so [--opt-level N] [--target NAME[,NAME]]
                    [--threads N] [--print-ir-after PASS|all] [--time-passes]
     lamina compile MODEL.onnx --emit relay|te|tir|llvm [-o FILE] [--print-resources]
-    lamina run MODEL.onnx|OUT.so [--input NAME=FILE.npy ...] [--output OUT.npz|OUT.npy]
+    lamina run MODEL.onnx|OUT.so [--input NAME=FILE.npy|FILE.npz ...] [--output OUT.npz|OUT.npy]
     lamina bench MODEL [--compare onnxruntime] [--threads 1,2] [--runs N] [--profile]
     lamina viz MODEL.onnx|FILE.mlir -o FILE.dot|FILE.svg|FILE.png [--pipeline P]
     lamina quantize MODEL.onnx --calibration DIR|FILE.npz -o Q.onnx|Q.mlir
@@ -295,30 +295,73 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------ run
-def _load_inputs(items: Sequence[str]) -> dict[str, np.ndarray]:
-    out = {}
+def _read_arrays(file: str, what: str) -> np.ndarray | dict[str, np.ndarray]:
+    """The array of a .npy file, or the arrays by name of a .npz file."""
+    if Path(file).is_dir():
+        raise LaminaError(f"cannot read {what}: '{file}' is a directory")
+    try:
+        data = np.load(file, allow_pickle=False)
+        if isinstance(data, np.lib.npyio.NpzFile):
+            with data:
+                return {k: data[k] for k in data.files}
+        return data
+    except (OSError, ValueError) as e:
+        raise LaminaError(f"cannot read {what} from '{file}': {e}") from None
+
+
+def _load_inputs(items: Sequence[str]) -> dict[str, tuple[np.ndarray, str]]:
+    """`--input NAME=FILE.npy` and `--input FILE.npz` (its arrays by name, as
+    `lamina run --output` and `quantize --calibration` have them): each input's
+    array and the file it came from."""
+    out: dict[str, tuple[np.ndarray, str]] = {}
+
+    def add(name: str, arr: np.ndarray, file: str) -> None:
+        if name in out:
+            raise LaminaError(
+                f"input '{name}' is given twice: by '{out[name][1]}' and '{file}'"
+            )
+        out[name] = (arr, file)
+
     for item in items:
         name, sep, file = item.partition("=")
-        if not sep or not name:
+        if not sep:
+            if not item.lower().endswith(".npz"):
+                raise LaminaError(
+                    f"bad --input '{item}': expected NAME=FILE.npy, or FILE.npz (its "
+                    "arrays by input name)"
+                )
+            data = _read_arrays(item, "inputs")
+            if not isinstance(data, dict):
+                raise LaminaError(
+                    f"cannot read inputs from '{item}': it holds one unnamed array; "
+                    "give --input NAME=FILE"
+                )
+            if not data:
+                raise LaminaError(f"cannot read inputs from '{item}': it holds no arrays")
+            for key, arr in data.items():
+                add(key, arr, item)
+            continue
+        if not name:
             raise LaminaError(f"bad --input '{item}': expected NAME=FILE.npy")
-        if Path(file).is_dir():
-            raise LaminaError(f"cannot read input '{name}': '{file}' is a directory")
-        try:
-            out[name] = np.load(file, allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise LaminaError(f"cannot read input '{name}' from '{file}': {e}") from None
-        if not isinstance(out[name], np.ndarray):
-            raise LaminaError(
-                f"cannot read input '{name}' from '{file}': it holds several arrays; "
-                "save one with numpy.save"
-            )
+        arr = _read_arrays(file, f"input '{name}'")
+        if isinstance(arr, dict):
+            if len(arr) != 1:
+                raise LaminaError(
+                    f"cannot read input '{name}' from '{file}': it holds {len(arr)} "
+                    f"arrays ({', '.join(arr) or 'none'}); give --input {file} alone "
+                    "(its arrays by input name), or NAME=FILE.npy"
+                )
+            arr = next(iter(arr.values()))
+        add(name, arr, file)
     return out
 
 
 def model_inputs(exe: CompiledModel, items: Sequence[str], quiet: bool = False) -> dict[str, np.ndarray]:
-    """The `--input NAME=FILE.npy` arrays, converted to the model's dtypes when
-    that is safe; random arrays (seed 0) when none are given."""
-    given = _load_inputs(items)
+    """The `--input` arrays, checked against the model's inputs (names and
+    dtypes: another dtype is an error saying how to convert, as onnxruntime's);
+    random arrays (seed 0) when none are given."""
+    loaded = _load_inputs(items)
+    given = {name: arr for name, (arr, _) in loaded.items()}
     if not given:
         rng = np.random.default_rng(0)
         for spec in exe.inputs:
@@ -341,17 +384,28 @@ def model_inputs(exe: CompiledModel, items: Sequence[str], quiet: bool = False) 
                 + ", ".join(s.describe() for s in exe.inputs)
             )
         return given
+    known = {s.name for s in exe.inputs}
+    for name, (_, file) in loaded.items():
+        if name not in known:
+            raise LaminaError(
+                f"unknown input '{name}' (from '{file}'); the model's inputs are "
+                + ", ".join(s.describe() for s in exe.inputs)
+            )
     for spec in exe.inputs:
-        arr = given.get(spec.name)
-        if arr is not None and arr.dtype != spec.dtype and np.can_cast(arr.dtype, spec.dtype, "same_kind"):
-            given[spec.name] = arr.astype(spec.dtype)
-            if not quiet:
-                print(f"input '{spec.name}': converted {arr.dtype} to {spec.dtype}")
+        if spec.name not in loaded:
+            continue
+        arr, file = loaded[spec.name]
+        if arr.dtype != spec.dtype:
+            raise LaminaError(
+                f"input '{spec.name}' from '{file}' is {arr.dtype}, but the model takes "
+                f"{spec.dtype}; lamina does not convert it: save it as {spec.dtype}, e.g. "
+                f"numpy.save('{spec.name}.npy', array.astype(numpy.{spec.dtype}))"
+            )
     return given
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """`lamina run`: run a model or library on .npy inputs (random if none)."""
+    """`lamina run`: run a model or library on .npy/.npz inputs (random if none)."""
     path, kind = model_file(args.model, ("onnx", "mlir", "library"))
     npy = bool(args.output) and Path(args.output).suffix.lower() == ".npy"
     if args.output:
@@ -629,9 +683,10 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--time-passes", action="store_true", help="print a pass-timing table")
     c.set_defaults(fn=cmd_compile)
 
-    r = sub.add_parser("run", parents=[common, build], help="run a model on .npy inputs")
+    r = sub.add_parser("run", parents=[common, build], help="run a model on .npy/.npz inputs")
     r.add_argument("model", help="an ONNX model, a .mlir file or a library from compile")
-    r.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy")
+    r.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy|FILE.npz",
+                   help="an input's array, or a .npz of them by input name (repeat)")
     r.add_argument("--output", metavar="OUT.npz|OUT.npy",
                    help="write the outputs: .npz by name, .npy for a single output")
     r.add_argument("--threads", type=arguments.positive, metavar="N", help="threads for parallel loops")
@@ -643,7 +698,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--threads", type=arguments.threads, metavar="1,2", help="thread counts (default 1)")
     b.add_argument("--runs", type=arguments.positive, metavar="N", help="timed runs (default: ~2 s worth)")
     b.add_argument("--warmup", type=arguments.positive, default=3, metavar="N", help="untimed runs first")
-    b.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy")
+    b.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy|FILE.npz",
+                   help="an input's array, or a .npz of them by input name (repeat)")
     b.add_argument("--profile", action="store_true", help="add per-kernel times")
     b.add_argument("--top", type=int, default=15, metavar="N", help="kernels to list (0: all)")
     b.set_defaults(fn=cmd_bench)
