@@ -124,3 +124,29 @@ def test_inputs_from_an_npz_by_name(model_path, tmp_path, capsys, command):
         argv = [command, model_path, *[a for i in items for a in ("--input", i)]]
         assert cli.main(argv) == 1
         assert message in capsys.readouterr().err
+
+
+def test_tables_are_not_cut_when_piped_and_columns_is_honoured(monkeypatch):
+    """Not a terminal: a table takes the width its cells need (it was cut);
+    `COLUMNS` sets the width, on a terminal or not."""
+    import io
+
+    from rich.table import Table
+
+    from lamina.tools.report import console
+
+    def render() -> str:
+        table = Table()
+        table.add_column("kernel")
+        table.add_column("time", justify="right")
+        table.add_row("fused_" + "conv2d_add_relu_" * 8 + "end", "1.0 ms")
+        stream = io.StringIO()
+        console(stream).print(table)
+        return stream.getvalue()
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    text = render()
+    assert "fused_" + "conv2d_add_relu_" * 8 + "end" in text and "1.0 ms" in text
+    assert max(len(line) for line in text.splitlines()) > 140
+    monkeypatch.setenv("COLUMNS", "60")
+    assert max(len(line) for line in render().splitlines()) == 60

@@ -9,6 +9,7 @@ generation, linking) as a table.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -29,13 +30,26 @@ from xdsl.dialects.builtin import ModuleOp
 
 from lamina.passes import PassInfo, PassInstrument, TimingInstrument, count_ops
 
+#: The width of a console that is not a terminal (a pipe, a file, a log) and
+#: has no `COLUMNS`: wide enough that no table is cut or wrapped (a table takes
+#: only the width its cells need).
+UNBOUNDED_WIDTH = 10_000
+
+
+def _columns() -> int | None:
+    """The width `COLUMNS` asks for (a positive integer), if it is set."""
+    text = os.environ.get("COLUMNS", "").strip()
+    return int(text) if text.isdigit() and int(text) > 0 else None
+
 
 def console(stream: IO[str] | None = None) -> Console:
     """A rich console on `stream` (default stdout), plain when it is not a
-    terminal; width 100 when not a terminal, so tables do not wrap in logs."""
+    terminal. Its width is `COLUMNS` when set, else the terminal's; when it is not
+    a terminal, tables are never cut (no 80-column default)."""
     stream = stream if stream is not None else sys.stdout
     tty = stream.isatty()
-    return Console(file=stream, width=None if tty else 100, highlight=False, soft_wrap=not tty)
+    width = _columns() or (None if tty else UNBOUNDED_WIDTH)
+    return Console(file=stream, width=width, highlight=False, soft_wrap=not tty)
 
 
 class CompileProgress(PassInstrument):
