@@ -139,6 +139,13 @@ def _tensor_type(vi: onnx.ValueInfoProto, input_shapes: dict[str, Sequence[int]]
     if not vi.type.HasField("tensor_type"):
         raise FrontendError(f"graph input '{vi.name}' is not a tensor")
     dtype = np_dtype(tt.elem_type, f"graph input '{vi.name}'")
+    if tt.elem_type == onnx.TensorProto.STRING:
+        raise FrontendError(
+            f"graph input '{vi.name}' is a tensor of strings (ONNX type string), which "
+            "lamina does not support: it compiles numeric tensors only; do the string "
+            "processing (e.g. tokenizing into int64 ids) before the model and give it "
+            "the numbers, or remove the input from the model"
+        )
     if vi.name in input_shapes:
         dims = [int(d) for d in input_shapes[vi.name]]
         declared = len(tt.shape.dim) if tt.HasField("shape") else None
@@ -162,7 +169,12 @@ def _tensor_type(vi: onnx.ValueInfoProto, input_shapes: dict[str, Sequence[int]]
     try:
         return relay.tensor(dims, element_type(dtype))
     except LaminaError as e:
-        raise FrontendError(f"graph input '{vi.name}': {e}") from None
+        onnx_type = onnx.TensorProto.DataType.Name(tt.elem_type).lower()
+        raise FrontendError(
+            f"graph input '{vi.name}' has ONNX element type {onnx_type}, which lamina "
+            f"does not support ({e}); convert the input to a supported type (e.g. "
+            "float32) before the model"
+        ) from None
 
 
 def _dim_name(name: str) -> str:
