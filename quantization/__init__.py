@@ -55,10 +55,40 @@ def _inputs(model: onnx.ModelProto) -> list[str]:
     return [i.name for i in model.graph.input if i.name not in inits]
 
 
+def _input_shapes(model: onnx.ModelProto) -> dict[str, list[int | str]]:
+    """Each input's declared shape: sizes, and names (or '?') for symbolic dims."""
+    out: dict[str, list[int | str]] = {}
+    inits = {i.name for i in model.graph.initializer}
+    for vi in model.graph.input:
+        tt = vi.type.tensor_type
+        if vi.name in inits or not vi.type.HasField("tensor_type") or not tt.HasField("shape"):
+            continue
+        out[vi.name] = [
+            d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in tt.shape.dim
+        ]
+    return out
+
+
+def _check_shape(k: int, name: str, given: tuple[int, ...], expected: list[int | str]) -> None:
+    """A sample's array against its input's declared shape (symbolic dims take any size)."""
+    if len(given) == len(expected) and all(
+        not isinstance(e, int) or e == g for g, e in zip(given, expected, strict=True)
+    ):
+        return
+    shown = "[" + ", ".join(map(str, expected)) + "]"
+    raise InputError(
+        f"quantize: calibration sample {k}: input '{name}' has shape {list(given)}, but "
+        f"the model's input '{name}' is {shown}; give samples of the input's shape (one "
+        "inference's input each)"
+    )
+
+
 def samples_of(model: onnx.ModelProto, data: Iterable[Mapping[str, Any] | np.ndarray]) -> list[dict[str, np.ndarray]]:
     """Calibration samples as input dicts: each item a dict of the model's
-    inputs, or (a one-input model) the input's array."""
+    inputs, or (a one-input model) the input's array; each array is checked
+    against its input's declared shape."""
     names = _inputs(model)
+    shapes = _input_shapes(model)
     out = []
     for k, item in enumerate(data):
         if isinstance(item, np.ndarray):
@@ -73,7 +103,11 @@ def samples_of(model: onnx.ModelProto, data: Iterable[Mapping[str, Any] | np.nda
         missing = [n for n in names if n not in item]
         if missing:
             raise InputError(f"quantize: calibration sample {k} lacks inputs {missing} (the model's inputs: {names})")
-        out.append({n: np.asarray(item[n]) for n in names})
+        sample = {n: np.asarray(item[n]) for n in names}
+        for n in names:
+            if n in shapes:
+                _check_shape(k, n, sample[n].shape, shapes[n])
+        out.append(sample)
     return out
 
 

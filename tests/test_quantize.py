@@ -254,3 +254,17 @@ def test_cli_quantize_errors(cnn_file, tmp_path, capsys):
         assert message in capsys.readouterr().err
     with pytest.raises(SystemExit):
         cli.main(["quantize", cnn_file, "-o", str(tmp_path / "q.onnx")])  # --calibration is required
+
+
+def test_calibration_samples_of_the_wrong_shape_are_named(cnn):
+    """Checked before anything is compiled (a wrong shape was blamed on a Gemm):
+    the sample, the input, its shape and the model's."""
+    samples = [*inputs(2, 0), inputs(1, 0, (1, 3, 16, 16))[0]]
+    with pytest.raises(InputError) as e:
+        lamina.quantize(cnn, samples)
+    assert str(e.value) == (
+        "quantize: calibration sample 2: input 'input' has shape [1, 3, 16, 16], but the model's "
+        "input 'input' is [1, 3, 32, 32]; give samples of the input's shape (one inference's input each)"
+    )
+    with pytest.raises(InputError, match=r"sample 0: input 'input' has shape \[3, 32, 32\]"):
+        lamina.quantize(cnn, [inputs(1, 0)[0][0]])
