@@ -12,6 +12,7 @@ import onnx
 import pytest
 
 import lamina
+from lamina.errors import LaminaError
 from lamina.tools import cli, viz
 from lamina.tools.demo import mlp_model
 from lamina.tools.models import resnet
@@ -420,6 +421,25 @@ def test_input_shape_fixes_symbolic_dims(symbolic_path, tmp_path, capsys):
     assert cli.main(["run", symbolic_path, "--input-shape", "x=2"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("lamina: error: --input-shape gives input 'x' 1 dimension(s)")
+
+
+def test_input_shape_on_a_static_input_says_it_is_static(model_path, symbolic_path, capsys):
+    """A static input's shape cannot be changed (a Gemm's inferred shape was
+    blamed); on a symbolic input only its symbolic dims take sizes."""
+    assert cli.main(["run", model_path, "--input-shape", "input=2,16"]) == 1
+    assert capsys.readouterr().err == (
+        "lamina: error: --input-shape gives input 'input' the shape [2, 16], but the input is "
+        "static, [1, 16]: --input-shape only fixes symbolic dimensions; leave 'input' out (or "
+        "re-export the model with the shape you want)\n"
+    )
+    assert cli.main(["run", model_path, "--input-shape", "input=1,16"]) == 0  # its own shape
+    capsys.readouterr()
+    assert cli.main(["run", symbolic_path, "--input-shape", "x=2,4"]) == 1
+    assert "--input-shape gives input 'x' the shape [2, 4], but its shape is [N, 3] (axis 1 is 3, static)" in (
+        capsys.readouterr().err
+    )
+    with pytest.raises(LaminaError, match=r"input_shapes only fixes symbolic dimensions"):
+        lamina.compile(model_path, input_shapes={"input": [2, 16]})
 
 
 def test_python_api_keeps_its_input_shapes_hint(symbolic_path):

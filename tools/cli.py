@@ -143,7 +143,7 @@ def _cli_wording(e: FrontendError, path: Path | None) -> str:
         )
     message = str(e)
     if message.startswith("input_shapes "):  # the value of --input-shape is wrong
-        return "--input-shape " + message.removeprefix("input_shapes ")
+        return message.replace("input_shapes", "--input-shape")
     return message
 
 

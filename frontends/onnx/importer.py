@@ -158,6 +158,7 @@ def _tensor_type(vi: onnx.ValueInfoProto, input_shapes: dict[str, Sequence[int]]
             raise FrontendError(
                 f"input_shapes gives input '{vi.name}' a negative dimension: {dims}"
             )
+        _check_static_dims(vi, dims)
     else:
         dims = []
         for i, d in enumerate(tt.shape.dim):
@@ -175,6 +176,34 @@ def _tensor_type(vi: onnx.ValueInfoProto, input_shapes: dict[str, Sequence[int]]
             f"does not support ({e}); convert the input to a supported type (e.g. "
             "float32) before the model"
         ) from None
+
+
+def _check_static_dims(vi: onnx.ValueInfoProto, dims: list[int]) -> None:
+    """`input_shapes` only sizes symbolic dimensions: a static one given another
+    size is refused here (else a node's shape inference would be blamed)."""
+    declared = [
+        d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else None
+        for d in vi.type.tensor_type.shape.dim
+    ]
+    wrong = [i for i, (d, g) in enumerate(zip(declared, dims, strict=True)) if d is not None and d != g]
+    if not wrong:
+        return
+    shape = "[" + ", ".join(
+        str(d) if d is not None else (vi.type.tensor_type.shape.dim[i].dim_param or "?")
+        for i, d in enumerate(declared)
+    ) + "]"
+    if all(d is not None for d in declared):
+        raise FrontendError(
+            f"input_shapes gives input '{vi.name}' the shape {dims}, but the input is "
+            f"static, {shape}: input_shapes only fixes symbolic dimensions; leave "
+            f"'{vi.name}' out (or re-export the model with the shape you want)"
+        )
+    axes = ", ".join(f"axis {i} is {declared[i]}" for i in wrong)
+    raise FrontendError(
+        f"input_shapes gives input '{vi.name}' the shape {dims}, but its shape is "
+        f"{shape} ({axes}, static): input_shapes only fixes symbolic dimensions; keep "
+        "the static sizes"
+    )
 
 
 def _dim_name(name: str) -> str:
