@@ -23,6 +23,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DenseResourceAttr,
+    MemRefType,
     ModuleOp,
     TensorType,
 )
@@ -185,6 +186,16 @@ def _main(module: ModuleOp) -> func.FuncOp:
     fn = entry_function(module)
     if fn is None:
         raise LaminaError("the module has no graph function @main to compile")
+    types = [*fn.function_type.inputs.data, *fn.function_type.outputs.data]
+    lowered = next((t for t in types if isinstance(t, MemRefType)), None)
+    if lowered is not None:
+        raise LaminaError(
+            f"the module is at the tir level (lowered: @main takes {lowered}, not "
+            "tensors); compiling takes an ONNX model or a graph-level (relay) module "
+            "(`lamina compile --emit relay`, or te), so compile the model it came "
+            "from; lamina-opt runs passes on lower levels (e.g. `lamina-opt FILE.mlir "
+            "-p lower -t llvm`)"
+        )
     return fn
 
 

@@ -423,6 +423,23 @@ def test_input_shape_fixes_symbolic_dims(symbolic_path, tmp_path, capsys):
     assert err.startswith("lamina: error: --input-shape gives input 'x' 1 dimension(s)")
 
 
+def test_compiling_a_tir_file_says_it_is_lowered(model_path, tmp_path, capsys):
+    """A tir-level file (memrefs) is named as such, with what compile takes and
+    what lamina-opt does (it said `@main's input #0 is memref<...>, not a tensor`)."""
+    tir = tmp_path / "m.tir.mlir"
+    assert cli.main(["compile", model_path, "--emit", "tir", "-o", str(tir)]) == 0
+    capsys.readouterr()
+    assert cli.main(["compile", str(tir), "-o", str(tmp_path / "m.so")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "lamina: error: the module is at the tir level (lowered: @main takes memref<1x16xf32>, not tensors); "
+        "compiling takes an ONNX model or a graph-level (relay) module"
+    )
+    assert "lamina-opt runs passes on lower levels" in err and err.count("\n") == 1
+    with pytest.raises(LaminaError, match="the module is at the tir level"):
+        lamina.compile(lamina.parse(tir.read_text()))
+
+
 def test_input_shape_on_a_static_input_says_it_is_static(model_path, symbolic_path, capsys):
     """A static input's shape cannot be changed (a Gemm's inferred shape was
     blamed); on a symbolic input only its symbolic dims take sizes."""
