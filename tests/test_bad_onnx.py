@@ -144,6 +144,23 @@ def test_unknown_ops_are_listed_at_once() -> None:
     assert "2 node(s)" in msg and "FancyOp (node 'n1'" in msg and "OtherOp (node 'n3'" in msg
 
 
+def test_unnamed_unknown_nodes_are_named_by_op_and_index() -> None:
+    """Not `node '?'`: an unnamed node is its op type and index in the graph."""
+    m = model(
+        [
+            h.make_node("Relu", ["x"], ["a"]),
+            h.make_node("FancyOp", ["a"], ["b"]),
+            h.make_node("FancyOp", ["b"], ["c"], name="named"),
+            h.make_node("OtherOp", ["c"], ["y"]),
+        ],
+        [vi("x", [3])],
+        [vi("y", [3])],
+    )
+    msg = error_of(m, UnsupportedOpError)
+    assert "'?'" not in msg
+    assert "FancyOp x2 (nodes #1, 'named', domain 'ai.onnx')" in msg and "OtherOp (node #3, domain" in msg
+
+
 def test_inconsistent_shapes_name_the_node() -> None:
     m = model(
         [h.make_node("Add", ["x", "z"], ["y"], name="bad_add")],

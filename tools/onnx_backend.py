@@ -98,7 +98,7 @@ def check_supported(model: onnx.ModelProto) -> None:
     """Raise `UnsupportedOpError` naming every node whose op lamina cannot import."""
     bad = [n for n in model.graph.node if not has_converter(n)]
     if bad:
-        raise UnsupportedOpError(unsupported_summary(bad, _default_opset(model)))
+        raise UnsupportedOpError(unsupported_summary(bad, _default_opset(model), model.graph.node))
 
 
 def _default_opset(model: onnx.ModelProto) -> int:

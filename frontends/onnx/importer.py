@@ -280,7 +280,7 @@ def from_onnx(
     importer = GraphImporter(opset, inferred, consts, arg_names, assumptions, taken, run_time_values)
     unsupported = importer.convert(nodes, block, values)
     if unsupported:
-        raise UnsupportedOpError(unsupported_summary(unsupported, opset))
+        raise UnsupportedOpError(unsupported_summary(unsupported, opset, graph.node))
     results = []
     for o in graph.output:
         if o.name not in values:
@@ -446,7 +446,9 @@ class GraphImporter:
         nodes = topological_order(graph.node, list(values))
         unsupported = self.convert(nodes, block, values)
         if unsupported:
-            raise UnsupportedOpError(f"{where}: " + unsupported_summary(unsupported, self.opset))
+            raise UnsupportedOpError(
+                f"{where}: " + unsupported_summary(unsupported, self.opset, graph.node)
+            )
         missing = [o.name for o in graph.output if o.name not in values]
         if missing:
             raise FrontendError(f"{where}: output(s) {missing} are not produced by any node")

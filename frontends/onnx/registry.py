@@ -78,15 +78,26 @@ def has_converter(node: onnx.NodeProto) -> bool:
     return converter_key(node.op_type, node.domain) in CONVERTERS
 
 
-def unsupported_summary(nodes: Sequence[onnx.NodeProto], opset: int) -> str:
+def unsupported_summary(
+    nodes: Sequence[onnx.NodeProto], opset: int, graph: Sequence[onnx.NodeProto] = ()
+) -> str:
     """The refusal of a model over `nodes` (which have no converter), one entry
-    per op type: how many nodes, the first few names."""
+    per op type: how many nodes, the first few names; an unnamed node by its
+    index in `graph` (its graph's nodes), e.g. `Gemm (node #3, ...)`."""
+    index = {(n.op_type, tuple(n.output)): i for i, n in enumerate(graph)}
     groups: dict[tuple[str, str], list[str]] = {}
     for n in nodes:
-        groups.setdefault((n.domain or "ai.onnx", n.op_type), []).append(n.name or "?")
+        if n.name:
+            label = f"'{n.name}'"
+        else:
+            i = index.get((n.op_type, tuple(n.output)))
+            label = f"#{i}" if i is not None else f"unnamed, output '{n.output[0]}'" if (
+                n.output and n.output[0]
+            ) else "unnamed"
+        groups.setdefault((n.domain or "ai.onnx", n.op_type), []).append(label)
     entries = []
     for (domain, op), names in groups.items():
-        shown = ", ".join(f"'{name}'" for name in names[:3])
+        shown = ", ".join(names[:3])
         more = f" and {len(names) - 3} more" if len(names) > 3 else ""
         label = f"{op} x{len(names)}" if len(names) > 1 else op
         which = "nodes" if len(names) > 1 else "node"
