@@ -47,7 +47,7 @@ from lamina.limits import check_size
 from lamina.lowering.record import read_entry
 from lamina.lowering.strategy import dispatch
 from lamina.passes import PassContext, PipelinePass, register_pass, run_pipeline
-from lamina.runtime.model import CompiledModel, aligned
+from lamina.runtime.model import CompiledModel, aligned, check_num_threads
 from lamina.runtime.record import Assumption, ModelRecord, TensorSpec
 from lamina.symbolic import Sym
 from lamina.target import Target
@@ -333,6 +333,7 @@ def compile(
 
     The weight blobs the compile creates (imported, folded, relaid out) are
     released when it returns: the model holds aligned copies of its weights."""
+    check_num_threads(num_threads)  # before any work: a bad count fails at once
     records = None
     if tuning_records is not None:
         records = (

@@ -115,9 +115,25 @@ class CompiledModel:
         self.intermediate_bytes = entry.intermediate_bytes
         self._entry = _ENTRY(native.address(ENTRY))
         self._local = threading.local()
+        check_num_threads(num_threads)
         self.num_threads = num_threads or system.default_threads()
         #: What export() does (None: the model cannot be exported).
         self.exporter = exporter
+
+    @property
+    def num_threads(self) -> int:
+        """The team size of parallel loops, per run (a positive integer)."""
+        return self._num_threads
+
+    @num_threads.setter
+    def num_threads(self, value: int) -> None:
+        checked = check_num_threads(value)
+        if checked is None:
+            raise InputError(
+                "num_threads must be a positive integer, got None; omit num_threads "
+                "when compiling or loading for the default"
+            )
+        self._num_threads = checked
 
     @property
     def input_names(self) -> list[str]:
@@ -323,6 +339,25 @@ class CompiledModel:
 _gomp: ctypes.CDLL | None = None
 
 
+def check_num_threads(value: Any) -> int | None:
+    """`num_threads` as an int (None: the default), or an `InputError` saying what
+    it must be: a positive integer (0, negative counts, floats and bools are
+    refused rather than silently taken as the default or one thread)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise InputError(
+            f"num_threads must be a positive integer (or None for the default), got "
+            f"{type(value).__name__} {value!r}"
+        )
+    if value < 1:
+        raise InputError(
+            f"num_threads must be a positive integer (or None for the default), got "
+            f"{value}"
+        )
+    return int(value)
+
+
 def set_num_threads(n: int) -> None:
     """The team size of parallel loops run from the calling thread (libgomp's
     per-thread `omp_set_num_threads`)."""
@@ -341,5 +376,6 @@ __all__ = [
     "TensorSpec",
     "aligned",
     "aligned_empty",
+    "check_num_threads",
     "set_num_threads",
 ]

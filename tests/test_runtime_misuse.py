@@ -190,3 +190,22 @@ def test_f64_to_f16_conversion_does_not_crash() -> None:
     }}"""))
     x = np.arange(6.0) + 0.3
     np.testing.assert_array_equal(exe.run(x)[0], x.astype(np.float16))
+
+
+@pytest.mark.parametrize("bad", [-3, 0, 2.5, "4", True])
+def test_bad_num_threads_are_refused(exe: lamina.CompiledModel, bad: object) -> None:
+    """By compile (before compiling), the model's constructor and its setter: not
+    taken as the default (0) or passed on to OpenMP (-3)."""
+    message = r"num_threads must be a positive integer \(or None for the default\), got "
+    with pytest.raises(InputError, match=message):
+        lamina.compile(mlp(), num_threads=bad)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match=message):
+        lamina.CompiledModel(exe.record, exe._native, exe._params, num_threads=bad)  # type: ignore[arg-type]
+    before = exe.num_threads
+    with pytest.raises(InputError, match=message):
+        exe.num_threads = bad  # type: ignore[assignment]
+    assert exe.num_threads == before
+    exe.num_threads = np.int64(2)
+    assert exe.num_threads == 2 and type(exe.num_threads) is int
+    check(exe.run(X, BIAS))
+    exe.num_threads = before
