@@ -29,6 +29,14 @@ def pytest_collectstart(collector: pytest.Collector) -> None:
         package.__path__ = [_HERE]
 
 
+@pytest.fixture(autouse=True)
+def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `lamina` command's tables honour `COLUMNS`, which pytest-xdist's workers
+    set to 80: tests check the tables' contents, not the runner's terminal, so
+    they see no `COLUMNS` (a test of the width sets it)."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 settings.register_profile(
     "ci",
     max_examples=25,
