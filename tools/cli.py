@@ -604,6 +604,7 @@ def cmd_viz(args: argparse.Namespace) -> int:
             opt_level=args.opt_level,
             disabled_passes=[p for p in ("external-codegen",) if p in all_passes()],
             config=config,
+            target=args.hardware,
         )
         with ctx:  # named pipelines expand under the current context
             run_pipeline(module, pipeline, ctx)
