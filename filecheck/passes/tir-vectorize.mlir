@@ -109,6 +109,38 @@ tir.prim_func @local_tails(%x: memref<2x6xi32>) {
 
 // -----
 
+// Rows of whole vectors are not enough: a tile loop whose last vector starts at
+// the row's end (base 8 of a row of 8: the columns' tail is a whole vector) would
+// write the next row, so the store is masked there; the base's largest value
+// decides.
+// CHECK-LABEL: tir.prim_func @local_tail_past_the_row(
+// CHECK:         tir.masked_store {{%[0-9A-Za-z_]+}}, %row{{\[}}%r, {{%[0-9A-Za-z_]+}}], {{%[0-9A-Za-z_]+}} : memref<2x8xi32>, vector<4xi32>, vector<4xi1>
+tir.prim_func @local_tail_past_the_row(%x: memref<2x8xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %row = tir.alloc local : memref<2x8xi32>
+  tir.for parallel %r = %c0 to %c2 step %c1 {
+    tir.for serial %o = %c0 to %c3 step %c1 {
+      tir.for vectorized %l = %c0 to %c4 step %c1 {
+        %b = arith.muli %o, %c4 : index
+        %j = arith.addi %b, %l : index
+        %p = arith.cmpi slt, %j, %c8 : index
+        tir.if %p {
+          %v = tir.load %x[%r, %j] : memref<2x8xi32>
+          tir.store %v, %row[%r, %j] : memref<2x8xi32>
+        }
+      }
+    }
+  }
+  tir.return
+}
+
+// -----
+
 // A transposed (gather) load: the loop is left to LLVM, demoted to serial.
 // CHECK-LABEL: tir.prim_func @gather(
 // CHECK:         tir.for serial %i = %c0 to %c4 step %c1 {

@@ -7,8 +7,8 @@ where a vector needs them), a load or store whose last index is `base + lane`
 condition compares `base + lane` with a lane-independent bound becomes a lane
 mask: stores under it are masked (`tir.masked_store`), except to a local buffer
 whose rows hold whole vectors (its last dim a multiple of the lanes, the store's
-base provably one too): there the extra lanes stay in the row's padding, which is
-never read. Loads under a mask are not masked: contiguous
+base provably one too, and provably a whole vector before the row's end): there
+the extra lanes stay in the row's padding, which is never read. Loads under a mask are not masked: contiguous
 vector loads stay within the `BUFFER_SLACK` readable bytes every buffer has past
 its end. A load whose last index is `base + s * lane` for a small stride `s`
 (a stride-2 convolution or pooling window) reads the `s * V` elements from `base`
@@ -61,6 +61,28 @@ class _Lane:
     @property
     def clamped(self) -> bool:
         return self.lo is not None or self.hi is not None
+
+
+def _largest(v: SSAValue) -> int | None:
+    """The largest value the non-negative index `v` can take (None: unknown)."""
+    c = tir.ForOp.constant_index(v)
+    if c is not None:
+        return c
+    op = v.owner
+    if isinstance(op, arith.MuliOp | arith.AddiOp):
+        lhs, rhs = _largest(op.lhs), _largest(op.rhs)
+        if lhs is None or rhs is None or min(lhs, rhs) < 0:
+            return None
+        return lhs * rhs if isinstance(op, arith.MuliOp) else lhs + rhs
+    if not isinstance(op, Block):
+        return None
+    loop = op.parent_op()
+    if isinstance(loop, tir.ForOp) and v is loop.body.block.args[0]:
+        lb, ub, step = (tir.ForOp.constant_index(x) for x in (loop.lb, loop.ub, loop.step))
+        if lb is None or ub is None or step is None or step < 1 or ub <= lb or lb < 0:
+            return None
+        return lb + (ub - 1 - lb) // step * step
+    return None
 
 
 def _multiple_of(v: SSAValue, k: int) -> bool:
@@ -291,7 +313,11 @@ class _Vectorizer:
             return False
         assert isinstance(buffer.type, MemRefType)
         last = buffer.type.get_shape()[-1]
-        return last > 0 and last % self.lanes == 0 and _multiple_of(base, self.lanes)
+        if last <= 0 or last % self.lanes or not _multiple_of(base, self.lanes):
+            return False
+        # (a vector at the row's end or past it would land in the next row)
+        largest = _largest(base)
+        return largest is not None and largest + self.lanes <= last
 
     def compute(self, op: Operation) -> None:
         ins = [self.uniform(v) for v in op.operands]
