@@ -183,9 +183,9 @@ def export_library(
         (work / "metadata.json").write_bytes(meta)
         (work / "data.s").write_text(_ASM.format(align=ALIGN, meta_size=len(meta)))
         _run([*cc, "-c", "data.s", "-o", "data.o"], work, "assemble the weights")
-        link = [f"-l:{lib}" if "/" not in lib else lib for lib in libs]
+        # the BYOC code's objects first, then the libraries they and the model call
         external, needs = _external_link_args(model.record.entry.external_libraries, work)
-        link += external
+        link = [*external, *(f"-l:{lib}" if "/" not in lib else lib for lib in libs)]
         record = {"format": SEAL_RECORD, "version": SEAL_VERSION, "needs": needs}
 
         def produce(tmp: Path) -> None:
