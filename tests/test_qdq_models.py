@@ -151,10 +151,12 @@ def output_scale(model: onnx.ModelProto) -> float:
     return float(numpy_helper.to_array(next(i for i in model.graph.initializer if i.name == last.input[1])))
 
 
-def steps(model: onnx.ModelProto, shape: list[int], sessions: list[Any], inputs: int = 20) -> list[float]:
+def steps(
+    model: onnx.ModelProto, shape: list[int], sessions: list[Any], inputs: int = 20, top1: bool = True
+) -> list[float]:
     """The largest difference of lamina's output from each session's, in steps
     of the output's scale (the last QuantizeLinear's), over random inputs; and
-    lamina's top-1 must equal the first session's on every input."""
+    lamina's top-1 must equal the first session's on every input (`top1`)."""
     scale = output_scale(model)
     exe = lamina.compile(model)
     worst = [0.0] * len(sessions)
@@ -164,7 +166,7 @@ def steps(model: onnx.ModelProto, shape: list[int], sessions: list[Any], inputs:
         for k, sess in enumerate(sessions):
             theirs = sess.run(None, {"x": x})[0]
             worst[k] = max(worst[k], float(np.abs(ours - theirs).max()) / scale)
-            if k == 0:
+            if k == 0 and top1:
                 assert (ours.reshape(-1, ours.shape[-1]).argmax(-1) == theirs.reshape(-1, theirs.shape[-1]).argmax(-1)).all()
     return worst
 
@@ -204,9 +206,14 @@ def test_transformer_block_is_integer_but_its_layer_norms(quantized):
         "qnn-fold-qdq.reshape": 4, "qnn-fold-qdq.transpose": 4,
         "qnn-fold-qdq.left.layer_norm.no-integer-form": 2, "qnn-fold-qdq.softmax": 1,
     }, stats
-    to_int8, to_float_qdq = steps(model, shape, [session(model, optimized=True), session(model, optimized=False)])
-    if ort_int8.EXACT:  # (else onnxruntime's int8 matmuls saturate: not a reference)
-        assert to_int8 <= 1.0 + 1e-4, f"{to_int8} steps from onnxruntime's int8 output"
+    if not ort_int8.EXACT:  # onnxruntime's int8 matmuls saturate here: its float run decides
+        # (no top-1 check: the float run's softmax scales by 255, not 254, and
+        # moves near ties)
+        (to_float_qdq,) = steps(model, shape, [session(model, optimized=False)], top1=False)
+        assert to_float_qdq <= 4.0 + 1e-4, f"{to_float_qdq} steps from the QDQ graph run in float"
+        return
+    to_int8, to_float_qdq = steps(model, shape, [session(model), session(model, optimized=False)])
+    assert to_int8 <= 1.0 + 1e-4, f"{to_int8} steps from onnxruntime's int8 output"
     assert to_float_qdq <= 4.0 + 1e-4, f"{to_float_qdq} steps from the QDQ graph run in float"
 
 
