@@ -7,7 +7,7 @@
 // same loop in a kernel called once (@once) is outlined as before, and so is a
 // big one in the loop (@big, 64 x 2048).
 
-// CHECK:       builtin.module attributes {lamina.parallel = {{\[\[}}"once_par0_launch", "once_par0", {{.*}}], ["big_par0_launch", "big_par0", {{.*}}]],
+// CHECK:       builtin.module attributes {lamina.target_spec = "{{[^"]*}}", lamina.parallel = {{\[\[}}"once_par0_launch", "once_par0", {{.*}}], ["big_par0_launch", "big_par0", {{.*}}]],
 // CHECK-LABEL: llvm.func @small(
 // CHECK-NOT:     _launch
 // CHECK:         llvm.fmul

@@ -5,7 +5,7 @@
 // [launch, body, #buffers, lb, ub, step] of each.
 // RUN: lamina-opt %s --split-input-file -p lower-tir-to-llvm | filecheck %s
 
-// CHECK:       builtin.module attributes {lamina.parallel = {{\[\[}}"scale_par0_launch", "scale_par0", #builtin.int<2>, #builtin.int<0>, #builtin.int<8>, #builtin.int<1>, #builtin.int<0>]]
+// CHECK:       builtin.module attributes {lamina.target_spec = "{{[^"]*}}", lamina.parallel = {{\[\[}}"scale_par0_launch", "scale_par0", #builtin.int<2>, #builtin.int<0>, #builtin.int<8>, #builtin.int<1>, #builtin.int<0>]]
 // CHECK-LABEL: llvm.func @scale(%x: !llvm.ptr {{.*}}, %y: !llvm.ptr {{.*}}) {
 // CHECK-NOT:     llvm.br
 // CHECK:         llvm.call @scale_par0_launch(%x, %y) : (!llvm.ptr, !llvm.ptr) -> ()
@@ -46,7 +46,7 @@ tir.prim_func @scale(%x: memref<8x4xf32>, %y: memref<8x4xf32>) {
 // Two parallel loops: _par0 and _par1, each with the buffers it uses in first-use
 // order. A local buffer used only inside the loop moves into the body (one per
 // thread); a parallel loop nested in another one runs serially inside the body.
-// CHECK:       builtin.module attributes {lamina.parallel = {{\[\[}}"two_par0_launch", "two_par0", #builtin.int<2>, #builtin.int<0>, #builtin.int<8>, #builtin.int<2>, #builtin.int<0>], ["two_par1_launch", "two_par1", #builtin.int<2>, #builtin.int<0>, #builtin.int<8>, #builtin.int<1>, #builtin.int<0>]]
+// CHECK:       builtin.module attributes {lamina.target_spec = "{{[^"]*}}", lamina.parallel = {{\[\[}}"two_par0_launch", "two_par0", #builtin.int<2>, #builtin.int<0>, #builtin.int<8>, #builtin.int<2>, #builtin.int<0>], ["two_par1_launch", "two_par1", #builtin.int<2>, #builtin.int<0>, #builtin.int<8>, #builtin.int<1>, #builtin.int<0>]]
 // CHECK-LABEL: llvm.func @two(
 // CHECK-NOT:     llvm.alloca
 // CHECK:         llvm.call @two_par0_launch(%x, %y) : (!llvm.ptr, !llvm.ptr) -> ()

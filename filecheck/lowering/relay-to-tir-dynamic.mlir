@@ -39,7 +39,7 @@
 // CHECK:         func.return
 // CHECK:       tir.prim_func @nonzero(%0: memref<2x3xf32>, %1: memref<2x6xi64>, %2: memref<i64>) {
 
-// LLVM:         builtin.module attributes {lamina.sizes = ["k", "n", "nz"], lamina.bounds = {{\[\[}}"nz", "6"], ["k", "n"]]
+// LLVM:         builtin.module attributes {lamina.target_spec = "{{[^"]*}}", lamina.sizes = ["k", "n", "nz"], lamina.bounds = {{\[\[}}"nz", "6"], ["k", "n"]]
 // LLVM-LABEL:   llvm.func @main(%args: !llvm.ptr {llvm.noalias}, %params: !llvm.ptr {llvm.noalias}, %workspace: !llvm.ptr {llvm.noalias, llvm.align = 64 : i64}) {
 // LLVM:           %[[KPTR:[0-9]+]] = llvm.getelementptr inbounds %args[2] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
 // LLVM-NEXT:      %[[KBUF:[0-9]+]] = llvm.load %[[KPTR]] {alignment = 8 : i64} : !llvm.ptr -> !llvm.ptr

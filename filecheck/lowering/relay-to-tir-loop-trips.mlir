@@ -19,7 +19,7 @@
 // CHECK:           %[[ROWS:.*]] = tir.size "trips" : index
 // CHECK-NEXT:      tir.call @stack_row(%{{.*}}, %{{.*}}, %[[STACK]], %[[ROWS]]) : memref<4xf32>, memref<i64>, memref<?x4xf32, #tir.sizes<["trips"]>>, index
 
-// LLVM: builtin.module attributes {lamina.sizes = ["trips"], lamina.bounds = [["trips", ""]], lamina.exits = ["the data set size 'trips' to a negative value", "the data asked for more memory than planned"]
+// LLVM: builtin.module attributes {lamina.target_spec = "{{[^"]*}}", lamina.sizes = ["trips"], lamina.bounds = [["trips", ""]], lamina.exits = ["the data set size 'trips' to a negative value", "the data asked for more memory than planned"]
 func.func @main(%n: tensor<i64>, %c: tensor<i1>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<?x4xf32, ["trips"]>) {
   %f, %s, %k = relay.loop(%n, %c, %x, %x) {
   ^bb0(%i: tensor<i64>, %cc: tensor<i1>, %acc: tensor<4xf32>, %y: tensor<4xf32>):

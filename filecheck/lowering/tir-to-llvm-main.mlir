@@ -29,7 +29,7 @@ func.func @main(%x: memref<8xf32>, %y: memref<8xf32>) {
   func.return
 }
 
-// CHECK:      builtin.module attributes {lamina.params = ["w2", "w1"], lamina.workspace_size = 192 : i64, lamina.intermediate_bytes = 256 : i64} {
+// CHECK:      builtin.module attributes {lamina.target_spec = "{{[^"]*}}", lamina.params = ["w2", "w1"], lamina.workspace_size = 192 : i64, lamina.intermediate_bytes = 256 : i64} {
 // CHECK:        llvm.func @main(%args: !llvm.ptr {llvm.noalias}, %params: !llvm.ptr {llvm.noalias}, %workspace: !llvm.ptr {llvm.noalias, llvm.align = 64 : i64}) {
 // CHECK-NEXT:     %[[P0:.*]] = llvm.getelementptr inbounds %args[0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
 // CHECK-NEXT:     %[[X:.*]] = llvm.load %[[P0]] {alignment = 8 : i64} : !llvm.ptr -> !llvm.ptr

@@ -1,6 +1,6 @@
 // RUN: lamina-opt %s -p lower-tir-to-llvm | filecheck %s
 
-// CHECK: builtin.module attributes {lamina.sizes = ["m", "n"], lamina.dynamic_plan = {{\[\[}}3 : i64, 4 : i64, "4*m*n"]]
+// CHECK: builtin.module attributes {lamina.target_spec = "{{[^"]*}}", lamina.sizes = ["m", "n"], lamina.dynamic_plan = {{\[\[}}3 : i64, 4 : i64, "4*m*n"]]
 
 // A kernel over buffers of symbolic shape: its sizes are i64 arguments, the row
 // stride of a `?x?` buffer is computed from them, and a local buffer of symbolic

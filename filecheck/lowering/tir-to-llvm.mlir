@@ -21,7 +21,7 @@ tir.prim_func @relu(%x: memref<4x8xf32>, %y: memref<4x8xf32>) {
   tir.return
 }
 
-// CHECK:       builtin.module attributes {lamina.params = [], lamina.workspace_size = 0 : i64, lamina.intermediate_bytes = 0 : i64} {
+// CHECK:       builtin.module attributes {lamina.target_spec = "{{[^"]*}}", lamina.params = [], lamina.workspace_size = 0 : i64, lamina.intermediate_bytes = 0 : i64} {
 // CHECK-NEXT:    llvm.func @relu(%x: !llvm.ptr {llvm.align = 64 : i64, llvm.noalias}, %y: !llvm.ptr {llvm.align = 64 : i64, llvm.noalias}) {
 // CHECK:           %[[C0:.*]] = llvm.mlir.constant(0) : i64
 // CHECK-NEXT:      %[[C1:.*]] = llvm.mlir.constant(1) : i64

@@ -5,7 +5,7 @@
 // padding. Both get the window_nchwc schedule: output columns tiled and
 // unrolled, the window's columns unrolled, the channel block in vector lanes,
 // the accumulators cached across the taps.
-// RUN: lamina-opt %s -p lower-relay-to-te | filecheck %s
+// RUN: lamina-opt %s --codegen-target='x86_64-linux-gnu -mcpu=znver4' -p lower-relay-to-te | filecheck %s
 
 // CHECK-LABEL: te.func @depthwise_conv2d_nchwc {
 // CHECK-NEXT:    %[[X:.*]] = te.placeholder "in0" : tensor<1x2x9x9x16xf32>
