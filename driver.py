@@ -374,7 +374,7 @@ def _compile(
     types = resource_types(module)
     pctx = pass_context if pass_context is not None else PassContext(opt_level=opt_level)
     if target is not None:
-        pctx = pctx.replace(target=Target.parse(target))
+        pctx = pctx.replace(target=target)
     pctx = _with_byoc_targets(pctx, target_names, num_threads)
     run_pipeline(module, "default", pctx, mlir_ctx=context())
     entry = read_entry(module)

@@ -15,7 +15,7 @@ prints the canonical form, which `Target.parse` reads back to an equal target.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from functools import cache
 
 from lamina import system
@@ -119,7 +119,7 @@ class Target:
     #: Whether the target's C library has glibc's vector math (libmvec) to call.
     vector_math: bool = False
     #: Cache sizes in bytes (L1 data, L2, last level); None: the kind's.
-    cache_sizes: tuple[int, int, int] | None = field(default=None, compare=True)
+    cache_sizes: tuple[int, int, int] | None = None
 
     # --- what schedules read ------------------------------------------------
     @property
@@ -196,9 +196,6 @@ class Target:
         """A target from its string form (see the module's docstring)."""
         return text if isinstance(text, Target) else _parse(text.strip())
 
-    def with_threads(self, num_threads: int) -> Target:
-        return replace(self, num_threads=num_threads)
-
     def __str__(self) -> str:
         parts = [self.triple, f"-mcpu={self.cpu}"]
         if self.features:
@@ -259,7 +256,7 @@ def _parse(text: str) -> Target:
                 "-mattr=+f,-g, -num-threads=N, -vector-math, -caches=L1,L2,L3)"
             )
     if threads is None:
-        threads = _default_threads() if kind.threaded else 1
+        threads = system.default_threads() if kind.threaded else 1
     return Target(triple, cpu, _canonical(features), threads, vector_math, caches)
 
 
@@ -274,10 +271,6 @@ def _canonical(features: list[str]) -> tuple[str, ...]:
     """The last setting of each feature, sorted by name."""
     last = {f[1:]: f for f in features}
     return tuple(last[name] for name in sorted(last))
-
-
-def _default_threads() -> int:
-    return system.default_threads()
 
 
 @cache

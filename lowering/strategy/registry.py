@@ -81,11 +81,6 @@ def schedule_for(tag: str, *args: Any, target: Target | None = None) -> Schedule
     return None
 
 
-def tags() -> list[str]:
-    """Every tag some strategy schedules."""
-    return sorted(_RULES)
-
-
 __all__ = [
     "GENERIC_CPU",
     "ScheduleRule",
@@ -93,5 +88,4 @@ __all__ = [
     "implementations",
     "register_schedule",
     "schedule_for",
-    "tags",
 ]
