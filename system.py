@@ -1,10 +1,15 @@
-"""The machine a process runs on, as the runtime needs it: its thread count and
-the system libraries compiled code calls into (found here, never assumed)."""
+"""The machine a process runs on, as the runtime needs it: its thread count, the
+cores other processes leave it, and the system libraries compiled code calls into
+(found here, never assumed)."""
 
 from __future__ import annotations
 
 import ctypes.util
+import logging
 import os
+import resource
+import threading
+import time
 
 from lamina.errors import CompileError
 
@@ -18,6 +23,100 @@ def default_threads() -> int:
         return len(os.sched_getaffinity(0)) or 1
     except AttributeError:  # (not on Linux)
         return os.cpu_count() or 1
+
+
+def _cpus() -> set[int] | None:
+    try:
+        return os.sched_getaffinity(0)
+    except AttributeError:  # (not on Linux)
+        return None
+
+
+def _busy_seconds(cpus: set[int], hz: int) -> float | None:
+    """CPU seconds the given CPUs have spent busy since boot (/proc/stat), None
+    where it cannot be read."""
+    try:
+        with open("/proc/stat") as f:
+            lines = f.readlines()
+    except OSError:
+        return None
+    busy = 0
+    for line in lines:
+        if not line.startswith("cpu") or line[3] == " ":
+            continue
+        name, *fields = line.split()
+        if int(name[3:]) in cpus:
+            # user nice system idle iowait irq softirq steal (guest is in user)
+            user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[:8])
+            busy += user + nice + system + irq + softirq + steal
+    return busy / hz
+
+
+def _own_seconds() -> float:
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    return use.ru_utime + use.ru_stime
+
+
+class CoreShare:
+    """The cores other processes leave this one, as a thread count.
+
+    Every `PERIOD` seconds at most, `threads(limit)` compares the time this
+    process's CPUs spent busy with the time this process itself ran: the
+    difference is other processes' load, in cores. A core counts as taken when
+    others keep more than half of it busy. Parallel loops then run on the cores
+    left: libgomp splits a loop statically, so a thread sharing a core with a
+    busy process would hold every loop up at its closing barrier (a background
+    model niced beside one busy core ran 40x slower on 2 threads than on 1).
+    """
+
+    PERIOD = 0.25
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cpus = _cpus()
+        self._hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        self._last: tuple[float, float, float] | None = None
+        self._next = 0.0
+        #: Other processes' load over the last period, in cores (0 until measured).
+        self.others = 0.0
+        self._noted = False
+
+    def _sample(self, now: float) -> None:
+        busy = None if self._cpus is None else _busy_seconds(self._cpus, self._hz)
+        if busy is None:
+            self._next = float("inf")  # nothing to measure with: keep every core
+            return
+        own = _own_seconds()
+        if self._last is not None:
+            then, busy0, own0 = self._last
+            self.others = max(0.0, ((busy - busy0) - (own - own0)) / (now - then))
+        self._last = (now, busy, own)
+        self._next = now + self.PERIOD
+
+    def threads(self, limit: int) -> int:
+        """At most `limit` threads, one fewer per core that others keep busy."""
+        now = time.monotonic()
+        if now >= self._next:
+            with self._lock:
+                if now >= self._next:
+                    self._sample(now)
+        taken = int(self.others + 0.5)
+        if not taken:
+            return limit
+        n = max(1, min(limit, len(self._cpus or ()) - taken))
+        if n < limit and not self._noted:
+            self._noted = True
+            logging.getLogger("lamina").warning(
+                "lamina: other processes keep %.1f of this process's %d cores busy; "
+                "parallel loops run on %d thread%s while they do (num_threads= or "
+                "LAMINA_NUM_THREADS sets a fixed count)",
+                self.others, len(self._cpus or ()), n, "" if n == 1 else "s",
+            )
+        return n
+
+
+#: The process's one measure of the cores others leave it.
+CORE_SHARE = CoreShare()
 
 
 # Shared libraries native code may call into: libm (tanhf, erff, ...; LLVM also emits
@@ -47,4 +146,4 @@ def runtime_libraries() -> list[str]:
     return out
 
 
-__all__ = ["RUNTIME_LIBRARIES", "default_threads", "has_libmvec", "runtime_libraries"]
+__all__ = ["CORE_SHARE", "RUNTIME_LIBRARIES", "CoreShare", "default_threads", "has_libmvec", "runtime_libraries"]

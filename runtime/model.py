@@ -117,12 +117,17 @@ class CompiledModel:
         self._local = threading.local()
         check_num_threads(num_threads)
         self.num_threads = num_threads or system.default_threads()
+        #: Whether the team size follows the cores other processes leave free
+        #: (`system.CORE_SHARE`): when neither `num_threads` nor
+        #: LAMINA_NUM_THREADS fixes it.
+        self.adaptive_threads = num_threads is None and "LAMINA_NUM_THREADS" not in os.environ
         #: What export() does (None: the model cannot be exported).
         self.exporter = exporter
 
     @property
     def num_threads(self) -> int:
-        """The team size of parallel loops, per run (a positive integer)."""
+        """The team size of parallel loops, per run (a positive integer; with
+        `adaptive_threads`, the most a run uses)."""
         return self._num_threads
 
     @num_threads.setter
@@ -134,6 +139,7 @@ class CompiledModel:
                 "when compiling or loading for the default"
             )
         self._num_threads = checked
+        self.adaptive_threads = False
 
     @property
     def input_names(self) -> list[str]:
@@ -239,7 +245,8 @@ class CompiledModel:
         """Run on inputs given positionally or by name; returns the outputs."""
         ins = self._bind(args, kwargs)
         env: dict[str, int] = self._local.env
-        set_num_threads(self.num_threads)
+        n = self._num_threads
+        set_num_threads(system.CORE_SHARE.threads(n) if self.adaptive_threads and n > 1 else n)
         for _ in range(64 * len(self.bounds) + 2):  # each stop to replan at least doubles a size
             try:
                 outs, table, first_size = self._call(ins, env)
