@@ -161,6 +161,17 @@ def test_unnamed_unknown_nodes_are_named_by_op_and_index() -> None:
     assert "FancyOp x2 (nodes #1, 'named', domain 'ai.onnx')" in msg and "OtherOp (node #3, domain" in msg
 
 
+def test_a_converter_names_an_unnamed_node_by_index_and_output() -> None:
+    m = model(
+        [h.make_node("Relu", ["x"], ["a"]), h.make_node("Flatten", ["a"], ["y"], axis=7)],
+        [vi("x", [2, 3])],
+        [vi("y", [2, 3])],
+    )
+    msg = error_of(m, FrontendError)
+    assert msg.startswith("unnamed ONNX node #1 writing 'y' (Flatten, opset"), msg
+    assert "axis 7 is out of range" in msg
+
+
 def test_inconsistent_shapes_name_the_node() -> None:
     m = model(
         [h.make_node("Add", ["x", "z"], ["y"], name="bad_add")],

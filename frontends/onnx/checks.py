@@ -18,6 +18,7 @@ import onnx
 
 from lamina import limits
 from lamina.errors import FrontendError, LaminaError
+from lamina.frontends.onnx.context import describe_node
 
 DEFAULT_BUDGET = limits.DEFAULT_BUDGET
 #: The oldest ONNX IR version lamina reads (opset imports appeared in IR version 3).
@@ -127,8 +128,7 @@ def _check_attributes(nodes: Iterable[onnx.NodeProto]) -> None:
 
 
 def _where(node: onnx.NodeProto) -> str:
-    name = f" '{node.name}'" if node.name else ""
-    return f"ONNX node{name} ({node.op_type})"
+    return describe_node(node, None)
 
 
 def implicit_inputs(node: onnx.NodeProto) -> list[str]:

@@ -47,6 +47,8 @@ class NodeContext:
     #: The importer converting this graph (`importer.GraphImporter`), which
     #: converts the node's subgraphs: `ctx.importer.body(...)`.
     importer: Any = None
+    #: The node's position in its graph (None: not from a graph's node list).
+    index: int | None = None
 
     def fresh_size(self, hint: str) -> str:
         """A new size name for a data-dependent size, after `hint`."""
@@ -64,7 +66,7 @@ class NodeContext:
             if expr <= limit:
                 return
         except SymbolicError:
-            self.assumptions.append((expr, limit, f"{describe_node(self.node, self.opset)} {why}"))
+            self.assumptions.append((expr, limit, f"{self.where()} {why}"))
             return
         raise self.error(f"{why}, but {expr} > {limit}")
 
@@ -176,15 +178,26 @@ class NodeContext:
                 )
 
     def error(self, message: str) -> FrontendError:
-        return FrontendError(f"{describe_node(self.node, self.opset)}: {message}")
+        return FrontendError(f"{self.where()}: {message}")
 
     def unsupported(self, message: str) -> UnsupportedOpError:
-        return UnsupportedOpError(f"{describe_node(self.node, self.opset)}: {message}")
+        return UnsupportedOpError(f"{self.where()}: {message}")
+
+    def where(self) -> str:
+        """The node, for a message: `describe_node`'s with its index."""
+        return describe_node(self.node, self.opset, self.index)
 
 
-def describe_node(node: onnx.NodeProto, opset: int) -> str:
-    name = f" '{node.name}'" if node.name else ""
-    return f"ONNX node{name} ({node.op_type}, opset {opset})"
+def describe_node(node: onnx.NodeProto, opset: int | None, index: int | None = None) -> str:
+    """The node as messages name it: `ONNX node 'name' (Op, opset k)`; an
+    unnamed one by its index in its graph and its first output."""
+    what = node.op_type if opset is None else f"{node.op_type}, opset {opset}"
+    if node.name:
+        return f"ONNX node '{node.name}' ({what})"
+    where = [f" #{index}"] if index is not None else []
+    if node.output and node.output[0]:
+        where.append(f" writing '{node.output[0]}'")
+    return f"unnamed ONNX node{''.join(where)} ({what})"
 
 
 def shape(v: SSAValue) -> tuple[Dim, ...]:

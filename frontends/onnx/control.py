@@ -24,7 +24,7 @@ from xdsl.ir import Block, Region, SSAValue
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.shapes import dims_attr
-from lamina.frontends.onnx.context import NodeContext, constant, describe_node, shape
+from lamina.frontends.onnx.context import NodeContext, constant, shape
 from lamina.frontends.onnx.helpers import _axis, _cast, _elem, _ints, _rank, _reshape
 from lamina.frontends.onnx.registry import converter
 from lamina.symbolic import Dim, Sym
@@ -177,7 +177,7 @@ def _match_yields(ctx: NodeContext, region: Region, targets: Sequence[TensorType
             ok = same if ok is None else _add(match, relay.LogicalAndOp(ok, same))
         assert ok is not None
         message = (
-            f"{describe_node(ctx.node, ctx.opset)}: its body yields #{i} of shape "
+            f"{ctx.where()}: its body yields #{i} of shape "
             f"{list(have)} when the model runs, where the loop needs {list(want)}"
         )
         checked = _add(match, relay.CheckOp(v, ok, message=StringAttr(message)))

@@ -335,7 +335,7 @@ class GraphImporter:
         opset, consts, inferred = self.opset, self.consts, self.inferred
         unsupported: list[onnx.NodeProto] = []
         skipped: set[str] = set()
-        for node in nodes:
+        for index, node in enumerate(nodes):
             if any(name in skipped for name in node.input):
                 if not has_converter(node):
                     unsupported.append(node)
@@ -349,13 +349,13 @@ class GraphImporter:
                     ins.append(values[name])
                 else:
                     raise FrontendError(
-                        f"{describe_node(node, opset)}: input '{name}' is not produced by any "
+                        f"{describe_node(node, opset, index)}: input '{name}' is not produced by any "
                         "node, input or initializer (the graph is not topologically "
                         "sorted, or an initializer is missing)"
                     )
             ctx = NodeContext(
                 node, ins, opset, block, consts, self.arg_names, self.assumptions, self.taken,
-                scope=values, importer=self,
+                scope=values, importer=self, index=index,
             )
             folded = fold(node, ins, consts, opset) if not implicit_inputs(node) else None
             if folded is not None:
@@ -390,7 +390,7 @@ class GraphImporter:
                 if name:
                     if isinstance(v.type, TensorType):
                         check_size(
-                            f"{describe_node(node, opset)}: output '{name}'",
+                            f"{ctx.where()}: output '{name}'",
                             shape(v),
                             max(_bits(v.type) // 8, 1),
                         )

@@ -90,7 +90,7 @@ class Inferred:
     def check_budget(self, nodes: Sequence[onnx.NodeProto], opset: int) -> None:
         """Refuse any node output whose inferred size exceeds the memory budget."""
         budget = memory_budget()
-        for node in nodes:
+        for index, node in enumerate(nodes):
             for name in node.output:
                 known = self.types.get(name)
                 if not known or known[1] is None or None in known[1]:
@@ -101,7 +101,7 @@ class Inferred:
                 except (KeyError, ValueError, TypeError):
                     itemsize = 8
                 check_size(
-                    f"{describe_node(node, opset)}: output '{name}'",
+                    f"{describe_node(node, opset, index)}: output '{name}'",
                     [int(d) for d in dims],  # type: ignore[union-attr]
                     itemsize,
                     budget,

@@ -23,7 +23,7 @@ from xdsl.ir import Attribute, SSAValue
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.shapes import dims_attr
-from lamina.frontends.onnx.context import NodeContext, describe_node, shape
+from lamina.frontends.onnx.context import NodeContext, shape
 from lamina.frontends.onnx.helpers import _cast, _elem
 from lamina.symbolic import Dim, Sym
 
@@ -144,7 +144,7 @@ class ShapeMath:
 
     def check(self, x: SSAValue, ok: SSAValue, why: str) -> SSAValue:
         """`x`, once `ok` holds: the run stops with the node's name and `why`."""
-        message = f"{describe_node(self.ctx.node, self.ctx.opset)}: {why}"
+        message = f"{self.ctx.where()}: {why}"
         return self.ctx.emit(relay.CheckOp(x, self.all(ok), message=StringAttr(message)))
 
     def count(self, n: SSAValue, why: str) -> SSAValue:
