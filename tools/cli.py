@@ -678,7 +678,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--print-resources", action="store_true",
                    help=f"print every weight with --emit's IR (default: only up to "
                    f"{DEFAULT_ELIDE_LIMIT} bytes on stdout; -o files hold them all)")
-    c.add_argument("--threads", type=arguments.positive, metavar="N", help="threads for parallel loops")
+    c.add_argument("--threads", type=arguments.positive, metavar="N", help="threads for parallel loops (default: the cores other processes leave free)")
     c.add_argument("--print-ir-after", metavar="PASS|all", help="print the IR after passes (to stderr)")
     c.add_argument("--print-ir-before", metavar="PASS|all", help="print the IR before passes")
     c.add_argument("--time-passes", action="store_true", help="print a pass-timing table")
@@ -690,7 +690,7 @@ def parser() -> argparse.ArgumentParser:
                    help="an input's array, or a .npz of them by input name (repeat)")
     r.add_argument("--output", metavar="OUT.npz|OUT.npy",
                    help="write the outputs: .npz by name, .npy for a single output")
-    r.add_argument("--threads", type=arguments.positive, metavar="N", help="threads for parallel loops")
+    r.add_argument("--threads", type=arguments.positive, metavar="N", help="threads for parallel loops (default: the cores other processes leave free)")
     r.set_defaults(fn=cmd_run)
 
     b = sub.add_parser("bench", parents=[common, build], help="measure latency and throughput")
@@ -722,7 +722,7 @@ def parser() -> argparse.ArgumentParser:
     add_quantize_parser(sub, common, _cmd_quantize)
 
     d = sub.add_parser("demo", parents=[common], help="compile, check and time the built-in CNN")
-    d.add_argument("--threads", type=arguments.positive, metavar="N", help="threads for parallel loops")
+    d.add_argument("--threads", type=arguments.positive, metavar="N", help="threads for parallel loops (default: the cores other processes leave free)")
     d.add_argument("--save-model", metavar="FILE.onnx",
                    help="only write the demo's ONNX model (to try the other commands on)")
     d.add_argument("--save-mlp", metavar="FILE.onnx",
