@@ -142,6 +142,24 @@ def test_an_architecture_s_rule_wins_over_the_generic_one() -> None:
         registry._RULES.pop(tag)
 
 
+def test_op_implementations_are_the_registry_s_per_target() -> None:
+    """The conv2d implementations the tuner measures come from the strategy
+    registry, the default first; one registered for an architecture shows only
+    on targets of it."""
+    conv = "relay.conv2d"
+    x86 = Target.parse("x86_64-linux-gnu -mcpu=znver4")
+    names = [(i.name, i.variants) for i in registry.op_implementations(conv, x86)]
+    assert names == [("direct", ((),)), ("winograd", ((("m", 2),), (("m", 4),)))]
+    assert registry.op_implementations(conv, x86)[1].config((("m", 4),)) == {"conv2d-winograd.tile-size": 4}
+    registry.register_implementation("aarch64", conv, "test-only", plevel=1)
+    try:
+        arm = Target.parse("aarch64-linux-gnu")
+        assert [i.name for i in registry.op_implementations(conv, arm)] == ["direct", "winograd", "test-only"]
+        assert "test-only" not in [i.name for i in registry.op_implementations(conv, x86)]
+    finally:
+        registry._IMPLEMENTATIONS[conv].pop()
+
+
 # -------------------------------------------------------- another machine
 def _mlp() -> bytes:
     rng = np.random.default_rng(0)

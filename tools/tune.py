@@ -27,6 +27,7 @@ from rich.table import Table
 from lamina.codegen.peak import describe_host
 from lamina.errors import LaminaError
 from lamina.lowering.strategy.dispatch import Implementation
+from lamina.lowering.strategy.registry import DEFAULT_IMPLEMENTATION
 from lamina.tools.arguments import positive
 from lamina.tools.report import console
 from lamina.tuning import (
@@ -37,7 +38,7 @@ from lamina.tuning import (
     load_records,
     tune,
 )
-from lamina.tuning.records import DEFAULT_IMPLEMENTATION, Record, TuningRecords
+from lamina.tuning.records import Record, TuningRecords
 from lamina.tuning.runners import DEFAULT_TIMEOUT
 
 _UNITS = {"s": 1, "m": 60, "h": 3600}

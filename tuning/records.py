@@ -49,6 +49,7 @@ from typing import IO, Any, TypeVar
 
 from lamina.errors import LaminaError
 from lamina.lowering.strategy.dispatch import Implementation
+from lamina.lowering.strategy.registry import DEFAULT_IMPLEMENTATION
 from lamina.lowering.strategy.sites import ApplyBest, Choice
 from lamina.passes import current_target
 
@@ -58,9 +59,6 @@ VERSION = 1
 IMPLEMENTATION_VERSION = 1
 
 _R = TypeVar("_R")  # a record class
-
-#: The implementation every op has and a compile uses without records.
-DEFAULT_IMPLEMENTATION = "direct"
 
 STATUSES = ("ok", "crash", "timeout", "wrong", "error")
 

@@ -43,11 +43,15 @@ from lamina.lowering.strategy import dispatch
 from lamina.lowering.strategy.cpu import hinted
 from lamina.lowering.strategy.dispatch import ORIGIN_ATTR, Implementation, TemplateCall
 from lamina.lowering.strategy.knobs import Knobs, Space
+from lamina.lowering.strategy.registry import (
+    DEFAULT_IMPLEMENTATION,
+    implemented_ops,
+    op_implementations,
+)
 from lamina.lowering.strategy.sites import SCHEDULE_ATTR, Site, anchor, kernel_sites
 from lamina.passes import PassContext, run_pipeline
-from lamina.transforms.graph.conv2d_winograd import ORIGINS, TILE_SIZE, WINOGRAD
+from lamina.transforms.graph.conv2d_winograd import ORIGINS
 from lamina.tuning.measure import load_pipelines
-from lamina.tuning.records import DEFAULT_IMPLEMENTATION
 
 #: The kernel's name in a task's standalone module.
 KERNEL = "kernel"
@@ -123,9 +127,6 @@ def _static(kernel: te.FuncOp) -> bool:
     return all(isinstance(t, TensorType) and not is_symbolic(t) for t in types)
 
 
-#: The tile sizes of Winograd's convolution the tuner measures (F(6 x 6, 3 x
-#: 3) is left out: its dense transforms cost more than its product saves).
-WINOGRAD_TILES = (2, 4)
 @dataclass(frozen=True)
 class KernelCall:
     """One kernel call of a build: the kernel's workload and, when it belongs
@@ -211,12 +212,12 @@ class Extraction:
     implementations: list[OpImplementation]
 
 
-def _build(module: ModuleOp, opt_level: int, tile_size: int) -> TaskExtraction:
-    """The kernels of `module` as a compile at `opt_level` builds them, with
-    every Winograd-eligible convolution's tile size `tile_size` (0: direct)."""
-    load_pipelines()
+def _build(module: ModuleOp, opt_level: int, config: dict[str, Any]) -> TaskExtraction:
+    """The kernels of `module` as a compile at `opt_level` builds them, with the
+    pass configuration `config` (an implementation's variant: every eligible
+    op built that way)."""
     extraction = TaskExtraction()
-    ctx = PassContext(opt_level=opt_level, config={ORIGINS.key: True, TILE_SIZE.key: tile_size})
+    ctx = PassContext(opt_level=opt_level, config={ORIGINS.key: True, **config})
     with dispatch.using(extraction):
         run_pipeline(module, ["optimize", "lower-relay-to-te"], ctx, mlir_ctx=context())
     return extraction
@@ -231,14 +232,24 @@ def extract(
     as `lamina.compile` at `opt_level` would build its kernels, in every
     implementation of its graph ops that have several (see the module's
     docstring)."""
+    load_pipelines()
+    # Each op's implementations from the strategy registry, the default first.
+    defaults, others = [], []
+    for op in implemented_ops():
+        default_impl, *rest = op_implementations(op)
+        defaults.append(default_impl)
+        others += rest
     with blobs.recording() as created:
         try:
             module = model.clone() if isinstance(model, ModuleOp) else from_onnx(model, input_shapes)
-            default = _build(module.clone(), opt_level, 0)
-            variants = {(DEFAULT_IMPLEMENTATION, 0): default}
+            config = {k: v for impl in defaults for k, v in impl.config(()).items()}
+            default = _build(module.clone(), opt_level, config)
+            variants = {Implementation(DEFAULT_IMPLEMENTATION): default}
             if default.ops:  # (ops with other implementations)
-                for m in WINOGRAD_TILES:
-                    variants[(WINOGRAD, m)] = _build(module.clone(), opt_level, m)
+                for impl in others:
+                    for knobs in impl.variants:
+                        build = _build(module.clone(), opt_level, {**config, **impl.config(knobs)})
+                        variants[Implementation(impl.name, knobs)] = build
         finally:
             blobs.release(created)
     tasks = dict(default.tasks)
@@ -251,12 +262,9 @@ def extract(
             "an extern kernel); fix symbolic sizes with input_shapes="
         )
     implementations = [
-        OpImplementation(
-            key, text, Implementation.of(name, {"m": m} if m else {}),
-            tuple(c.workload for c in build.calls if c.origin == key),
-        )
+        OpImplementation(key, text, impl, tuple(c.workload for c in build.calls if c.origin == key))
         for key, text in default.ops.items()
-        for (name, m), build in variants.items()
+        for impl, build in variants.items()
     ]
     ordered = sorted(tasks.values(), key=lambda t: -t.weight * t.flops)
     return Extraction(ordered, default.calls, implementations)
@@ -275,7 +283,6 @@ def extract_tasks(
 
 __all__ = [
     "KERNEL",
-    "WINOGRAD_TILES",
     "Extraction",
     "KernelCall",
     "OpImplementation",

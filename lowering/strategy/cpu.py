@@ -49,7 +49,12 @@ from lamina.lowering.lang.schedule import (
 )
 from lamina.lowering.strategy.dispatch import TemplateCall, log_call
 from lamina.lowering.strategy.knobs import DEFAULT_GRAIN, GRAINS, Knobs, Space, choices
-from lamina.lowering.strategy.registry import GENERIC_CPU, register_schedule
+from lamina.lowering.strategy.registry import (
+    DEFAULT_IMPLEMENTATION,
+    GENERIC_CPU,
+    register_implementation,
+    register_schedule,
+)
 from lamina.passes import current_target
 from lamina.symbolic import Dim, Sym
 from lamina.target import Target
@@ -638,6 +643,11 @@ def reduction(
 # ------------------------------------------------------------ per-op choices
 def _bits(elem: Attribute) -> int:
     return max(getattr(elem, "bitwidth", 32) or 32, 8)
+
+
+#: A convolution's default implementation: as it is (other implementations,
+#: such as `conv2d-winograd`'s, rewrite it).
+register_implementation(GENERIC_CPU, relay.Conv2DOp.name, DEFAULT_IMPLEMENTATION)
 
 
 @register_schedule(GENERIC_CPU, "dense")

@@ -16,11 +16,18 @@ generic ones at equal priority) until one gives a schedule; a rule returns
 None to pass. Adding a target means registering its rules here, with no edit
 to the computes. The tag `default` gives the schedule of every compute that
 carries none (`lower-te-to-tir`).
+
+A graph op that can be computed in more than one way (a 3x3 convolution: a
+direct convolution, or Winograd's algorithm per tile size) registers each
+implementation (`register_implementation`), with its variants' knobs and the
+pass configuration that builds a model with every eligible op in that variant.
+The tuner measures every variant the target's list holds (`op_implementations`,
+the default first) and records which is fastest per workload.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,11 +88,73 @@ def schedule_for(tag: str, *args: Any, target: Target | None = None) -> Schedule
     return None
 
 
+#: The name of an op's default implementation (the one a build without tuning
+#: records uses).
+DEFAULT_IMPLEMENTATION = "direct"
+
+
+@dataclass(frozen=True)
+class OpImplementationRule:
+    """One registered implementation of graph op `op` for targets of `key`:
+    its variants' knobs (`(("m", 4),)`, sorted) and, per variant, the pass
+    configuration that builds every eligible op that way."""
+
+    key: str
+    op: str
+    name: str
+    plevel: int
+    variants: tuple[tuple[tuple[str, int], ...], ...]
+    configure: Callable[[Mapping[str, int]], Mapping[str, Any]]
+
+    def config(self, knobs: Sequence[tuple[str, int]]) -> dict[str, Any]:
+        """The pass configuration of the variant `knobs`."""
+        return dict(self.configure(dict(knobs)))
+
+
+_IMPLEMENTATIONS: dict[str, list[OpImplementationRule]] = {}
+
+
+def register_implementation(
+    key: str,
+    op: str,
+    name: str,
+    *,
+    plevel: int = 10,
+    variants: Sequence[Mapping[str, int]] = ({},),
+    configure: Callable[[Mapping[str, int]], Mapping[str, Any]] = lambda _: {},
+) -> None:
+    """Register implementation `name` of graph op `op` on targets of `key`,
+    with its `variants` (knob values) and the pass configuration building each."""
+    rule = OpImplementationRule(
+        key, op, name, plevel, tuple(tuple(sorted(v.items())) for v in variants), configure
+    )
+    _IMPLEMENTATIONS.setdefault(op, []).append(rule)
+
+
+def implemented_ops() -> list[str]:
+    """The graph ops with registered implementations."""
+    return sorted(_IMPLEMENTATIONS)
+
+
+def op_implementations(op: str, target: Target | None = None) -> list[OpImplementationRule]:
+    """The implementations of graph op `op` on `target` (default: the running
+    pass context's), highest priority (the default) first."""
+    target = target if target is not None else current_target()
+    keys = (target.arch, GENERIC_CPU)
+    found = [i for i in _IMPLEMENTATIONS.get(op, ()) if i.key in keys]
+    return sorted(found, key=lambda i: (-i.plevel, keys.index(i.key)))
+
+
 __all__ = [
+    "DEFAULT_IMPLEMENTATION",
     "GENERIC_CPU",
+    "OpImplementationRule",
     "ScheduleRule",
     "StrategyRule",
     "implementations",
+    "implemented_ops",
+    "op_implementations",
+    "register_implementation",
     "register_schedule",
     "schedule_for",
 ]

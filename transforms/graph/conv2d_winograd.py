@@ -48,6 +48,7 @@ from lamina.dialects import relay
 from lamina.dialects.relay.constant import make_constant, value_data
 from lamina.errors import LaminaError
 from lamina.lowering.strategy import dispatch
+from lamina.lowering.strategy.registry import GENERIC_CPU, register_implementation
 from lamina.lowering.topi.winograd import (
     POINTS,
     input_transform,
@@ -76,6 +77,17 @@ ORIGINS = register_config(
 
 #: The implementation's name in a dispatch context's choice.
 WINOGRAD = "winograd"
+
+#: The tuner measures F(2 x 2, 3 x 3) and F(4 x 4, 3 x 3) (F(6 x 6, 3 x 3) is
+#: left out: its dense transforms cost more than its product saves).
+register_implementation(
+    GENERIC_CPU,
+    relay.Conv2DOp.name,
+    WINOGRAD,
+    plevel=5,
+    variants=({"m": 2}, {"m": 4}),
+    configure=lambda knobs: {TILE_SIZE.key: knobs["m"]},
+)
 
 
 @dataclass(frozen=True)
