@@ -1,4 +1,4 @@
-"""The compiler driver: the one definition of lamina's pipeline, and `compile`.
+"""The compiler driver: `compile`.
 
     ONNX / graph module
       └─ graph optimizations (GRAPH_PIPELINE: TVM's build order, each pass from its
@@ -7,10 +7,7 @@
       └─ JIT for the host (lamina.codegen.jit) -> CompiledModel (its ModelRecord:
          the graph's interface and the entry ABI the lowering wrote)
 
-The same pipeline is reachable by name as the pseudo-passes `optimize`, `lower`
-and `default` (`lamina-opt -p default`, `run_pipeline(m, "default", ctx)`), which
-expand pass by pass so that instruments see each pass; `lamina compile --emit`
-stops it at a level with `lower_to`.
+The pipeline itself is `lamina.pipelines` (re-exported here).
 """
 
 from __future__ import annotations
@@ -29,10 +26,6 @@ from xdsl.dialects.builtin import (
 )
 
 # Importing the pass packages registers their passes.
-import lamina.lowering
-import lamina.transforms.byoc
-import lamina.transforms.graph
-import lamina.transforms.tir  # noqa: F401
 from lamina.backends import load_external, parse_targets
 from lamina.codegen.export import ModuleExporter
 from lamina.codegen.jit import jit_compile
@@ -46,139 +39,25 @@ from lamina.ir import context, entry_function, io_names
 from lamina.limits import check_size
 from lamina.lowering.record import read_entry
 from lamina.lowering.strategy import dispatch
-from lamina.passes import PassContext, PipelinePass, register_pass, run_pipeline
+from lamina.passes import PassContext, run_pipeline
+from lamina.pipelines import (
+    BYOC_PASSES,
+    GRAPH_PIPELINE,
+    LEVEL_ENDS,
+    LOWERING_PIPELINE,
+    DefaultPipeline,
+    LowerPipeline,
+    OptimizePipeline,
+    graph_passes,
+    lower_to,
+    lowering_passes,
+    standard_pipeline,
+)
 from lamina.runtime.model import CompiledModel, aligned, check_num_threads
 from lamina.runtime.record import Assumption, ModelRecord, TensorSpec
 from lamina.symbolic import Sym
 from lamina.target import Target
 from lamina.tuning.records import TuningRecords, load_records, warn
-
-# ----------------------------------------------------------------- the pipeline
-#: lamina's graph-level optimizations in the order TVM's build runs them; each runs
-#: from its own opt level (O0: qnn-canonicalize; O1: + qnn-fold-qdq, simplify-inference, fold-constant; O2: + canonicalize,
-#: cse, dce, fuse-ops; O3: + simplify-expr, alter-op-layout).
-GRAPH_PIPELINE: tuple[str, ...] = (
-    "qnn-fold-qdq",  # O1+: QDQ chains as integer qnn ops, before they are canonicalized
-    "qnn-legalize",  # always: integer products onto the host's int8 kernels
-    "qnn-canonicalize",  # always: the qnn ops as relay ops
-    "simplify-inference",
-    "canonicalize",
-    "simplify-expr",
-    # BYOC, only when targets are configured (`byoc.targets`, which
-    # lamina.compile(targets=...) sets): targets see the graph's own ops, before
-    # lamina's layout choices; external-codegen compiles the outlined functions.
-    "merge-composite",
-    "annotate-target",
-    "merge-compiler-regions",
-    "partition-graph",
-    "external-codegen",
-    "conv2d-winograd",  # O3: the 3x3 convolutions tuning chose Winograd for
-    "alter-op-layout",
-    "fold-constant",
-    "cse",
-    "dce",
-    "fuse-ops",
-)
-
-#: The BYOC passes of GRAPH_PIPELINE: left out unless the context configures
-#: targets (`byoc.targets`).
-BYOC_PASSES: frozenset[str] = frozenset(
-    ("merge-composite", "annotate-target", "merge-compiler-regions", "partition-graph",
-     "external-codegen")
-)
-
-#: relay -> te -> tir -> llvm.
-LOWERING_PIPELINE: tuple[str, ...] = (
-    "lower-relay-to-te",
-    "lower-te-to-tir",
-    "tir-unroll",
-    "tir-vectorize",
-    "cse",  # O2+: the unrolled index arithmetic, once (less for LLVM to chew)
-    "lower-tir-to-llvm",
-)
-
-#: Where each level ends: the lowering to the next one starts (TIR passes between
-#: lower-te-to-tir and lower-tir-to-llvm belong to the tir level).
-LEVEL_ENDS: dict[str, str | None] = {
-    "relay": "lower-relay-to-te",
-    "te": "lower-te-to-tir",
-    "tir": "lower-tir-to-llvm",
-    "llvm": None,
-}
-
-
-def graph_passes(ctx: PassContext | None = None) -> list[str]:
-    """GRAPH_PIPELINE under `ctx` (default: the current context): the BYOC passes
-    only if it configures targets."""
-    ctx = ctx if ctx is not None else PassContext.current()
-    byoc = bool(ctx.config.get("byoc.targets"))
-    return [n for n in GRAPH_PIPELINE if byoc or n not in BYOC_PASSES]
-
-
-def lowering_passes(level: str = "llvm") -> list[str]:
-    """LOWERING_PIPELINE up to the end of `level` (relay, te, tir or llvm)."""
-    if level not in LEVEL_ENDS:
-        raise LaminaError(f"unknown level '{level}'; the levels are {', '.join(LEVEL_ENDS)}")
-    end = LEVEL_ENDS[level]
-    names = list(LOWERING_PIPELINE)
-    return names if end is None else names[: names.index(end)]
-
-
-def standard_pipeline(
-    opt_level: int | PassContext | None = None, *, lower: bool = True
-) -> list[str]:
-    """Names of the passes the standard pipeline runs at `opt_level` (an int, or a
-    context whose level, required and disabled passes apply; default: the current
-    context): the graph optimizations allowed at that level, then the lowering
-    to LLVM unless `lower=False`."""
-    ctx = (
-        PassContext.current()
-        if opt_level is None
-        else opt_level
-        if isinstance(opt_level, PassContext)
-        else PassContext(opt_level=opt_level)
-    )
-    names = graph_passes(ctx) + (list(LOWERING_PIPELINE) if lower else [])
-    return [n for n in names if ctx.pass_enabled(n)]
-
-
-@register_pass
-class OptimizePipeline(PipelinePass):
-    """Graph-level optimizations allowed at the context's opt level."""
-
-    name = "optimize"
-
-    def names(self) -> list[str]:
-        return graph_passes()
-
-
-@register_pass
-class LowerPipeline(PipelinePass):
-    """relay -> te -> tir -> llvm."""
-
-    name = "lower"
-
-    def names(self) -> list[str]:
-        return list(LOWERING_PIPELINE)
-
-
-@register_pass
-class DefaultPipeline(PipelinePass):
-    """`optimize` then `lower`: what `lamina.compile` runs."""
-
-    name = "default"
-
-    def names(self) -> list[str]:
-        return graph_passes() + list(LOWERING_PIPELINE)
-
-
-def lower_to(module: ModuleOp, level: str, ctx: PassContext) -> ModuleOp:
-    """Run the graph optimizations of `ctx` and lower `module` (in place) to the
-    end of `level`: relay, te, tir or llvm."""
-    passes = lowering_passes(level)
-    with ctx:  # named pipelines expand under the current context
-        run_pipeline(module, ["optimize", *passes], ctx)
-    return module
 
 
 # ------------------------------------------------------------------ compiling

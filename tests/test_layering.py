@@ -25,6 +25,7 @@ The layers, bottom to top (docs/architecture.md draws them):
     pass infra       passes/{config,registry,context,instruments,pipeline}
     pattern          pattern/ (the dataflow pattern language)
     conversions      frontends/, transforms/{graph,tir,byoc}, lowering/, backends/
+    pipelines        pipelines (the pass pipeline, defined once; registers every pass)
     codegen          codegen/ (LLVM IR translation, parallel glue, object code,
                      the JIT and its object cache, export, peak measurement)
     tuning           tuning/ (auto-scheduling: tasks, search, measurement, records)
@@ -83,6 +84,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lamina.backends",
         ),
     ),
+    ("pipelines", ("lamina.pipelines",)),
     ("codegen", ("lamina.codegen",)),
     ("tuning", ("lamina.tuning",)),
     ("driver", ("lamina.driver", "lamina", "lamina.quantization")),

@@ -20,7 +20,6 @@ import contextlib
 import ctypes
 import fcntl
 import hashlib
-import importlib
 import os
 import tempfile
 import time
@@ -39,17 +38,9 @@ from lamina.dialects.dtypes import numpy_dtype
 from lamina.errors import LaminaError
 from lamina.ir import entry_function, parse
 from lamina.passes import PassContext, run_pipeline
+from lamina.pipelines import LowerPipeline
 from lamina.runtime.model import aligned_empty, set_num_threads
 from lamina.tuning.records import CpuKey
-
-
-def load_pipelines() -> None:
-    """Register every pass and the named pipelines (`optimize`, `lower`) that
-    tuning runs by name. They are the driver's, above this layer, so they are
-    loaded by name at run time, as `import lamina` loaded them before the
-    package's API became lazy (a worker process imports only `lamina.tuning`)."""
-    importlib.import_module("lamina.driver")
-
 
 #: Shortest batch of calls timed at once, in seconds.
 MIN_BATCH = 0.001
@@ -152,8 +143,7 @@ def build(text: str, inputs: list[np.ndarray]) -> Kernel:
     to `inputs`."""
     module = parse(text)
     _, outs = _types(text)
-    load_pipelines()
-    run_pipeline(module, "lower", PassContext(opt_level=3))
+    run_pipeline(module, LowerPipeline.name, PassContext(opt_level=3))
     return Kernel(jit_compile(module, opt_level=3), inputs, outs)
 
 

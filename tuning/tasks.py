@@ -50,8 +50,8 @@ from lamina.lowering.strategy.registry import (
 )
 from lamina.lowering.strategy.sites import SCHEDULE_ATTR, Site, anchor, kernel_sites
 from lamina.passes import PassContext, run_pipeline
+from lamina.pipelines import OptimizePipeline
 from lamina.transforms.graph.conv2d_winograd import ORIGINS
-from lamina.tuning.measure import load_pipelines
 
 #: The kernel's name in a task's standalone module.
 KERNEL = "kernel"
@@ -219,7 +219,7 @@ def _build(module: ModuleOp, opt_level: int, config: dict[str, Any]) -> TaskExtr
     extraction = TaskExtraction()
     ctx = PassContext(opt_level=opt_level, config={ORIGINS.key: True, **config})
     with dispatch.using(extraction):
-        run_pipeline(module, ["optimize", "lower-relay-to-te"], ctx, mlir_ctx=context())
+        run_pipeline(module, [OptimizePipeline.name, "lower-relay-to-te"], ctx, mlir_ctx=context())
     return extraction
 
 
@@ -232,7 +232,6 @@ def extract(
     as `lamina.compile` at `opt_level` would build its kernels, in every
     implementation of its graph ops that have several (see the module's
     docstring)."""
-    load_pipelines()
     # Each op's implementations from the strategy registry, the default first.
     defaults, others = [], []
     for op in implemented_ops():
