@@ -7,7 +7,7 @@
       └─ JIT for the host (lamina.codegen.jit) -> CompiledModel (its ModelRecord:
          the graph's interface and the entry ABI the lowering wrote)
 
-The pipeline itself is `lamina.pipelines` (re-exported here).
+The pipeline itself is `lamina.pipelines`.
 """
 
 from __future__ import annotations
@@ -40,19 +40,7 @@ from lamina.limits import check_size
 from lamina.lowering.record import read_entry
 from lamina.lowering.strategy import dispatch
 from lamina.passes import PassContext, run_pipeline
-from lamina.pipelines import (
-    BYOC_PASSES,
-    GRAPH_PIPELINE,
-    LEVEL_ENDS,
-    LOWERING_PIPELINE,
-    DefaultPipeline,
-    LowerPipeline,
-    OptimizePipeline,
-    graph_passes,
-    lower_to,
-    lowering_passes,
-    standard_pipeline,
-)
+from lamina.pipelines import DefaultPipeline
 from lamina.runtime.model import CompiledModel, aligned, check_num_threads
 from lamina.runtime.record import Assumption, ModelRecord, TensorSpec
 from lamina.symbolic import Sym
@@ -255,7 +243,7 @@ def _compile(
     if target is not None:
         pctx = pctx.replace(target=target)
     pctx = _with_byoc_targets(pctx, target_names, num_threads)
-    run_pipeline(module, "default", pctx, mlir_ctx=context())
+    run_pipeline(module, DefaultPipeline.name, pctx, mlir_ctx=context())
     entry = read_entry(module)
     params = param_arrays(entry.params, types)
     check_size("the compiled model's workspace", [entry.workspace_size], 1, error=CompileError)
@@ -269,19 +257,4 @@ def _compile(
     )
 
 
-__all__ = [
-    "BYOC_PASSES",
-    "GRAPH_PIPELINE",
-    "LEVEL_ENDS",
-    "LOWERING_PIPELINE",
-    "DefaultPipeline",
-    "LowerPipeline",
-    "OptimizePipeline",
-    "compile",
-    "graph_passes",
-    "lower_to",
-    "lowering_passes",
-    "param_arrays",
-    "resource_types",
-    "standard_pipeline",
-]
+__all__ = ["compile", "param_arrays", "resource_types"]

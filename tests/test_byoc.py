@@ -21,8 +21,8 @@ from lamina.backends import (
     unregister_target,
 )
 from lamina.backends.cc import compile_shared
-from lamina.driver import standard_pipeline
 from lamina.pattern import is_op, wildcard
+from lamina.pipelines import standard_pipeline
 from lamina.tools.demo import mlp_model
 
 # The targets `blas` and `c` (and the example plugin) build C with the system compiler.

@@ -14,10 +14,9 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.passes import ModulePass, PassPipeline
 
 import lamina
-from lamina import driver
 from lamina import passes as manager
+from lamina import pipelines
 from lamina.dialects import relay
-from lamina.driver import standard_pipeline
 from lamina.errors import IRError, LaminaError
 from lamina.passes import (
     PassContext,
@@ -31,6 +30,7 @@ from lamina.passes import (
     registry,
     run_pipeline,
 )
+from lamina.pipelines import standard_pipeline
 
 GRAPH = """
 func.func @main(%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
@@ -435,7 +435,7 @@ def test_standard_pipeline_contents():
 
 
 def test_graph_pipeline_order_follows_tvm():
-    order = driver.GRAPH_PIPELINE
+    order = pipelines.GRAPH_PIPELINE
     assert order.index("qnn-fold-qdq") < order.index("qnn-legalize")  # qnn ops still there
     assert order.index("qnn-legalize") < order.index("qnn-canonicalize")
     assert order.index("simplify-inference") < order.index("fold-constant")
@@ -450,9 +450,9 @@ def test_named_pipelines_expand():
         "simplify-expr", "conv2d-winograd", "alter-op-layout", "fold-constant", "cse", "dce",
     ]
     names = [p.name for p in manager.resolve_pipeline("default")]
-    assert names == [*o2, "fuse-ops", *driver.LOWERING_PIPELINE]
+    assert names == [*o2, "fuse-ops", *pipelines.LOWERING_PIPELINE]
     assert [p.name for p in manager.resolve_pipeline("lower")] == list(
-        driver.LOWERING_PIPELINE
+        pipelines.LOWERING_PIPELINE
     )
     assert [p.name for p in manager.resolve_pipeline(["optimize", "test-level0"])] == [
         *o2,
@@ -500,7 +500,7 @@ def test_default_pipeline_lowers_to_llvm_and_instruments_see_each_pass():
         "cse",
         "dce",
         "fuse-ops",
-        *driver.LOWERING_PIPELINE,
+        *pipelines.LOWERING_PIPELINE,
     ]
 
 

@@ -563,8 +563,8 @@ def test_batched_rows_with_a_2d_right_operand_are_one_gemm(a_shape: tuple[int, .
     from onnx import TensorProto, helper, numpy_helper
 
     import lamina
-    from lamina.driver import lower_to
     from lamina.passes import PassContext
+    from lamina.pipelines import lower_to
 
     rng = np.random.default_rng(0)
     w = rng.standard_normal((a_shape[-1], n)).astype(np.float32)

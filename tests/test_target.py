@@ -16,11 +16,11 @@ from onnx import TensorProto, helper, numpy_helper
 import lamina
 from lamina.codegen.codegen import compile_object, llvm_ir
 from lamina.dialects.tir import ForKind
-from lamina.driver import lower_to
 from lamina.errors import CompileError
 from lamina.lowering.lang.schedule import Annotate, Schedule
 from lamina.lowering.strategy import registry
 from lamina.passes import PassContext, current_target
+from lamina.pipelines import lower_to
 from lamina.target import KINDS, Target
 from lamina.target.description import TargetError
 

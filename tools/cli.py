@@ -40,7 +40,6 @@ from lamina.codegen.codegen import llvm_ir
 from lamina.codegen.peak import describe_host
 from lamina.dialects.resources import DEFAULT_ELIDE_LIMIT
 from lamina.driver import compile as lamina_compile
-from lamina.driver import lower_to, standard_pipeline
 from lamina.errors import FrontendError, LaminaError
 from lamina.fileio import check_writable, write_atomic
 from lamina.frontends.onnx import from_onnx
@@ -52,6 +51,7 @@ from lamina.passes import (
     all_passes,
     run_pipeline,
 )
+from lamina.pipelines import lower_to, standard_pipeline
 from lamina.runtime.library import load
 from lamina.runtime.model import CompiledModel
 from lamina.tools import arguments, demo, viz

@@ -17,9 +17,9 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 import lamina
-from lamina.driver import standard_pipeline
 from lamina.fileio import temporary_folder
 from lamina.passes import PassContext
+from lamina.pipelines import standard_pipeline
 from lamina.tools.models import resnet_mini
 from lamina.tools.report import CompileProgress, console, measure
 
