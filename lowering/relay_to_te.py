@@ -26,8 +26,8 @@ from xdsl.utils.exceptions import VerifyException
 from lamina.dialects import relay, te, tir
 from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.errors import LoweringError
+from lamina.lowering.lang.schedule import SCHEDULE_ATTR
 from lamina.lowering.strategy import dispatch
-from lamina.lowering.strategy.sites import SCHEDULE_ATTR
 from lamina.lowering.topi import Kernel, compute_for, extern_kernel, is_extern
 from lamina.passes.registry import register_pass
 

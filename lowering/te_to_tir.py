@@ -40,8 +40,16 @@ from lamina.errors import LoweringError
 from lamina.lowering.graph_to_tir import GraphLowering
 from lamina.lowering.lang.expr import Expr, Inserter, is_float
 from lamina.lowering.lang.index import Clamp, Div, Lin, Mod, Opaque, Var
-from lamina.lowering.lang.schedule import Loop, LoopNest, Schedule
+from lamina.lowering.lang.schedule import (
+    SCHEDULE_ATTR,
+    Loop,
+    LoopNest,
+    Schedule,
+    axis_name,
+    reduce_axis_name,
+)
 from lamina.lowering.relay_to_te import SymbolNamer
+from lamina.lowering.strategy import tags
 from lamina.lowering.strategy.registry import schedule_for
 from lamina.passes.registry import register_pass
 from lamina.symbolic import Dim, Sym
@@ -228,8 +236,8 @@ class KernelLowering:
         nest = LoopNest.of(op.extents, op.reduce_shape).apply(schedule_of(op))
         nest.check()
         vec = nest.vector_var
-        axes = [nest.axes[f"i{d}"] for d in range(op.rank)]
-        raxes = [nest.axes[f"r{d}"] for d in range(len(op.reduce_shape))]
+        axes = [nest.axes[axis_name(d)] for d in range(op.rank)]
+        raxes = [nest.axes[reduce_axis_name(d)] for d in range(len(op.reduce_shape))]
         ivs: dict[Var, SSAValue] = {}
         outer = self.func.body.block
         spatial = [lp for lp in nest.loops if not lp.reduce]
@@ -630,10 +638,10 @@ def _decide(pred: int, lo: int | None, hi: int | None) -> int | None:
 def schedule_of(op: te.ComputeOp) -> Schedule:
     """The `schedule` attribute of a compute, else the target's default for its
     class (the strategy's `default` rule; none: the compute's loops as they are)."""
-    attr = op.attributes.get("schedule")
+    attr = op.attributes.get(SCHEDULE_ATTR)
     if isinstance(attr, StringAttr):
         return Schedule.parse(attr.data)
-    found = schedule_for("default", op)
+    found = schedule_for(tags.DEFAULT, op)
     return found if found is not None else Schedule(())
 
 

@@ -7,7 +7,9 @@ materialized `te.compute` (TVM's `te.Schedule` for one stage):
     cache_write(i1.o); unroll(i1.i); vectorize(i2.i); parallel(i2.o)
 
 Axes are named `i0, i1, ...` (output dimensions) and `r0, r1, ...` (reduce axes);
-`split(x, f)` makes `x.o` and `x.i`, `fuse(a, b)` makes `a.b`. The primitives:
+`split(x, f)` makes `x.o` and `x.i`, `fuse(a, b)` makes `a.b`. Those names are
+spelt only by `axis_name`, `reduce_axis_name`, `outer_name`, `inner_name` and
+`fused_name`: the templates build their schedules with them. The primitives:
 
 - `split(x, f)`, `fuse(a, b)` (adjacent, `a` outside `b`), `reorder(x, y, ...)`
   (permutes the named loops among their positions), `tile(x, y, fx, fy)`;
@@ -23,10 +25,10 @@ Axes are named `i0, i1, ...` (output dimensions) and `r0, r1, ...` (reduce axes)
 - `compute_inline`: applies to the stages that are not materialized; injective
   intermediates are always inlined into their readers.
 
-A schedule is stored on its `te.compute` as the string attribute `schedule`, so
-the TE text shows it, and editing the text replays another one. The default
-schedules (the templates and which op gets which, like TVM's strategies) are in
-`lamina.lowering.strategy`, one module per target class.
+A schedule is stored on its `te.compute` as the string attribute `schedule`
+(`SCHEDULE_ATTR`), so the TE text shows it, and editing the text replays
+another one. The default schedules (the templates and which op gets which, like
+TVM's strategies) are in `lamina.lowering.strategy`, one module per target class.
 """
 
 from __future__ import annotations
@@ -38,6 +40,36 @@ from lamina.dialects.tir import ForKind
 from lamina.errors import LoweringError
 from lamina.lowering.lang.index import Lin, Var
 from lamina.symbolic import Dim, Sym
+
+#: The string attribute of a `te.compute` that holds its schedule's text.
+SCHEDULE_ATTR = "schedule"
+
+
+# ---------------------------------------------------------------- loop names
+def axis_name(d: int) -> str:
+    """The loop of output axis `d`: `i{d}`."""
+    return f"i{d}"
+
+
+def reduce_axis_name(d: int) -> str:
+    """The loop of reduce axis `d`: `r{d}`."""
+    return f"r{d}"
+
+
+def outer_name(loop: str) -> str:
+    """The outer loop `split(loop, f)` makes: `loop.o`."""
+    return f"{loop}.o"
+
+
+def inner_name(loop: str) -> str:
+    """The inner loop `split(loop, f)` makes: `loop.i`."""
+    return f"{loop}.i"
+
+
+def fused_name(*loops: str) -> str:
+    """The loop that fusing `loops` (outermost first, each into the fusion of
+    those before it) makes: `a.b` for `fuse(a, b)`."""
+    return ".".join(loops)
 
 
 # ---------------------------------------------------------------- primitives
@@ -132,7 +164,7 @@ def _step(verb: str, args: list[str]) -> list[Primitive]:
         return [
             Split(x, int(fx)),
             Split(y, int(fy)),
-            Reorder((f"{x}.o", f"{y}.o", f"{x}.i", f"{y}.i")),
+            Reorder((outer_name(x), outer_name(y), inner_name(x), inner_name(y))),
         ]
     if verb in _KINDS and len(args) == 1:
         return [Annotate(_KINDS[verb], args[0])]
@@ -165,8 +197,8 @@ class LoopNest:
 
     @staticmethod
     def of(extents: tuple[Dim, ...], reduce_extents: tuple[Dim, ...]) -> LoopNest:
-        loops = [Loop(Var(f"i{d}", e)) for d, e in enumerate(extents)]
-        loops += [Loop(Var(f"r{d}", e), reduce=True) for d, e in enumerate(reduce_extents)]
+        loops = [Loop(Var(axis_name(d), e)) for d, e in enumerate(extents)]
+        loops += [Loop(Var(reduce_axis_name(d), e), reduce=True) for d, e in enumerate(reduce_extents)]
         return LoopNest(loops, {lp.var.name: Lin.of(lp.var) for lp in loops})
 
     @property
@@ -210,8 +242,8 @@ class LoopNest:
         if factor <= 0:
             raise LoweringError(f"schedule: split({name}, {factor}) needs a positive factor")
         extent = lp.var.extent
-        outer = Var(f"{name}.o", (extent + factor - 1) // factor)
-        inner = Var(f"{name}.i", factor if isinstance(extent, Sym) else min(factor, extent))
+        outer = Var(outer_name(name), (extent + factor - 1) // factor)
+        inner = Var(inner_name(name), factor if isinstance(extent, Sym) else min(factor, extent))
         value = Lin.of(outer) * factor + inner
         self.loops[i : i + 1] = [Loop(outer, reduce=lp.reduce), Loop(inner, reduce=lp.reduce)]
         self._substitute({lp.var: value})
@@ -228,7 +260,7 @@ class LoopNest:
         la, lb = self.loops[i], self.loops[j]
         if la.reduce != lb.reduce:
             raise LoweringError(f"schedule: fuse({a}, {b}) mixes an output and a reduce axis")
-        fused = Var(f"{a}.{b}", la.var.extent * lb.var.extent)
+        fused = Var(fused_name(a, b), la.var.extent * lb.var.extent)
         f = Lin.of(fused)
         eb = lb.var.extent
         self.loops[i : j + 1] = [Loop(fused, reduce=la.reduce)]
@@ -276,6 +308,7 @@ class LoopNest:
 
 
 __all__ = [
+    "SCHEDULE_ATTR",
     "Annotate",
     "CacheWrite",
     "Fuse",
@@ -285,4 +318,9 @@ __all__ = [
     "Reorder",
     "Schedule",
     "Split",
+    "axis_name",
+    "fused_name",
+    "inner_name",
+    "outer_name",
+    "reduce_axis_name",
 ]

@@ -5,12 +5,13 @@ the rules' templates size their knobs from the target (`lamina.target`). The
 schedule language is `lamina.lowering.lang.schedule`.
 
 - `registry`: `register_schedule(key, tag, plevel=...)`, `schedule_for`;
+- `tags`: the tags (`tags.DENSE`, ...), one constant each;
 - `cpu` (+ `window_nchwc`, `winograd`): the generic CPU strategy, every CPU
   architecture's fallback (x86-64, AArch64, RISC-V, WebAssembly);
 - `knobs`, `dispatch`, `sites`: template knobs, tuning records' dispatch.
 """
 
-from lamina.lowering.strategy import cpu, registry, window_nchwc, winograd
+from lamina.lowering.strategy import cpu, registry, tags, window_nchwc, winograd
 from lamina.lowering.strategy.cpu import (
     default_for,
     gemm,
@@ -33,6 +34,7 @@ __all__ = [
     "schedule_conv",
     "schedule_dense",
     "schedule_matmul",
+    "tags",
     "window_nchwc",
     "winograd",
 ]

@@ -46,7 +46,13 @@ from lamina.lowering.lang.schedule import (
     Reorder,
     Schedule,
     Split,
+    axis_name,
+    fused_name,
+    inner_name,
+    outer_name,
+    reduce_axis_name,
 )
+from lamina.lowering.strategy import tags
 from lamina.lowering.strategy.dispatch import TemplateCall, log_call
 from lamina.lowering.strategy.knobs import DEFAULT_GRAIN, GRAINS, Knobs, Space, choices
 from lamina.lowering.strategy.registry import (
@@ -58,6 +64,13 @@ from lamina.lowering.strategy.registry import (
 from lamina.passes import current_target
 from lamina.symbolic import Dim, Sym
 from lamina.target import Target
+
+# The templates' names (a `TemplateCall`'s, and a tuning record's `template`).
+GEMM = "gemm"
+WINDOW = "window"
+CONV_NCHWC = "conv_nchwc"
+INJECTIVE = "injective"
+REDUCTION = "reduction"
 
 
 # ----------------------------------------------------------------- templates
@@ -77,7 +90,7 @@ def _parallel_outer(
         if work >= threads_hint or isinstance(e, Hinted):
             break  # (fusing a symbolic loop in would divide by its size)
         steps.append(Fuse(name, nxt))
-        name, work = f"{name}.{nxt}", work * _sure(e)
+        name, work = fused_name(name, nxt), work * _sure(e)
         symbolic |= isinstance(e, Hinted)
     if work < 2 and not symbolic:  # (a symbolic loop may well have the work)
         return steps
@@ -92,7 +105,7 @@ def _parallel_tiles(
     fusing took them all, else at the last one."""
     par = _parallel_outer(outer, extents, grain)
     fused = sum(isinstance(p, Fuse) for p in par)
-    at = ".".join(outer) if fused + 1 == len(outer) else outer[-1]
+    at = fused_name(*outer) if fused + 1 == len(outer) else outer[-1]
     return [*par, CacheWrite(at)]
 
 
@@ -132,28 +145,28 @@ class _GemmGeometry:
     @staticmethod
     def of(extents: tuple[int, ...], row: int, cols: tuple[int, ...], fuse_batch: bool) -> _GemmGeometry:
         steps: list[Primitive] = []
-        r = f"i{row}"
-        batch = [f"i{d}" for d in range(row)]
+        r = axis_name(row)
+        batch = [axis_name(d) for d in range(row)]
         batch_extents = [extents[d] for d in range(row)]
         rows = extents[row]
         if fuse_batch and row > 0:
-            r = "i0"
+            r = axis_name(0)
             for d in range(1, row + 1):
-                steps.append(Fuse(r, f"i{d}"))
-                r = f"{r}.i{d}"
+                steps.append(Fuse(r, axis_name(d)))
+                r = fused_name(r, axis_name(d))
             batch, batch_extents = [], []
             rows = 1
             for d in range(row + 1):
                 rows *= extents[d]
             if any(isinstance(extents[d], Hinted) for d in range(row + 1)):
                 rows = Hinted(rows)
-        col = f"i{cols[0]}"
+        col = axis_name(cols[0])
         ncol = 1
         for c in cols:
             ncol *= extents[c]
         for c in cols[1:]:
-            steps.append(Fuse(col, f"i{c}"))
-            col = f"{col}.i{c}"
+            steps.append(Fuse(col, axis_name(c)))
+            col = fused_name(col, axis_name(c))
         return _GemmGeometry(tuple(steps), r, tuple(batch), tuple(batch_extents), rows, col, ncol)
 
 
@@ -221,9 +234,9 @@ class GemmKnobs(Knobs):
         def why(k: GemmKnobs) -> str | None:
             tiles = -(-g.ncol // k.nr)
             if tiles % k.col_block:
-                return f"gemm: {k.col_block} column tiles per block do not divide the {tiles} tiles"
+                return f"{GEMM}: {k.col_block} column tiles per block do not divide the {tiles} tiles"
             vectors = -(-k.nr // lanes)
-            return _registers_check(target, "gemm", k.mr * vectors, vectors + 1)
+            return _registers_check(target, GEMM, k.mr * vectors, vectors + 1)
 
         return Space(GemmKnobs, {
             "mr": choices(*range(1, 17), at_most=rows, keep=(d.mr,)),
@@ -267,7 +280,7 @@ def gemm(
     (`GemmKnobs.default`)."""
     args = (extents, row, cols, elem_bits, nreduce, reduce_size, fuse_batch, panel)
     if knobs is None:
-        log_call(TemplateCall("gemm", gemm, GemmKnobs, args))
+        log_call(TemplateCall(GEMM, gemm, GemmKnobs, args))
         knobs = GemmKnobs.default(current_target(), *args)
     g = _GemmGeometry.of(extents, row, cols, fuse_batch)
     r, col, mr, nr = g.row, g.col, knobs.mr, knobs.nr
@@ -275,39 +288,41 @@ def gemm(
     steps: list[Primitive] = [*g.fusions, Split(r, mr), Split(col, nr)]
     row_tiles = -(-g.rows // mr)
     col_tiles = -(-g.ncol // nr)
-    rows_tile = (f"{r}.o", Hinted(row_tiles) if isinstance(g.rows, Hinted) else row_tiles)
-    block = knobs.col_block
+    rows_tile = (outer_name(r), Hinted(row_tiles) if isinstance(g.rows, Hinted) else row_tiles)
+    block, col_tile = knobs.col_block, outer_name(col)
     if block <= 1:  # each column panel streamed past every row tile
-        tiles = [(f"{col}.o", col_tiles), rows_tile]
+        tiles = [(col_tile, col_tiles), rows_tile]
     elif block >= col_tiles:  # each row panel past every column panel
-        tiles = [rows_tile, (f"{col}.o", col_tiles)]
+        tiles = [rows_tile, (col_tile, col_tiles)]
     else:
-        steps.append(Split(f"{col}.o", block))
-        tiles = [(f"{col}.o.o", col_tiles // block), rows_tile, (f"{col}.o.i", block)]
+        steps.append(Split(col_tile, block))
+        tiles = [(outer_name(col_tile), col_tiles // block), rows_tile, (inner_name(col_tile), block)]
     outer = [*g.batch, *(name for name, _ in tiles)]
     outer_extents = [*g.batch_extents, *(n for _, n in tiles)]
-    reduce = [f"r{d}" for d in range(nreduce)]
+    reduce = [reduce_axis_name(d) for d in range(nreduce)]
     k_block: list[str] = []
     if knobs.kc:  # the K blocks inside the outermost tile loop
-        steps.append(Split("r0", knobs.kc))
-        k_block, reduce = ["r0.o"], ["r0.i", *reduce[1:]]
+        k = reduce_axis_name(0)
+        steps.append(Split(k, knobs.kc))
+        k_block, reduce = [outer_name(k)], [inner_name(k), *reduce[1:]]
     unrolled_k: list[str] = []
     if knobs.unroll_k > 1:
         steps.append(Split(reduce[0], knobs.unroll_k))
-        unrolled_k = [f"{reduce[0]}.i"]
-        reduce = [f"{reduce[0]}.o", *reduce[1:]]
+        unrolled_k = [inner_name(reduce[0])]
+        reduce = [outer_name(reduce[0]), *reduce[1:]]
     # One register per vector: a wider tile is split into vectors of the lanes.
-    vectors = [f"{col}.i"]
+    vector = inner_name(col)
+    vectors = [vector]
     if nr > lanes:
-        steps.append(Split(f"{col}.i", lanes))
-        vectors = [f"{col}.i.o", f"{col}.i.i"]
+        steps.append(Split(vector, lanes))
+        vectors = [outer_name(vector), inner_name(vector)]
     split_at = len(g.batch) + 1 if k_block else len(outer)
-    steps.append(Reorder((*outer[:split_at], *k_block, *outer[split_at:], *reduce, *unrolled_k, f"{r}.i", *vectors)))
+    steps.append(Reorder((*outer[:split_at], *k_block, *outer[split_at:], *reduce, *unrolled_k, inner_name(r), *vectors)))
     if k_block:  # (the parallel loops outside the K blocks, the accumulators inside)
         steps += [*_parallel_outer(outer[:split_at], outer_extents[:split_at], knobs.grain), CacheWrite(outer[-1])]
     else:
         steps += _parallel_tiles(outer, outer_extents, knobs.grain)
-    steps += [Annotate(ForKind.UNROLLED, name) for name in (*unrolled_k, f"{r}.i", *vectors[:-1])]
+    steps += [Annotate(ForKind.UNROLLED, name) for name in (*unrolled_k, inner_name(r), *vectors[:-1])]
     steps.append(Annotate(ForKind.VECTORIZED, vectors[-1]))
     return Schedule(tuple(steps))
 
@@ -348,7 +363,7 @@ class WindowKnobs(Knobs):
 
         def why(k: WindowKnobs) -> str | None:
             vectors = -(-k.vector // lanes)
-            return _registers_check(target, "window", k.rows * vectors, vectors + 1)
+            return _registers_check(target, WINDOW, k.rows * vectors, vectors + 1)
 
         return Space(WindowKnobs, {
             "rows": choices(*range(1, 17), at_most=16 if isinstance(rows, Hinted) else rows, keep=(d.rows,)),
@@ -365,20 +380,20 @@ def window(
     tile of rows unrolled, each row one vector accumulator that stays in a
     register across all the window's taps (TVM's depthwise NCHW schedule)."""
     if knobs is None:
-        log_call(TemplateCall("window", window, WindowKnobs, (extents, nreduce, elem_bits)))
+        log_call(TemplateCall(WINDOW, window, WindowKnobs, (extents, nreduce, elem_bits)))
         knobs = WindowKnobs.default(current_target(), extents, nreduce, elem_bits)
     rank = len(extents)
     rows, cols = extents[-2], extents[-1]
-    r, c = f"i{rank - 2}", f"i{rank - 1}"
+    r, c = axis_name(rank - 2), axis_name(rank - 1)
     mr, v = knobs.rows, knobs.vector
     steps: list[Primitive] = [Split(r, mr), Split(c, v)]
-    outer = [*(f"i{d}" for d in range(rank - 2)), f"{r}.o", f"{c}.o"]
+    outer = [*(axis_name(d) for d in range(rank - 2)), outer_name(r), outer_name(c)]
     outer_extents = [*extents[:-2], -(-rows // mr), -(-cols // v)]
-    reduce = [f"r{d}" for d in range(nreduce)]
-    steps.append(Reorder((*outer, *reduce, f"{r}.i", f"{c}.i")))
+    reduce = [reduce_axis_name(d) for d in range(nreduce)]
+    steps.append(Reorder((*outer, *reduce, inner_name(r), inner_name(c))))
     steps += _parallel_tiles(outer, outer_extents, knobs.grain)
-    steps += [Annotate(ForKind.UNROLLED, f"{r}.i")]
-    steps.append(Annotate(ForKind.VECTORIZED, f"{c}.i"))
+    steps += [Annotate(ForKind.UNROLLED, inner_name(r))]
+    steps.append(Annotate(ForKind.VECTORIZED, inner_name(c)))
     return Schedule(tuple(steps))
 
 
@@ -426,7 +441,7 @@ class NchwcKnobs(Knobs):
         vectors = -(-block // target.lanes(elem_bits))
 
         def why(k: NchwcKnobs) -> str | None:
-            return _registers_check(target, "conv_nchwc", k.oc * k.rows * k.cols * vectors, k.oc * vectors + 1)
+            return _registers_check(target, CONV_NCHWC, k.oc * k.rows * k.cols * vectors, k.oc * vectors + 1)
 
         return Space(NchwcKnobs, {
             "cols": choices(*range(1, 29), at_most=cols, keep=(d.cols,)),
@@ -446,27 +461,29 @@ def conv_nchwc(
     vector accumulator kept in a register across the whole reduction; per
     reduction step, one weight vector and a broadcast input element per column."""
     if knobs is None:
-        log_call(TemplateCall("conv_nchwc", conv_nchwc, NchwcKnobs, (extents, elem_bits)))
+        log_call(TemplateCall(CONV_NCHWC, conv_nchwc, NchwcKnobs, (extents, elem_bits)))
         knobs = NchwcKnobs.default(current_target(), extents, elem_bits)
     n, blocks, rows, cols, _ = extents
     ct, rt, oc = knobs.cols, knobs.rows, knobs.oc
-    steps: list[Primitive] = [Split("i3", ct)]
-    tile = ["i3.i"]
+    batch, ocb, oh, ow, ob = map(axis_name, range(5))
+    icb, kh, kw, cb = map(reduce_axis_name, range(4))
+    steps: list[Primitive] = [Split(ow, ct)]
+    tile = [inner_name(ow)]
     if oc > 1:
-        steps.append(Split("i1", oc))
+        steps.append(Split(ocb, oc))
     if rt > 1:
-        steps.append(Split("i2", rt))
-        tile.insert(0, "i2.i")
+        steps.append(Split(oh, rt))
+        tile.insert(0, inner_name(oh))
     if oc > 1:
-        tile.insert(0, "i1.i")
-    outer = ["i1.o" if oc > 1 else "i1", "i2.o" if rt > 1 else "i2"]
-    outer = ["i0", *outer, "i3.o"]
+        tile.insert(0, inner_name(ocb))
+    outer = [outer_name(ocb) if oc > 1 else ocb, outer_name(oh) if rt > 1 else oh]
+    outer = [batch, *outer, outer_name(ow)]
     outer_extents = [n, -(-blocks // oc), -(-rows // rt), -(-cols // ct)]
-    reduce = ("r1", "r2", "r0", "r3") if knobs.kernel_outer else ("r0", "r1", "r2", "r3")
-    steps.append(Reorder((*outer, *reduce, *tile, "i4")))
+    reduce = (kh, kw, icb, cb) if knobs.kernel_outer else (icb, kh, kw, cb)
+    steps.append(Reorder((*outer, *reduce, *tile, ob)))
     steps += _parallel_tiles(outer, outer_extents, knobs.grain)
     steps += [Annotate(ForKind.UNROLLED, name) for name in tile]
-    steps.append(Annotate(ForKind.VECTORIZED, "i4"))
+    steps.append(Annotate(ForKind.VECTORIZED, ob))
     return Schedule(tuple(steps))
 
 
@@ -502,9 +519,9 @@ def injective(
     if not extents or 0 in extents:
         return Schedule()
     if knobs is None:
-        log_call(TemplateCall("injective", injective, InjectiveKnobs, (extents, elem_bits)))
+        log_call(TemplateCall(INJECTIVE, injective, InjectiveKnobs, (extents, elem_bits)))
         knobs = InjectiveKnobs.default(current_target(), extents, elem_bits)
-    names = [f"i{d}" for d in range(len(extents))]
+    names = [axis_name(d) for d in range(len(extents))]
     steps: list[Primitive] = []
     total = 1
     for e in extents:
@@ -512,8 +529,8 @@ def injective(
     last = names[-1]
     outer_names, outer_extents = names[:-1], list(extents[:-1])
     if knobs.vector:
-        steps += [Split(last, knobs.vector), Annotate(ForKind.VECTORIZED, f"{last}.i")]
-        outer_names.append(f"{last}.o")
+        steps += [Split(last, knobs.vector), Annotate(ForKind.VECTORIZED, inner_name(last))]
+        outer_names.append(outer_name(last))
         outer_extents.append(-(-extents[-1] // knobs.vector))
     if total >= 4096:
         steps += _parallel_outer(outer_names, outer_extents, knobs.grain)
@@ -549,9 +566,9 @@ def default_call(op: te.ComputeOp) -> TemplateCall[Any]:
     elem = op.result.type.get_element_type()  # type: ignore[union-attr]
     bits = max(getattr(elem, "bitwidth", 32) or 32, 8)
     if op.reduce is None:
-        return TemplateCall("injective", injective, InjectiveKnobs, (hinted(op.extents), bits))
+        return TemplateCall(INJECTIVE, injective, InjectiveKnobs, (hinted(op.extents), bits))
     return TemplateCall(
-        "reduction", reduction, ReductionKnobs, (hinted(op.extents), hinted(op.reduce_shape), bits)
+        REDUCTION, reduction, ReductionKnobs, (hinted(op.extents), hinted(op.reduce_shape), bits)
     )
 
 
@@ -601,13 +618,13 @@ def ordered_reduction(extents: tuple[int, ...], reduce_extents: tuple[int, ...])
     partials): `ORDERED_ROWS` outputs of the innermost output axis that many
     divide (a softmax's rows) interleaved inside the reduce loops, their
     accumulators cached, so their serial chains overlap; outer loops parallel."""
-    names = [f"i{d}" for d in range(len(extents))]
+    names = [axis_name(d) for d in range(len(extents))]
     threads = math.prod(_sure(e) for e in (*extents, *reduce_extents)) >= PARALLEL_WORK
     axis = next((d for d in reversed(range(len(extents))) if _sure(extents[d]) % ORDERED_ROWS == 0 and not isinstance(extents[d], Hinted)), None)
     if axis is None or not reduce_extents:
         return Schedule(tuple(_parallel_outer(names, list(extents)) if threads else ()))
-    rows, inner = f"i{axis}.o", f"i{axis}.i"
-    reduce = [f"r{d}" for d in range(len(reduce_extents))]
+    rows, inner = outer_name(names[axis]), inner_name(names[axis])
+    reduce = [reduce_axis_name(d) for d in range(len(reduce_extents))]
     outer = [*names[:axis], rows]
     steps: list[Primitive] = [Split(names[axis], ORDERED_ROWS), Reorder((*outer, *names[axis + 1 :], *reduce, inner))]
     split_extents = [*extents[:axis], extents[axis] // ORDERED_ROWS]
@@ -625,17 +642,17 @@ def reduction(
     last reduce axis of at least a vector's lanes (a softmax or norm row) is
     rfactored over them: vector partials, combined at the end."""
     if knobs is None:
-        log_call(TemplateCall("reduction", reduction, ReductionKnobs, (extents, reduce_extents, elem_bits)))
+        log_call(TemplateCall(REDUCTION, reduction, ReductionKnobs, (extents, reduce_extents, elem_bits)))
         knobs = ReductionKnobs.default(current_target(), extents, reduce_extents, elem_bits)
     steps: list[Primitive] = []
     if knobs.vector:
-        last = f"r{len(reduce_extents) - 1}"
-        steps += [Split(last, knobs.vector), Annotate(ForKind.VECTORIZED, f"{last}.i")]
+        last = reduce_axis_name(len(reduce_extents) - 1)
+        steps += [Split(last, knobs.vector), Annotate(ForKind.VECTORIZED, inner_name(last))]
     total = 1
     for e in (*extents, *reduce_extents):
         total *= e
     if total >= PARALLEL_WORK and extents:
-        names = [f"i{d}" for d in range(len(extents))]
+        names = [axis_name(d) for d in range(len(extents))]
         steps = _parallel_outer(names, list(extents), knobs.grain) + steps
     return Schedule(tuple(steps))
 
@@ -650,7 +667,7 @@ def _bits(elem: Attribute) -> int:
 register_implementation(GENERIC_CPU, relay.Conv2DOp.name, DEFAULT_IMPLEMENTATION)
 
 
-@register_schedule(GENERIC_CPU, "dense")
+@register_schedule(GENERIC_CPU, tags.DENSE)
 def schedule_dense(op: relay.RelayOp, out: TensorType, kdim: int) -> Schedule | None:
     """`gemm` for a dense whose `b` is not transposed (lanes along n read `b`
     contiguously; alter-op-layout makes it so), else none."""
@@ -661,7 +678,7 @@ def schedule_dense(op: relay.RelayOp, out: TensorType, kdim: int) -> Schedule | 
     )
 
 
-@register_schedule(GENERIC_CPU, "dense_pack")
+@register_schedule(GENERIC_CPU, tags.DENSE_PACK)
 def schedule_dense_pack(out: TensorType, kdim: int, panel: int) -> Schedule:
     """`gemm` over the last two output axes, the batch axes fused into the rows
     (the packed weight is shared by every batch), NR a multiple of the panel."""
@@ -672,7 +689,7 @@ def schedule_dense_pack(out: TensorType, kdim: int, panel: int) -> Schedule:
     )
 
 
-@register_schedule(GENERIC_CPU, "matmul")
+@register_schedule(GENERIC_CPU, tags.MATMUL)
 def schedule_matmul(
     out: TensorType, a_shape: Sequence[int], b_shape: Sequence[int]
 ) -> Schedule | None:
@@ -691,7 +708,7 @@ def schedule_matmul(
     )
 
 
-@register_schedule(GENERIC_CPU, "conv")
+@register_schedule(GENERIC_CPU, tags.CONV)
 def schedule_conv(
     op: relay.ConvOp, out: TensorType, wshape: Sequence[int]
 ) -> Schedule | None:
@@ -711,7 +728,7 @@ def schedule_conv(
     )
 
 
-@register_schedule(GENERIC_CPU, "pool")
+@register_schedule(GENERIC_CPU, tags.POOL)
 def schedule_pool(out: TensorType, spatial: int) -> Schedule | None:
     """`window` for a 2-D pooling, else none."""
     if spatial != 2:
@@ -719,24 +736,24 @@ def schedule_pool(out: TensorType, spatial: int) -> Schedule | None:
     return window(hinted(dims(out)), spatial, _bits(out.get_element_type()))
 
 
-@register_schedule(GENERIC_CPU, "conv_nchwc")
+@register_schedule(GENERIC_CPU, tags.CONV_NCHWC)
 def _conv_nchwc(out: Sequence[Dim], elem_bits: int) -> Schedule:
     return conv_nchwc(hinted(out), elem_bits)
 
 
-@register_schedule(GENERIC_CPU, "ordered")
+@register_schedule(GENERIC_CPU, tags.ORDERED)
 def _ordered(extents: Sequence[Dim], reduce_extents: Sequence[Dim]) -> Schedule:
     return ordered_reduction(hinted(extents), hinted(reduce_extents))
 
 
-@register_schedule(GENERIC_CPU, "ordered_lanes")
+@register_schedule(GENERIC_CPU, tags.ORDERED_LANES)
 def _ordered_lanes(extents: Sequence[Dim], reduce_extents: Sequence[Dim], lanes: int) -> Schedule:
     """`lanes` partial sums, each in index order, combined pairwise."""
     knobs = ReductionKnobs(lanes, DEFAULT_GRAIN)
     return reduction(hinted(extents), hinted(reduce_extents), 32, knobs)
 
 
-register_schedule(GENERIC_CPU, "default")(default_for)
+register_schedule(GENERIC_CPU, tags.DEFAULT)(default_for)
 
 
 def is_gemm_conv(op: relay.ConvOp, wshape: Sequence[int], groups: int) -> bool:
@@ -753,7 +770,12 @@ def is_gemm_conv(op: relay.ConvOp, wshape: Sequence[int], groups: int) -> bool:
 
 
 __all__ = [
+    "CONV_NCHWC",
+    "GEMM",
+    "INJECTIVE",
     "NCHWC_COLS",
+    "REDUCTION",
+    "WINDOW",
     "GemmKnobs",
     "InjectiveKnobs",
     "NchwcKnobs",

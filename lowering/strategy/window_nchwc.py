@@ -17,7 +17,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lamina.dialects.tir import ForKind
-from lamina.lowering.lang.schedule import Annotate, Primitive, Reorder, Schedule, Split
+from lamina.lowering.lang.schedule import (
+    Annotate,
+    Primitive,
+    Reorder,
+    Schedule,
+    Split,
+    axis_name,
+    inner_name,
+    outer_name,
+    reduce_axis_name,
+)
+from lamina.lowering.strategy import tags
 from lamina.lowering.strategy.cpu import (
     _parallel_tiles,
     _registers_check,
@@ -31,6 +42,8 @@ from lamina.passes import current_target
 from lamina.symbolic import Dim
 from lamina.target import Target
 
+#: The template's name (a `TemplateCall`'s, and a tuning record's `template`).
+WINDOW_NCHWC = "window_nchwc"
 #: Output points (rows x columns) of the default register tile: each a vector
 #: accumulator, with room left for the input vectors they read.
 WINDOW_NCHWC_POINTS = 8
@@ -74,7 +87,7 @@ class WindowNchwcKnobs(Knobs):
 
         def why(k: WindowNchwcKnobs) -> str | None:
             inputs = k.cols + kernel[1] - 1 if k.unroll_kw else 1
-            return _registers_check(target, "window_nchwc", k.rows * k.cols * vectors, (inputs + 1) * vectors)
+            return _registers_check(target, WINDOW_NCHWC, k.rows * k.cols * vectors, (inputs + 1) * vectors)
 
         return Space(WindowNchwcKnobs, {
             "cols": choices(*range(1, 17), at_most=cols, keep=(d.cols,)),
@@ -84,7 +97,7 @@ class WindowNchwcKnobs(Knobs):
         }, why)
 
 
-@register_schedule(GENERIC_CPU, "window_nchwc")
+@register_schedule(GENERIC_CPU, tags.WINDOW_NCHWC)
 def _window_nchwc(out: Sequence[Dim], kernel: tuple[int, int], elem_bits: int) -> Schedule:
     return window_nchwc(hinted(out), kernel, elem_bits)
 
@@ -100,25 +113,27 @@ def window_nchwc(
     a tile of output rows x columns unrolled, each point one vector
     accumulator kept in a register across the window."""
     if knobs is None:
-        log_call(TemplateCall("window_nchwc", window_nchwc, WindowNchwcKnobs, (extents, kernel, elem_bits)))
+        log_call(TemplateCall(WINDOW_NCHWC, window_nchwc, WindowNchwcKnobs, (extents, kernel, elem_bits)))
         knobs = WindowNchwcKnobs.default(current_target(), extents, kernel, elem_bits)
     n, blocks, rows, cols, _ = extents
-    steps: list[Primitive] = [Split("i3", knobs.cols)]
-    tile = ["i3.i"]
-    row = "i2"
+    batch, block, oh, ow, lanes = map(axis_name, range(5))
+    kh, kw = reduce_axis_name(0), reduce_axis_name(1)
+    steps: list[Primitive] = [Split(ow, knobs.cols)]
+    tile = [inner_name(ow)]
+    row = oh
     if knobs.rows > 1:
-        steps.append(Split("i2", knobs.rows))
-        tile.insert(0, "i2.i")
-        row = "i2.o"
-    outer = ["i0", "i1", row, "i3.o"]
+        steps.append(Split(oh, knobs.rows))
+        tile.insert(0, inner_name(oh))
+        row = outer_name(oh)
+    outer = [batch, block, row, outer_name(ow)]
     outer_extents = [n, blocks, -(-rows // knobs.rows), -(-cols // knobs.cols)]
-    taps = ["r0"] if knobs.unroll_kw else ["r0", "r1"]
-    inner = ["r1"] if knobs.unroll_kw else []
-    steps.append(Reorder((*outer, *taps, *inner, *tile, "i4")))
+    taps = [kh] if knobs.unroll_kw else [kh, kw]
+    inner = [kw] if knobs.unroll_kw else []
+    steps.append(Reorder((*outer, *taps, *inner, *tile, lanes)))
     steps += _parallel_tiles(outer, outer_extents, knobs.grain)
     steps += [Annotate(ForKind.UNROLLED, name) for name in (*inner, *tile)]
-    steps.append(Annotate(ForKind.VECTORIZED, "i4"))
+    steps.append(Annotate(ForKind.VECTORIZED, lanes))
     return Schedule(tuple(steps))
 
 
-__all__ = ["WINDOW_NCHWC_POINTS", "WindowNchwcKnobs", "window_nchwc"]
+__all__ = ["WINDOW_NCHWC", "WINDOW_NCHWC_POINTS", "WindowNchwcKnobs", "window_nchwc"]

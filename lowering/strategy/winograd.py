@@ -31,7 +31,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lamina.dialects.tir import ForKind
-from lamina.lowering.lang.schedule import Annotate, Primitive, Reorder, Schedule, Split
+from lamina.lowering.lang.schedule import (
+    Annotate,
+    Primitive,
+    Reorder,
+    Schedule,
+    Split,
+    axis_name,
+    inner_name,
+    outer_name,
+    reduce_axis_name,
+)
+from lamina.lowering.strategy import tags
 from lamina.lowering.strategy.cpu import _parallel_tiles, _registers_check, hinted
 from lamina.lowering.strategy.dispatch import TemplateCall, log_call
 from lamina.lowering.strategy.knobs import DEFAULT_GRAIN, GRAINS, Knobs, Space, choices
@@ -40,6 +51,9 @@ from lamina.passes import current_target
 from lamina.symbolic import Dim
 from lamina.target import Target
 
+# The templates' names (a `TemplateCall`'s, and a tuning record's `template`).
+WINOGRAD_INPUT = "winograd_input"
+WINOGRAD_OUTPUT = "winograd_output"
 #: Vector accumulators of a default register tile: enough independent FMAs to
 #: cover their latency, with room for the operands on 16-register hosts too.
 WINOGRAD_ACCUMULATORS = 12
@@ -87,7 +101,7 @@ class WinogradInputKnobs(Knobs):
         per = _vectors(target, block)
 
         def why(k: WinogradInputKnobs) -> str | None:
-            return _registers_check(target, "winograd_input", k.rows * k.cols * per, k.cols * per + 1)
+            return _registers_check(target, WINOGRAD_INPUT, k.rows * k.cols * per, k.cols * per + 1)
 
         return Space(WinogradInputKnobs, {
             "rows": _rows(m, target.vector_registers),
@@ -97,12 +111,12 @@ class WinogradInputKnobs(Knobs):
         }, why)
 
 
-@register_schedule(GENERIC_CPU, "winograd_input")
+@register_schedule(GENERIC_CPU, tags.WINOGRAD_INPUT)
 def _winograd_input(out: Sequence[Dim], m: int, block: int) -> Schedule:
     return winograd_input(hinted(out), m, block)
 
 
-@register_schedule(GENERIC_CPU, "winograd_output")
+@register_schedule(GENERIC_CPU, tags.WINOGRAD_OUTPUT)
 def _winograd_output(out: Sequence[Dim], m: int) -> Schedule:
     return winograd_output(hinted(out), m)
 
@@ -114,21 +128,22 @@ def winograd_input(
     columns): per tile and channel vectors, `rows` positions accumulate in
     registers over the whole tile; the channel block in the vector lanes."""
     if knobs is None:
-        log_call(TemplateCall("winograd_input", winograd_input, WinogradInputKnobs, (extents, m, block)))
+        log_call(TemplateCall(WINOGRAD_INPUT, winograd_input, WinogradInputKnobs, (extents, m, block)))
         knobs = WinogradInputKnobs.default(current_target(), extents, m, block)
     positions, tiles, channels = extents
-    steps: list[Primitive] = [Split("i2", block), Split("i0", knobs.rows)]
-    chans, inner = "i2.o", []
+    s, p, c, j = axis_name(0), axis_name(1), axis_name(2), reduce_axis_name(0)
+    steps: list[Primitive] = [Split(c, block), Split(s, knobs.rows)]
+    chans, inner = outer_name(c), []
     if knobs.cols > 1:
-        steps.append(Split("i2.o", knobs.cols))
-        chans, inner = "i2.o.o", ["i2.o.i"]
-    outer = ["i1", chans, "i0.o"]
-    steps.append(Reorder((*outer, "r0", "i0.i", *inner, "i2.i")))
+        steps.append(Split(chans, knobs.cols))
+        chans, inner = outer_name(chans), [inner_name(chans)]
+    outer = [p, chans, outer_name(s)]
+    steps.append(Reorder((*outer, j, inner_name(s), *inner, inner_name(c))))
     extents_outer = [tiles, channels // block // knobs.cols, positions // knobs.rows]
     steps += _parallel_tiles(outer, extents_outer, knobs.grain)
-    unrolled = ["r0"] if knobs.unroll else []
-    steps += [Annotate(ForKind.UNROLLED, name) for name in (*unrolled, "i0.i", *inner)]
-    steps.append(Annotate(ForKind.VECTORIZED, "i2.i"))
+    unrolled = [j] if knobs.unroll else []
+    steps += [Annotate(ForKind.UNROLLED, name) for name in (*unrolled, inner_name(s), *inner)]
+    steps.append(Annotate(ForKind.VECTORIZED, inner_name(c)))
     return Schedule(tuple(steps))
 
 
@@ -159,7 +174,7 @@ class WinogradOutputKnobs(Knobs):
 
         def why(k: WinogradOutputKnobs) -> str | None:
             vectors = _vectors(target, extents[4])
-            return _registers_check(target, "winograd_output", k.rows * k.cols * per, vectors + 1)
+            return _registers_check(target, WINOGRAD_OUTPUT, k.rows * k.cols * per, vectors + 1)
 
         return Space(WinogradOutputKnobs, {
             "rows": choices(1, 2, 3, 4, at_most=tiles_h, keep=(1,)),
@@ -177,23 +192,27 @@ def winograd_output(
     m` points accumulates in registers over the `a` rows and is written back
     through the epilogue; the channel block in the vector lanes."""
     if knobs is None:
-        log_call(TemplateCall("winograd_output", winograd_output, WinogradOutputKnobs, (extents, m)))
+        log_call(TemplateCall(WINOGRAD_OUTPUT, winograd_output, WinogradOutputKnobs, (extents, m)))
         knobs = WinogradOutputKnobs.default(current_target(), extents, m)
     n, blocks, height, width, _ = extents
     rows, cols = m * knobs.rows, m * knobs.cols
-    steps: list[Primitive] = [Split("i2", rows), Split("i3", cols)]
-    outer = ["i0", "i1", "i2.o", "i3.o"]
-    steps.append(Reorder((*outer, "r0", "i2.i", "i3.i", "i4")))
+    batch, kb, h, w, lanes = map(axis_name, range(5))
+    xi = reduce_axis_name(0)
+    steps: list[Primitive] = [Split(h, rows), Split(w, cols)]
+    outer = [batch, kb, outer_name(h), outer_name(w)]
+    steps.append(Reorder((*outer, xi, inner_name(h), inner_name(w), lanes)))
     extents_outer = [n, blocks, -(-height // rows), -(-width // cols)]
     steps += _parallel_tiles(outer, extents_outer, knobs.grain)
-    unrolled = ["r0"] if knobs.unroll else []
-    steps += [Annotate(ForKind.UNROLLED, name) for name in (*unrolled, "i2.i", "i3.i")]
-    steps.append(Annotate(ForKind.VECTORIZED, "i4"))
+    unrolled = [xi] if knobs.unroll else []
+    steps += [Annotate(ForKind.UNROLLED, name) for name in (*unrolled, inner_name(h), inner_name(w))]
+    steps.append(Annotate(ForKind.VECTORIZED, lanes))
     return Schedule(tuple(steps))
 
 
 __all__ = [
     "WINOGRAD_ACCUMULATORS",
+    "WINOGRAD_INPUT",
+    "WINOGRAD_OUTPUT",
     "WinogradInputKnobs",
     "WinogradOutputKnobs",
     "winograd_input",

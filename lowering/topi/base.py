@@ -34,7 +34,7 @@ from lamina.dialects.shapes import dims, symbolic_tensor
 from lamina.dialects.te import ReduceKind
 from lamina.errors import LaminaError, LoweringError
 from lamina.lowering.lang.expr import Expr, is_float, is_unsigned
-from lamina.lowering.lang.schedule import Schedule
+from lamina.lowering.lang.schedule import SCHEDULE_ATTR, Schedule
 from lamina.lowering.strategy.registry import schedule_for
 from lamina.plugins import COMPUTES_GROUP
 from lamina.registry import Registry
@@ -72,7 +72,7 @@ def scheduled(result: SSAValue, sched: Schedule, ordered: bool = False) -> None:
     the order the schedule gives (`te.ORDERED`)."""
     owner = result.owner
     assert isinstance(owner, te.ComputeOp)
-    owner.attributes["schedule"] = StringAttr(str(sched))
+    owner.attributes[SCHEDULE_ATTR] = StringAttr(str(sched))
     if ordered:
         owner.attributes[te.ORDERED] = UnitAttr()
 

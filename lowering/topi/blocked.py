@@ -13,6 +13,7 @@ from lamina.dialects import relay
 from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.lowering.lang.expr import Expr
+from lamina.lowering.strategy import tags
 from lamina.lowering.topi.base import (
     Body,
     Kernel,
@@ -43,7 +44,7 @@ def conv2d_nchwc(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 
     result = k.compute(out, body, ReduceKind.SUM, [ws[1], ws[2], ws[3], ws[4]])
     bits = getattr(out.get_element_type(), "bitwidth", 32)
-    schedule(result, "conv_nchwc", dims(out), bits)
+    schedule(result, tags.CONV_NCHWC, dims(out), bits)
     return result
 
 
@@ -88,7 +89,7 @@ def _window(k: Kernel, op: relay.RelayOp, body: Body, kind: ReduceKind, kernel: 
     out = _type(op)
     result = k.compute(out, body, kind, kernel)
     bits = getattr(out.get_element_type(), "bitwidth", 32)
-    schedule(result, "window_nchwc", dims(out), kernel, bits)
+    schedule(result, tags.WINDOW_NCHWC, dims(out), kernel, bits)
     return result
 
 

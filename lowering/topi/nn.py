@@ -16,6 +16,7 @@ from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.errors import LoweringError
 from lamina.lowering.lang.expr import Expr
+from lamina.lowering.strategy import tags
 from lamina.lowering.topi.base import (
     Kernel,
     _c,
@@ -102,7 +103,7 @@ def pool(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     acc = k.compute(out, body, kind, kernel)
     # (a checked read along the vector lanes vectorizes only at stride 1)
     if not checked[-1] or win.strides[-1] == 1:
-        schedule(acc, "pool", out, n)
+        schedule(acc, tags.POOL, out, n)
     if is_max:
         return acc
     xshape = _shape(x)
@@ -227,7 +228,7 @@ def _moments(
         owner = sq.owner
         assert isinstance(owner, te.ComputeOp)
         # MOMENT_LANES partial sums, each in index order, combined pairwise
-        schedule(sq, "ordered_lanes", owner.extents, owner.reduce_shape, MOMENT_LANES, ordered=True)
+        schedule(sq, tags.ORDERED_LANES, owner.extents, owner.reduce_shape, MOMENT_LANES, ordered=True)
     var = k.compute(
         _ttype(sq), lambda e, i: e.div(e.read(sq, i), _c(e, count, e.read(sq, i)))
     )

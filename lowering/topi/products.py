@@ -14,6 +14,7 @@ from lamina.dialects import relay
 from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.lowering.lang.expr import Expr
+from lamina.lowering.strategy import tags
 from lamina.lowering.topi.base import (
     Body,
     Kernel,
@@ -59,7 +60,7 @@ def dense(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     acc = k.compute(
         out, _matmul_body(a, b, a_index, b_index, 2), ReduceKind.SUM, [kdim]
     )
-    schedule(acc, "dense", op, out, kdim)
+    schedule(acc, tags.DENSE, op, out, kdim)
     alpha = op.attrs.alpha
     beta = op.attrs.beta
     bias = ins[2] if len(ins) > 2 else None
@@ -113,7 +114,7 @@ def matmul(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     result = k.compute(
         out, _matmul_body(a, b, a_index, b_index, rank), ReduceKind.SUM, [kdim]
     )
-    schedule(result, "matmul", out, sa, sb)
+    schedule(result, tags.MATMUL, out, sa, sb)
     return result
 
 
@@ -133,7 +134,7 @@ def dense_pack(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
         return e.mul(e.read(a, [*o[:-1], kk]), e.read(w, panel))
 
     result = k.compute(out, body, ReduceKind.SUM, [kdim])
-    schedule(result, "dense_pack", out, kdim, nb)
+    schedule(result, tags.DENSE_PACK, out, kdim, nb)
     return result
 
 
@@ -164,7 +165,7 @@ def conv(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
         return e.mul(v, e.read(w, [f, c, *taps]))
 
     result = k.compute(out, body, ReduceKind.SUM, [cin, *wshape[2:]])
-    schedule(result, "conv", op, out, wshape)
+    schedule(result, tags.CONV, op, out, wshape)
     return result
 
 

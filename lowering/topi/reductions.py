@@ -14,6 +14,7 @@ from lamina.dialects import relay, te
 from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.lowering.lang.expr import Expr, is_float
+from lamina.lowering.strategy import tags
 from lamina.lowering.topi.base import (
     Kernel,
     _c,
@@ -45,7 +46,7 @@ def reduce(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     out = reduction(k, src, axes, keep, _REDUCE_KIND[type(op)], _read_at(x))
     if isinstance(op, relay.SumOp) and op.attrs.ordered and isinstance(out.owner, te.ComputeOp) and out.owner.reduce is not None:
         compute = out.owner  # in index order: no reassociation, no lane partials
-        schedule(out, "ordered", compute.extents, compute.reduce_shape, ordered=True)
+        schedule(out, tags.ORDERED, compute.extents, compute.reduce_shape, ordered=True)
     if not isinstance(op, relay.MeanOp) or not axes:
         return out
     count = math.prod(dims(src)[a] for a in axes)

@@ -31,6 +31,7 @@ from lamina.dialects import relay
 from lamina.dialects.shapes import dims
 from lamina.dialects.te import ReduceKind
 from lamina.lowering.lang.expr import Expr
+from lamina.lowering.strategy import tags
 from lamina.lowering.topi.base import Kernel, _shape, _type, register_compute, schedule
 
 #: The interpolation points of F(m, 3) by tile size (TVM's, the point at
@@ -137,7 +138,7 @@ def winograd_input_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) 
         return e.mul(e.read(t, [nu, j]), column)
 
     result = k.compute(out, body, ReduceKind.SUM, [a])
-    schedule(result, "winograd_input", dims(out), m, block)
+    schedule(result, tags.WINOGRAD_INPUT, dims(out), m, block)
     return result
 
 
@@ -169,7 +170,7 @@ def winograd_output_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue])
         return e.mul(e.read(t, [e.irem(oh, mi), xi]), row)
 
     result = k.compute(out, body, ReduceKind.SUM, [a])
-    schedule(result, "winograd_output", dims(out), m)
+    schedule(result, tags.WINOGRAD_OUTPUT, dims(out), m)
     return result
 
 
