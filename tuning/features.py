@@ -35,15 +35,17 @@ from lamina.dialects import te
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.tir import ForKind
 from lamina.lowering.lang.index import Lin, Var
-from lamina.lowering.lang.schedule import Loop, LoopNest
+from lamina.lowering.lang.schedule import Loop, LoopNest, axis_name, reduce_axis_name
+from lamina.lowering.strategy.cpu import CONV_NCHWC, GEMM, INJECTIVE, REDUCTION, WINDOW
 from lamina.lowering.strategy.knobs import Knobs
+from lamina.lowering.strategy.window_nchwc import WINDOW_NCHWC
+from lamina.lowering.strategy.winograd import WINOGRAD_INPUT, WINOGRAD_OUTPUT
 from lamina.passes import current_target
 from lamina.tuning.tasks import Task
 
 #: The templates named in the one-hot encoding (any other counts as `other`).
 TEMPLATES = (
-    "gemm", "window", "window_nchwc", "conv_nchwc", "winograd_input", "winograd_output",
-    "injective", "reduction",
+    GEMM, WINDOW, WINDOW_NCHWC, CONV_NCHWC, WINOGRAD_INPUT, WINOGRAD_OUTPUT, INJECTIVE, REDUCTION,
 )
 #: Knob slots (templates have up to this many knobs).
 KNOB_SLOTS = 6
@@ -206,7 +208,7 @@ def features(task: Task, knobs: Knobs) -> np.ndarray:
 
     anchor, reads = _anchor(task)
     body_axes = list(anchor.body.block.args)
-    names = [f"i{d}" for d in range(len(extents))] + [f"r{d}" for d in range(len(reduce))]
+    names = [axis_name(d) for d in range(len(extents))] + [reduce_axis_name(d) for d in range(len(reduce))]
     env = {a: nest.axes[n] for a, n in zip(body_axes, names, strict=True)}
     per_read: list[float] = []
     step_elements = step_bytes = footprint = operands = 0
