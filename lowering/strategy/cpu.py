@@ -28,7 +28,7 @@ for the schedule of a product's compute and attaches it (`topi.scheduled`);
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,7 +111,8 @@ def _parallel_tiles(
 
 def _registers_check(target: Target, what: str, accumulators: int, operands: int) -> str | None:
     """Why `accumulators` vector accumulators and `operands` operand vectors do
-    not fit in the target's vector registers (None: they fit)."""
+    not fit in the target's vector registers (None: they fit). Knob defaults and
+    spaces both ask it, so that a default is always in its space."""
     regs = target.vector_registers
     if accumulators + operands > regs:
         return (
@@ -119,6 +120,14 @@ def _registers_check(target: Target, what: str, accumulators: int, operands: int
             f"exceed the target's {regs} vector registers"
         )
     return None
+
+
+def _most_that_fit(target: Target, what: str, most: int, demand: Callable[[int], tuple[int, int]]) -> int:
+    """The largest `n <= most` (at least 1) whose register `demand(n)`
+    (accumulators, operands) fits the target's registers."""
+    return next(
+        (n for n in range(most, 0, -1) if _registers_check(target, what, *demand(n)) is None), 1
+    )
 
 
 def _vector_widths(lanes: int, at_most: int, keep: int) -> tuple[int, ...]:
@@ -170,6 +179,13 @@ class _GemmGeometry:
         return _GemmGeometry(tuple(steps), r, tuple(batch), tuple(batch_extents), rows, col, ncol)
 
 
+def _gemm_registers(mr: int, nr: int, lanes: int) -> tuple[int, int]:
+    """A gemm tile's vector registers: `mr` x `nr` accumulators, and a row of
+    `nr` of one operand plus a broadcast of the other."""
+    vectors = -(-nr // lanes)
+    return mr * vectors, vectors + 1
+
+
 @dataclass(frozen=True)
 class GemmKnobs(Knobs):
     """`gemm`'s knobs: a register tile of `mr` rows x `nr` columns (a whole
@@ -207,8 +223,8 @@ class GemmKnobs(Knobs):
         if panel and nr % panel:  # (a vector must not straddle two panels)
             nr = -(-nr // panel) * panel
         vectors = -(-nr // lanes)
-        fit = (target.vector_registers - vectors - 1) // vectors  # (accumulators)
-        mr = max(1, min(8 if vectors >= 2 else 12, fit, g.rows))
+        most = min(8 if vectors >= 2 else 12, int(g.rows))
+        mr = _most_that_fit(target, GEMM, most, lambda m: _gemm_registers(m, nr, lanes))
         # (a symbolic row count: the default order)
         rows_outer = bool(reduce_size) and _sure(g.rows) > g.ncol
         return GemmKnobs(int(mr), nr, -(-g.ncol // nr) if rows_outer else 1, 0, 1, DEFAULT_GRAIN)
@@ -235,8 +251,7 @@ class GemmKnobs(Knobs):
             tiles = -(-g.ncol // k.nr)
             if tiles % k.col_block:
                 return f"{GEMM}: {k.col_block} column tiles per block do not divide the {tiles} tiles"
-            vectors = -(-k.nr // lanes)
-            return _registers_check(target, GEMM, k.mr * vectors, vectors + 1)
+            return _registers_check(target, GEMM, *_gemm_registers(k.mr, k.nr, lanes))
 
         return Space(GemmKnobs, {
             "mr": choices(*range(1, 17), at_most=rows, keep=(d.mr,)),
@@ -405,6 +420,13 @@ NCHWC_COLS = 14
 NCHWC_BLOCKS, NCHWC_NARROW_POINTS = 5, 21
 
 
+def _nchwc_registers(oc: int, rows: int, cols: int, vectors: int) -> tuple[int, int]:
+    """A blocked conv tile's vector registers: an accumulator per output block,
+    row and column (`vectors` per block), and the weights of the `oc` blocks
+    plus a broadcast input."""
+    return oc * rows * cols * vectors, oc * vectors + 1
+
+
 @dataclass(frozen=True)
 class NchwcKnobs(Knobs):
     """`conv_nchwc`'s knobs: a register tile of `oc` output-channel blocks x
@@ -430,8 +452,8 @@ class NchwcKnobs(Knobs):
         if block < target.lanes(elem_bits):
             oc = max(o for o in range(1, NCHWC_BLOCKS + 1) if blocks % o == 0)
         most = NCHWC_COLS if oc == 1 else NCHWC_NARROW_POINTS // oc
-        vectors = oc * -(-block // target.lanes(elem_bits))
-        most = max(1, min(most, (target.vector_registers - vectors - 1) // vectors))
+        vectors = -(-block // target.lanes(elem_bits))
+        most = _most_that_fit(target, CONV_NCHWC, most, lambda c: _nchwc_registers(oc, 1, c, vectors))
         return NchwcKnobs(int(_row_tile(cols, most)), 1, oc, False, DEFAULT_GRAIN)
 
     @staticmethod
@@ -441,7 +463,7 @@ class NchwcKnobs(Knobs):
         vectors = -(-block // target.lanes(elem_bits))
 
         def why(k: NchwcKnobs) -> str | None:
-            return _registers_check(target, CONV_NCHWC, k.oc * k.rows * k.cols * vectors, k.oc * vectors + 1)
+            return _registers_check(target, CONV_NCHWC, *_nchwc_registers(k.oc, k.rows, k.cols, vectors))
 
         return Space(NchwcKnobs, {
             "cols": choices(*range(1, 29), at_most=cols, keep=(d.cols,)),

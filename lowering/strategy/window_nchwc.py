@@ -72,10 +72,17 @@ class WindowNchwcKnobs(Knobs):
         cols = int(_row_tile(extents[3], WINDOW_NCHWC_POINTS))
         for unroll in (True, False):
             for c in range(cols, 0, -1):
-                inputs = c + kernel[1] - 1 if unroll else 1
-                if _registers_check(target, "", c * vectors, (inputs + 1) * vectors) is None:
-                    return WindowNchwcKnobs(c, 1, unroll, DEFAULT_GRAIN)
+                knobs = WindowNchwcKnobs(c, 1, unroll, DEFAULT_GRAIN)
+                if _registers_check(target, WINDOW_NCHWC, *knobs.registers(kernel, vectors)) is None:
+                    return knobs
         return WindowNchwcKnobs(1, 1, False, DEFAULT_GRAIN)
+
+    def registers(self, kernel: tuple[int, int], vectors: int) -> tuple[int, int]:
+        """Its vector registers: an accumulator per output point of the tile
+        (`vectors` each), and the inputs a tap reads (a row of the tile and the
+        window's columns when unrolled, else one) plus the tap's weights."""
+        inputs = self.cols + kernel[1] - 1 if self.unroll_kw else 1
+        return self.rows * self.cols * vectors, (inputs + 1) * vectors
 
     @staticmethod
     def space(
@@ -86,8 +93,7 @@ class WindowNchwcKnobs(Knobs):
         vectors = -(-block // target.lanes(elem_bits))
 
         def why(k: WindowNchwcKnobs) -> str | None:
-            inputs = k.cols + kernel[1] - 1 if k.unroll_kw else 1
-            return _registers_check(target, WINDOW_NCHWC, k.rows * k.cols * vectors, (inputs + 1) * vectors)
+            return _registers_check(target, WINDOW_NCHWC, *k.registers(kernel, vectors))
 
         return Space(WindowNchwcKnobs, {
             "cols": choices(*range(1, 17), at_most=cols, keep=(d.cols,)),
