@@ -47,16 +47,24 @@ GET_MAX_THREADS = "lamina_get_max_threads"
 EXPORTS = (PARALLEL_FOR, GET_MAX_THREADS, SET_NUM_THREADS)
 
 #: Chunks per thread of a loop (at most; a loop of fewer iterations has one
-#: chunk per iteration): enough that a slow thread's share moves to the others,
-#: few enough that claiming (one compare-and-swap) costs nothing next to a chunk.
-CHUNKS_PER_THREAD = 4
+#: chunk per iteration): enough that the share of a thread its core's other load
+#: slows down moves to the others (a chunk claimed is the most a descheduled
+#: thread holds the loop up by), few enough that claiming (one compare-and-swap)
+#: costs nothing next to a chunk. The demo CNN niced beside a busy core on a
+#: fixed team of 2 ran 13 ms a run with 4 chunks per thread, 10.6 with 16.
+CHUNKS_PER_THREAD = 16
 #: Pause-hinted polls before a waiting thread sleeps in the kernel. A pause takes
-#: 10-150 cycles depending on the core (30 ns on an AMD EPYC of this project's
-#: measurements), so a wait spins 0.05-2 ms: longer than the serial gaps between a
-#: model's parallel loops and between back-to-back runs (a futex wake-up and the
-#: sleeper's return to its core cost 10-50 us each time), short enough that an
-#: idle pool leaves the cores alone at once. libgomp spun 300000 polls (9 ms here).
-SPIN = 16384
+#: 10-150 cycles depending on the core (30 ns on the AMD EPYC this was measured
+#: on), so a wait spins 1-15 us: longer than the gap between the back-to-back
+#: loops of a run (a running model's workers do not sleep), and short, because a
+#: spinning thread holds its core: beside a busy process, the scheduler cannot
+#: move the thread that shares that process's core to the core a spinning
+#: worker keeps busy. The demo CNN niced beside one busy core on a fixed team of
+#: 2 ran 13.1 ms a run with 16384 polls (0.5 ms), 9.3 ms with 2048 and 6.5-7.0 ms
+#: with 256 (its quiet 1-thread run: 6.5 ms); quiet, 2 threads ran it in 3.8 ms
+#: with 256 polls and 4.2 ms with 16384. libgomp spun 300000 polls (9 ms here)
+#: with lamina's old settings.
+SPIN = 256
 #: The most threads a team may have (the chunk fields of a ticket are 20 bits).
 MAX_THREADS = 1024
 
