@@ -4,6 +4,7 @@ numpy, team sizes, concurrent callers, and libraries that need no libgomp."""
 from __future__ import annotations
 
 import ctypes
+import os
 import shutil
 import subprocess
 import sys
@@ -199,3 +200,44 @@ def test_the_pool_builds_for_other_targets(triple):
         assert "pthread_create" not in text and "syscall" not in text
     else:
         assert f"@syscall(i64 {futex}," in text and "pthread_create" in text
+
+
+def test_two_models_run_at_once_from_two_python_threads():
+    """Concurrent models on the shared pool: the run that finds the pool busy
+    runs its loops on its own thread; every result is right."""
+    models = [lamina.compile(mlp_model((128, 256, 32), seed=s), num_threads=2) for s in (0, 1)]
+    x = np.linspace(-1, 1, 128, dtype=np.float32).reshape(1, 128)
+    refs = [m.run(x)[0].copy() for m in models]
+    errors: list[BaseException] = []
+
+    def go(i: int) -> None:
+        try:
+            for _ in range(200):
+                np.testing.assert_allclose(models[i].run(x)[0], refs[i], rtol=1e-5, atol=1e-6)
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    workers = [threading.Thread(target=go, args=(i,)) for i in (0, 1, 0, 1)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert not errors, errors[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_runs_parallel_loops_without_the_workers(pool):
+    """A child forked after the pool started has none of its workers: the
+    caller claims every chunk itself instead of waiting for them."""
+    set_num_threads(2)
+    _run(pool, 100)  # the workers exist in the parent
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            for count in (5, 100, 1000):
+                _run(pool, count)
+        except BaseException:
+            os._exit(1)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
