@@ -25,6 +25,9 @@ BUFFER_SLACK = 256
 MAX_LOAD_STRIDE = 4
 #: The native entry point of a compiled model.
 ENTRY = "main"
+#: The thread pool's team-size setter (`void (i32)`) every compiled model's
+#: code reaches: the runtime sets the team size of each run through it.
+SET_NUM_THREADS = "lamina_set_num_threads"
 
 #: Module attribute: the weight blob keys, in the order of the `params` table.
 PARAMS_ATTR = "lamina.params"

@@ -64,9 +64,11 @@ class CoreShare:
     process's CPUs spent busy with the time this process itself ran: the
     difference is other processes' load, in cores. A core counts as taken when
     others keep more than half of it busy. Parallel loops then run on the cores
-    left: libgomp splits a loop statically, so a thread sharing a core with a
-    busy process would hold every loop up at its closing barrier (a background
-    model niced beside one busy core ran 40x slower on 2 threads than on 1).
+    left: a thread sharing a core with a busy process runs its chunks slowly and
+    its wake-ups late (with libgomp's static split, a background model niced
+    beside one busy core ran 40x slower on 2 threads than on 1; lamina's pool
+    hands chunks out dynamically, which bounds the loss, but a free core is
+    still faster).
     """
 
     PERIOD = 0.25
@@ -120,9 +122,10 @@ CORE_SHARE = CoreShare()
 
 
 # Shared libraries native code may call into: libm (tanhf, erff, ...; LLVM also emits
-# expf and friends) and libgomp (`GOMP_parallel` runs parallel loops on its persistent
-# thread pool). The JIT loads them into the process; exported libraries link them.
-RUNTIME_LIBRARIES = ("m", "gomp")
+# expf and friends). The JIT loads them into the process; exported libraries link
+# them. Parallel loops run on lamina's own thread pool (`lamina.codegen.pool`),
+# which needs only libc (pthread_create, syscall).
+RUNTIME_LIBRARIES = ("m",)
 _MVEC = ctypes.util.find_library("mvec")
 
 
@@ -140,7 +143,7 @@ def runtime_libraries() -> list[str]:
         if found is None:
             raise CompileError(
                 f"the runtime library lib{name} was not found; install it (on Debian: "
-                f"`apt install {'libgomp1' if name == 'gomp' else 'libc6'}`)"
+                "`apt install libc6`)"
             )
         out.append(found)
     return out

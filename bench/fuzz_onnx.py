@@ -354,8 +354,8 @@ def outcome(
             if not compile_it:
                 lamina.from_onnx(model)
                 return "imported", None
-            # One thread: a forked child cannot use the OpenMP thread pool of a
-            # parent that ran parallel code (libgomp would wait for it forever).
+            # One thread: a forked child has none of its parent's pool workers
+            # (lamina's pool then runs every chunk on the caller: one anyway).
             exe = lamina.compile(model, num_threads=1)
             inputs = _inputs(exe, np.random.default_rng(0))
             ours = exe.run(*inputs)

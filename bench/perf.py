@@ -173,7 +173,7 @@ def numpy_blas_threads(n: int) -> bool:
 
 
 #: Seconds of pause before each engine's timing: the thread pools of the engine
-#: timed before (onnxruntime's and libgomp's workers spin a while after a call)
+#: timed before (onnxruntime's and lamina's workers spin a while after a call)
 #: go idle first, instead of taking a core from the next.
 SETTLE = 0.5
 

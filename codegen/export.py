@@ -14,8 +14,12 @@ The library holds:
 
 Weights and metadata never go through LLVM: they are written to files that a tiny
 assembly file pulls in with `.incbin`, assembled and linked by the system C
-compiler (`cc`, or `$CC`) against the runtime libraries (libm, libgomp). Export time
-therefore does not grow with the model's weights beyond copying them.
+compiler (`cc`, or `$CC`) with lamina's thread pool (`lamina.codegen.pool`,
+compiled for the model's target; its symbols hidden but the team-size setter the
+runtime calls, so that two libraries in one program each keep their own pool)
+against the runtime libraries: the library needs libc, libm (and libpthread on
+a C library before glibc 2.34; libmvec when vector math calls it), nothing else.
+Export time therefore does not grow with the model's weights beyond copying them.
 
 Code a BYOC target generated with `lamina.backends.cc.compile_shared` is linked
 into the library (its object file, not the cached `.so`), so the library does
@@ -43,13 +47,24 @@ from xdsl.dialects.builtin import ModuleOp
 from lamina import system
 from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY
 from lamina.backends.cc import built_library, static_object
-from lamina.codegen.codegen import compile_object, module_target, object_from_ir
+from lamina.codegen.codegen import (
+    LLVM_LOCK,
+    compile_object,
+    emit_object,
+    module_target,
+    object_from_ir,
+    optimize,
+    parse_ir,
+    target_machine,
+)
+from lamina.codegen.pool import pool_ir
 from lamina.errors import CompileError
 from lamina.fileio import check_writable, temporary_folder, write_atomic_with
 from lamina.process import run_tool
 from lamina.runtime.library import FORMAT, FORMAT_VERSION
 from lamina.runtime.model import CompiledModel
 from lamina.runtime.seal import SEAL_RECORD, SEAL_VERSION, seal
+from lamina.target import Target
 from lamina.version import __version__
 
 ALIGN = BUFFER_ALIGN
@@ -165,6 +180,16 @@ def object_code(model: CompiledModel, lowered: ModuleOp, opt_level: int) -> byte
     return object_from_ir(optimized, opt_level, module_target(lowered))
 
 
+def pool_object(target: Target, opt_level: int = 3) -> bytes:
+    """Object code of the thread pool for `target`, its symbols hidden but for
+    the team-size setter (an exported library's own copy)."""
+    tm = target_machine(target, opt_level)
+    with LLVM_LOCK:
+        mod = parse_ir(pool_ir(target, str(tm.target_data), hidden=True))
+        optimize(mod, tm, opt_level)
+        return emit_object(mod, tm)
+
+
 def export_library(
     model: CompiledModel, path: str | os.PathLike[str], lowered: ModuleOp, opt_level: int = 3
 ) -> None:
@@ -179,13 +204,20 @@ def export_library(
     with temporary_folder("lamina-export-") as tmpdir:
         work = Path(tmpdir)
         (work / "model.o").write_bytes(obj)
+        (work / "pool.o").write_bytes(pool_object(module_target(lowered), opt_level))
         _write_params(work / "params.bin", model._params, layout)
         (work / "metadata.json").write_bytes(meta)
         (work / "data.s").write_text(_ASM.format(align=ALIGN, meta_size=len(meta)))
         _run([*cc, "-c", "data.s", "-o", "data.o"], work, "assemble the weights")
         # the BYOC code's objects first, then the libraries they and the model call
         external, needs = _external_link_args(model.record.entry.external_libraries, work)
-        link = [*external, *(f"-l:{lib}" if "/" not in lib else lib for lib in libs)]
+        # the runtime libraries only where the code calls them (libmvec)
+        link = [
+            *external,
+            "-Wl,--as-needed",
+            *(f"-l:{lib}" if "/" not in lib else lib for lib in libs),
+            "-pthread",
+        ]
         record = {"format": SEAL_RECORD, "version": SEAL_VERSION, "needs": needs}
 
         def produce(tmp: Path) -> None:
@@ -196,6 +228,7 @@ def export_library(
                     "-Wl,-Bsymbolic",
                     "-Wl,--no-undefined",
                     "model.o",
+                    "pool.o",
                     "data.o",
                     "-o",
                     str(tmp),
@@ -280,4 +313,5 @@ __all__ = [
     "export_library",
     "metadata",
     "object_code",
+    "pool_object",
 ]

@@ -4,7 +4,11 @@
 optimizes it for the host (`lamina.codegen.codegen`) and loads it with MCJIT,
 reusing object code from the disk cache (`lamina.codegen.cache`) when the module
 is unchanged. The first JIT compile loads the runtime libraries native code calls
-(libm, libgomp, libmvec) into the process.
+(libm, libmvec) into the process and compiles lamina's thread pool
+(`lamina.codegen.pool`) into an engine of its own, whose functions every model's
+code then calls: one pool, and one set of worker threads, per process however
+many models it compiles. `NativeModule.address` also finds the pool's functions,
+so the runtime sets the team size of a JIT-compiled model as of a library's.
 
 LLVM calls the object cache back from C, through ctypes, where an exception
 (a KeyboardInterrupt above all) would be printed and swallowed: the callbacks
@@ -16,7 +20,6 @@ MCJIT engine: when it is collected, the engine and its code are freed.
 from __future__ import annotations
 
 import ctypes
-import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 
+from lamina.abi import SET_NUM_THREADS
 from lamina.codegen.cache import cache_get, cache_key, cache_put
 from lamina.codegen.codegen import (
     LLVM_LOCK,
@@ -37,6 +41,7 @@ from lamina.codegen.codegen import (
     target_machine,
     translate,
 )
+from lamina.codegen.pool import EXPORTS, pool_ir
 from lamina.errors import CompileError
 from lamina.lowering.record import read_entry
 from lamina.runtime.record import EntryABI
@@ -44,27 +49,54 @@ from lamina.system import runtime_libraries
 from lamina.target import Target
 
 _initialized = False
+#: The thread pool's engine (kept alive for the process) and its functions.
+_pool: tuple[llvm.ExecutionEngine, dict[str, int]] | None = None
 
 
 def _initialize() -> None:
-    """Initialize LLVM's native target and load the runtime libraries."""
+    """Initialize LLVM's native target, load the runtime libraries and the pool."""
     global _initialized
     with LLVM_LOCK:
         if _initialized:
             return
         init_llvm()
-        # libgomp reads its wait policy when it loads. Unless the user set one:
-        # pool threads wait actively (no futex wake-up between kernels: ResNet-18
-        # runs 1.9x faster on 2 threads than on 1, against 1.5x with libgomp's
-        # default) but only for libgomp's default spin count, then sleep, so an
-        # idle model does not keep a core busy.
-        if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
-            os.environ["OMP_WAIT_POLICY"] = "active"
-            os.environ["GOMP_SPINCOUNT"] = "300000"
         for lib in runtime_libraries():
             llvm.load_library_permanently(lib)
         _bind_half_conversions()
+        _load_pool()
         _initialized = True
+
+
+def _load_pool() -> None:
+    """Compile the thread pool for the host, once, and bind its functions by name
+    for the code of every model compiled after."""
+    global _pool
+    target = Target.host()
+    tm = target_machine(target, 3, jit=True)
+    mod = parse_ir(pool_ir(target, str(tm.target_data)))
+    optimize(mod, tm, 3)
+    engine = llvm.create_mcjit_compiler(mod, tm)
+    engine.finalize_object()
+    addresses = {name: engine.get_function_address(name) for name in EXPORTS}
+    for name, address in addresses.items():
+        llvm.add_symbol(name, address)
+    _pool = (engine, addresses)
+
+
+def pool_address(name: str) -> int:
+    """The address of the process's thread pool function `name`."""
+    with LLVM_LOCK:
+        _initialize()
+        assert _pool is not None
+        return _pool[1][name]
+
+
+_SETTER = ctypes.CFUNCTYPE(None, ctypes.c_int32)
+
+
+def set_num_threads(n: int) -> None:
+    """The team size of parallel loops JIT-compiled code runs (process-wide)."""
+    _SETTER(pool_address(SET_NUM_THREADS))(max(1, int(n)))
 
 
 def _bind_half_conversions() -> None:
@@ -107,9 +139,11 @@ class NativeModule:
         return self.entry.intermediate_bytes
 
     def address(self, name: str) -> int:
-        """The address of the compiled function `name`."""
+        """The address of the compiled function `name` (or of the thread pool's)."""
         with LLVM_LOCK:
             addr = self.engine.get_function_address(name)
+        if not addr and name in EXPORTS:
+            addr = pool_address(name)
         if not addr:
             raise CompileError(f"no function @{name} in the compiled module")
         return addr
@@ -210,4 +244,4 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
         )
 
 
-__all__ = ["NativeModule", "jit_compile"]
+__all__ = ["NativeModule", "jit_compile", "pool_address", "set_num_threads"]

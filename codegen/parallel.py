@@ -1,20 +1,22 @@
-"""The libgomp glue of outlined parallel loops (MLIR keeps OpenMP glue in its
-translation to LLVM IR, not in a dialect; so does lamina).
+"""The thread-pool glue of outlined parallel loops (MLIR keeps OpenMP glue in
+its translation to LLVM IR, not in a dialect; so does lamina).
 
 `emit_parallel_glue` defines the launcher of each loop that
 `lamina.lowering.tir_to_llvm.parallel.outline_parallel_loops` outlined: it packs the buffer
 pointers (then a run-time bound and the sizes, as i64) and calls
-`GOMP_parallel(worker, data, threads, 0)`; the worker takes its
-static chunk of the iterations from `omp_get_thread_num()` /
-`omp_get_num_threads()`. The team size is the calling thread's
-`omp_set_num_threads` (set by the runtime from `num_threads` or
-`LAMINA_NUM_THREADS`); with one thread the launcher calls the body directly.
+`lamina_parallel_for(worker, data, count)` of lamina's thread pool
+(`lamina.codegen.pool`) with the loop's iteration count; `worker(data, lo, hi)`
+runs the body on iterations `lo .. hi` of the count (`lb + i * step`). The team
+size is the pool's (`lamina_get_max_threads`, set by the runtime from
+`num_threads` or `LAMINA_NUM_THREADS`); with one thread the launcher calls the
+body directly.
 """
 
 from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from lamina.codegen.pool import GET_MAX_THREADS, PARALLEL_FOR
 from lamina.lowering.tir_to_llvm.parallel import ParallelLoop
 
 _I64 = ir.IntType(64)
@@ -47,37 +49,23 @@ def _count(b: ir.IRBuilder, ub: ir.Value, p: ParallelLoop) -> ir.Value:
 def emit_parallel_glue(module: ir.Module, loops: list[ParallelLoop]) -> None:
     """Define each loop's launcher and worker in `module` (llvmlite IR)."""
     void = ir.VoidType()
-    worker_t = ir.FunctionType(void, [_PTR])
-    gomp = _function(module, "GOMP_parallel", ir.FunctionType(void, [_PTR, _PTR, _I32, _I32]))
-    tid_fn = _function(module, "omp_get_thread_num", ir.FunctionType(_I32, []))
-    nt_fn = _function(module, "omp_get_num_threads", ir.FunctionType(_I32, []))
-    max_fn = _function(module, "omp_get_max_threads", ir.FunctionType(_I32, []))
+    worker_t = ir.FunctionType(void, [_PTR, _I64, _I64])
+    pfor = _function(module, PARALLEL_FOR, ir.FunctionType(void, [_PTR, _PTR, _I64]))
+    max_fn = _function(module, GET_MAX_THREADS, ir.FunctionType(_I32, []))
     for p in loops:
         launch = module.globals[p.launch]
         body = module.globals[p.body]
-        # worker(data): its chunk of the iterations, then the body
+        # worker(data, lo, hi): iterations lo .. hi of the count, then the body
         worker = ir.Function(module, worker_t, f"{p.body}_worker")
         worker.linkage = "internal"
         b = ir.IRBuilder(worker.append_basic_block("entry"))
-        table = worker.args[0]
+        table, first, last = worker.args
         # data: the buffers, then (i64 in pointer slots) a run-time bound, the sizes
         slots = p.buffers + (p.ub is None) + p.sizes
         scalars = [
             b.load(b.gep(table, [ir.Constant(_I64, i)], source_etype=_I64), typ=_I64)
-            for i in range(p.buffers, slots)
+            for i in range(p.buffers + (p.ub is None), slots)
         ]
-        ub = scalars.pop(0) if p.ub is None else ir.Constant(_I64, p.ub)
-        tid = b.zext(b.call(tid_fn, []), _I64)
-        nt = b.zext(b.call(nt_fn, []), _I64)
-        count = _count(b, ub, p)
-        chunk = b.udiv(b.add(count, b.sub(nt, ir.Constant(_I64, 1))), nt)
-        first = b.mul(tid, chunk)
-        last = b.select(b.icmp_unsigned("<", b.add(first, chunk), count), b.add(first, chunk), count)
-        run, done = worker.append_basic_block("run"), worker.append_basic_block("done")
-        b.cbranch(b.icmp_unsigned("<", first, last), run, done)
-        b.position_at_end(done)
-        b.ret_void()
-        b.position_at_end(run)
         step = ir.Constant(_I64, p.step)
         rng = _range(
             b,
@@ -91,7 +79,7 @@ def emit_parallel_glue(module: ir.Module, loops: list[ParallelLoop]) -> None:
         b.call(body, [*args, rng, *scalars])
         b.ret_void()
         # launch(buffers...): one thread runs the body on every iteration itself;
-        # more pack the pointers and run the team.
+        # more pack the pointers and hand the iterations to the pool.
         b = ir.IRBuilder(launch.append_basic_block("entry"))
         threads = b.call(max_fn, [])
         alone, team = launch.append_basic_block("alone"), launch.append_basic_block("team")
@@ -107,7 +95,7 @@ def emit_parallel_glue(module: ir.Module, loops: list[ParallelLoop]) -> None:
         for i, a in enumerate(launch.args):
             etype = _PTR if i < p.buffers else _I64
             b.store(a, b.gep(data, [ir.Constant(_I64, i)], source_etype=etype))
-        b.call(gomp, [worker, data, threads, ir.Constant(_I32, 0)])
+        b.call(pfor, [worker, data, _count(b, ub, p)])
         b.ret_void()
 
 

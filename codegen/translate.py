@@ -11,7 +11,7 @@ This is the one place where lamina patches over gaps in xDSL 0.74's emitter
   (f32 and vector<16xf32>) fails; lamina declares them type-mangled (`llvm.exp.f32`,
   `llvm.exp.v16f32`);
 - `llvm.func` linkage is honoured (xDSL emits every function as external);
-- the parallel loops outlined by the lowering get their libgomp glue
+- the parallel loops outlined by the lowering get their thread-pool glue
   (`lamina.codegen.parallel`);
 - xDSL's `NotImplementedError`s become `lamina.errors.CompileError`s.
 """

@@ -10,6 +10,11 @@ header (`format`, `version`, `lamina_version`, `entry`, `triple`), the keys of
 `ModelRecord.to_json` and `params`, the weights' layout in `lamina_params`
 (offset, nbytes, shape, dtype of each). Version 1 lacked the record's
 `param_keys` and `intermediate_bytes`; it still loads.
+
+A library carries its own copy of lamina's thread pool; the one pool symbol it
+exports, `lamina_set_num_threads`, is how `CompiledModel.run` sets each run's
+team size (`lamina.runtime.model.pool_threads`). A library exported before the
+pool (linked against libgomp) has none and runs on libgomp's default team.
 """
 
 from __future__ import annotations

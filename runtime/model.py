@@ -16,19 +16,20 @@ import ctypes
 import math
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
 
 from lamina import system
-from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY, REPLAN
+from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY, REPLAN, SET_NUM_THREADS
 from lamina.errors import InputError, LaminaError
 from lamina.runtime.dynamic import DynamicPlan, bind_sizes
 from lamina.runtime.record import ModelRecord, TensorSpec
 from lamina.symbolic import evaluate
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+_SET_THREADS = ctypes.CFUNCTYPE(None, ctypes.c_int32)
 #: A run plans unbounded sizes at their capacities unless that takes more than
 #: twice the memory of the last run's sizes and this much; then at those sizes.
 _SLACK_BYTES = 1 << 20
@@ -114,6 +115,8 @@ class CompiledModel:
         #: planned by liveness) shares out.
         self.intermediate_bytes = entry.intermediate_bytes
         self._entry = _ENTRY(native.address(ENTRY))
+        #: The team-size setter of the pool the code runs on.
+        self._pool = pool_threads(native)
         self._local = threading.local()
         check_num_threads(num_threads)
         self.num_threads = num_threads or system.default_threads()
@@ -246,7 +249,9 @@ class CompiledModel:
         ins = self._bind(args, kwargs)
         env: dict[str, int] = self._local.env
         n = self._num_threads
-        set_num_threads(system.CORE_SHARE.threads(n) if self.adaptive_threads and n > 1 else n)
+        set_num_threads(
+            system.CORE_SHARE.threads(n) if self.adaptive_threads and n > 1 else n, self._pool
+        )
         for _ in range(64 * len(self.bounds) + 2):  # each stop to replan at least doubles a size
             try:
                 outs, table, first_size = self._call(ins, env)
@@ -343,9 +348,6 @@ class CompiledModel:
         self.exporter(self, path)
 
 
-_gomp: ctypes.CDLL | None = None
-
-
 def check_num_threads(value: Any) -> int | None:
     """`num_threads` as an int (None: the default), or an `InputError` saying what
     it must be: a positive integer (0, negative counts, floats and bools are
@@ -365,15 +367,23 @@ def check_num_threads(value: Any) -> int | None:
     return int(value)
 
 
-def set_num_threads(n: int) -> None:
-    """The team size of parallel loops run from the calling thread (libgomp's
-    per-thread `omp_set_num_threads`)."""
-    global _gomp
-    if _gomp is None:
-        gomp = next(lib for lib in system.runtime_libraries() if "gomp" in lib)
-        _gomp = ctypes.CDLL(gomp)
-        _gomp.omp_set_num_threads.argtypes = [ctypes.c_int]
-    _gomp.omp_set_num_threads(max(1, int(n)))
+def pool_threads(native: Native) -> Callable[[int], None] | None:
+    """The team-size setter of the thread pool `native` code runs its parallel
+    loops on (`lamina_set_num_threads`: the JIT's pool, shared by the process,
+    or a library's own copy); None for a library exported before lamina had
+    its own pool (it runs on libgomp's default team)."""
+    try:
+        address = native.address(SET_NUM_THREADS)
+    except LaminaError:
+        return None
+    return _SET_THREADS(address) if address else None
+
+
+def set_num_threads(n: int, pool: Callable[[int], None] | None) -> None:
+    """The team size of the parallel loops `pool` (a `pool_threads` setter) runs,
+    from now on (the pool's count is process-wide)."""
+    if pool is not None:
+        pool(max(1, int(n)))
 
 
 __all__ = [
@@ -384,5 +394,6 @@ __all__ = [
     "aligned",
     "aligned_empty",
     "check_num_threads",
+    "pool_threads",
     "set_num_threads",
 ]

@@ -107,12 +107,12 @@ def test_only_the_default_thread_count_adapts(monkeypatch):
 
 
 def test_a_loaded_machine_runs_the_default_model_on_the_free_cores(monkeypatch):
-    """The team size each run asks libgomp for follows the share."""
+    """The team size each run asks the thread pool for follows the share."""
     monkeypatch.delenv("LAMINA_NUM_THREADS", raising=False)
     exe = lamina.compile(mlp_model((16, 8, 4)))
     exe.num_threads, exe.adaptive_threads = 2, True
     asked: list[int] = []
-    monkeypatch.setattr("lamina.runtime.model.set_num_threads", asked.append)
+    monkeypatch.setattr("lamina.runtime.model.set_num_threads", lambda n, _pool: asked.append(n))
     monkeypatch.setattr(system.CORE_SHARE, "threads", lambda limit: 1)
     x = np.ones((1, 16), np.float32)
     exe.run(x)

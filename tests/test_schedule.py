@@ -18,7 +18,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp, VectorType
 
-from lamina.codegen.jit import NativeModule, jit_compile
+from lamina.codegen.jit import NativeModule, jit_compile, set_num_threads
 from lamina.dialects import tir
 from lamina.dialects.tir import ForKind
 from lamina.errors import LaminaError, LoweringError
@@ -37,7 +37,7 @@ from lamina.lowering.strategy.cpu import GemmKnobs, gemm, injective, reduction
 from lamina.lowering.strategy.dispatch import TemplateCall
 from lamina.lowering.te_to_tir import LowerTeToTirPass
 from lamina.lowering.tir_to_llvm import LowerTirToLlvmPass
-from lamina.runtime.model import aligned, aligned_empty, set_num_threads
+from lamina.runtime.model import aligned, aligned_empty
 from lamina.target import Target
 from lamina.transforms.tir.unroll import TirUnrollPass
 from lamina.transforms.tir.vectorize import TirVectorizePass

@@ -33,13 +33,13 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
 
 from lamina.abi import ENTRY
-from lamina.codegen.jit import NativeModule, jit_compile
+from lamina.codegen.jit import NativeModule, jit_compile, set_num_threads
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.errors import LaminaError
 from lamina.ir import entry_function, parse
 from lamina.passes import PassContext, run_pipeline
 from lamina.pipelines import LowerPipeline
-from lamina.runtime.model import aligned_empty, set_num_threads
+from lamina.runtime.model import aligned_empty
 from lamina.tuning.records import CpuKey
 
 #: Shortest batch of calls timed at once, in seconds.

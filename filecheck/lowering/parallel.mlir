@@ -1,7 +1,7 @@
 // lower-tir-to-llvm outlines each top-level `tir.for parallel` of a kernel into
 // @<kernel>_par<n>(buffers..., range) running iterations range[0] .. range[1], and
 // calls @<kernel>_par<n>_launch(buffers...) (defined when translating to LLVM IR,
-// around libgomp's GOMP_parallel) in its place; `lamina.parallel` records
+// around lamina_parallel_for, lamina's thread pool) in its place; `lamina.parallel` records
 // [launch, body, #buffers, lb, ub, step] of each.
 // RUN: lamina-opt %s --split-input-file -p lower-tir-to-llvm | filecheck %s
 

@@ -7,7 +7,7 @@ range[1]` serially, and replaces the loop by a call of `<kernel>_par<n>_launch
 (buffers...)`. The loop is recorded in the module attribute `lamina.parallel`.
 
 When the module is translated to LLVM IR, `lamina.codegen.parallel` defines each
-launcher on libgomp. In a kernel over symbolic sizes, the body also takes the
+launcher on lamina's thread pool (`lamina.codegen.pool`). In a kernel over symbolic sizes, the body also takes the
 kernel's sizes (after `range`), recomputes the index arithmetic on them it uses,
 and a bound that is a size expression is passed to the launcher at run time. A
 loop that captures anything else stays serial, and so does a small one of a
