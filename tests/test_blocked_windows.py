@@ -16,7 +16,7 @@ from onnx import helper
 import lamina
 from lamina.dialects import relay
 from lamina.ir import parse
-from lamina.lowering.strategy import cpu
+from lamina.lowering.strategy import conv_nchwc
 from lamina.lowering.strategy.window_nchwc import WindowNchwcKnobs, window_nchwc
 from lamina.target import Target
 from lamina.tuning import extract_tasks
@@ -247,9 +247,9 @@ def test_narrow_blocks_tile_several_output_blocks() -> None:
     (a divisor of their count), and every point of the space that does
     computes the same."""
     half = LANES // 2
-    knobs = cpu.NchwcKnobs.default(Target.host(), (1, 5, 6, 6, half), 32)
-    assert knobs.oc == 5 and knobs.cols * knobs.oc <= cpu.NCHWC_NARROW_POINTS
-    assert cpu.NchwcKnobs.default(Target.host(), (1, 5, 6, 6, LANES), 32).oc == 1
+    knobs = conv_nchwc.NchwcKnobs.default(Target.host(), (1, 5, 6, 6, half), 32)
+    assert knobs.oc == 5 and knobs.cols * knobs.oc <= conv_nchwc.NCHWC_NARROW_POINTS
+    assert conv_nchwc.NchwcKnobs.default(Target.host(), (1, 5, 6, 6, LANES), 32).oc == 1
     x, w, y = f"1x2x6x6x{LANES}", f"5x2x1x1x{LANES}x{half}", f"1x5x6x6x{half}"
     text = (
         f"func.func @main(%x: tensor<{x}xf32>, %w: tensor<{w}xf32>) -> tensor<{y}xf32> {{\n"

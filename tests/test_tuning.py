@@ -20,7 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 import lamina
 from lamina.errors import LaminaError
 from lamina.lowering.lang.schedule import LoopNest
-from lamina.lowering.strategy import cpu
+from lamina.lowering.strategy import conv_nchwc, cpu
 from lamina.lowering.strategy.dispatch import TemplateCall
 from lamina.passes import PassContext
 from lamina.target import Target
@@ -66,7 +66,7 @@ CALLS: list[TemplateCall[object]] = [
     TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((2, 7, 5, 6), 1, (2, 3), 32, 3, 8, False), AVX512),
     TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((3, 11, 64), 1, (2,), 32, 1, 256, True, 16), AVX512),
     TemplateCall("window", cpu.window, cpu.WindowKnobs, ((1, 4, 9, 13), 2, 32), AVX512),
-    TemplateCall("conv_nchwc", cpu.conv_nchwc, cpu.NchwcKnobs, ((1, 2, 5, 7, 16), 32), AVX512),
+    TemplateCall("conv_nchwc", conv_nchwc.conv_nchwc, conv_nchwc.NchwcKnobs, ((1, 2, 5, 7, 16), 32), AVX512),
     TemplateCall("injective", cpu.injective, cpu.InjectiveKnobs, ((3, 70), 32), AVX512),
     TemplateCall("reduction", cpu.reduction, cpu.ReductionKnobs, ((5,), (40,), 32), AVX512),
 ]
@@ -106,8 +106,8 @@ def test_invalid_points_are_rejected_before_they_are_built() -> None:
 
 
 def test_knobs_json() -> None:
-    k = cpu.NchwcKnobs(7, 2, 1, True, 4)
-    assert cpu.NchwcKnobs.from_json(json.loads(json.dumps(k.to_json()))) == k
+    k = conv_nchwc.NchwcKnobs(7, 2, 1, True, 4)
+    assert conv_nchwc.NchwcKnobs.from_json(json.loads(json.dumps(k.to_json()))) == k
     for bad, why in [
         ({**k.to_json(), "rows": "2"}, "expected int"),
         ({**k.to_json(), "kernel_outer": 1}, "expected bool"),
@@ -115,7 +115,7 @@ def test_knobs_json() -> None:
         ({**k.to_json(), "tile": 3}, "unknown field"),
     ]:
         with pytest.raises(LaminaError, match=why):
-            cpu.NchwcKnobs.from_json(bad)
+            conv_nchwc.NchwcKnobs.from_json(bad)
 
 
 # ----------------------------------------------------------------- records

@@ -36,7 +36,8 @@ from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.tir import ForKind
 from lamina.lowering.lang.index import Lin, Var
 from lamina.lowering.lang.schedule import Loop, LoopNest, axis_name, reduce_axis_name
-from lamina.lowering.strategy.cpu import CONV_NCHWC, GEMM, INJECTIVE, REDUCTION, WINDOW
+from lamina.lowering.strategy.conv_nchwc import CONV_NCHWC
+from lamina.lowering.strategy.cpu import GEMM, INJECTIVE, REDUCTION, WINDOW
 from lamina.lowering.strategy.knobs import Knobs
 from lamina.lowering.strategy.window_nchwc import WINDOW_NCHWC
 from lamina.lowering.strategy.winograd import WINOGRAD_INPUT, WINOGRAD_OUTPUT

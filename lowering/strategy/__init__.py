@@ -6,12 +6,19 @@ schedule language is `lamina.lowering.lang.schedule`.
 
 - `registry`: `register_schedule(key, tag, plevel=...)`, `schedule_for`;
 - `tags`: the tags (`tags.DENSE`, ...), one constant each;
-- `cpu` (+ `window_nchwc`, `winograd`): the generic CPU strategy, every CPU
+- `cpu` (+ `conv_nchwc`, `window_nchwc`, `winograd`): the generic CPU strategy, every CPU
   architecture's fallback (x86-64, AArch64, RISC-V, WebAssembly);
 - `knobs`, `dispatch`, `sites`: template knobs, tuning records' dispatch.
 """
 
-from lamina.lowering.strategy import cpu, registry, tags, window_nchwc, winograd
+from lamina.lowering.strategy import (
+    conv_nchwc,
+    cpu,
+    registry,
+    tags,
+    window_nchwc,
+    winograd,
+)
 from lamina.lowering.strategy.cpu import (
     default_for,
     gemm,
@@ -24,6 +31,7 @@ from lamina.lowering.strategy.cpu import (
 )
 
 __all__ = [
+    "conv_nchwc",
     "cpu",
     "default_for",
     "gemm",
