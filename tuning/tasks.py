@@ -31,7 +31,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Operation
 
-from lamina.dialects import te
+from lamina.dialects import relay, te
 from lamina.dialects.resources import blobs
 from lamina.dialects.shapes import is_symbolic
 from lamina.dialects.te import ReduceKind
@@ -43,11 +43,7 @@ from lamina.lowering.strategy import dispatch
 from lamina.lowering.strategy.cpu import hinted
 from lamina.lowering.strategy.dispatch import ORIGIN_ATTR, Implementation, TemplateCall
 from lamina.lowering.strategy.knobs import Knobs, Space
-from lamina.lowering.strategy.registry import (
-    DEFAULT_IMPLEMENTATION,
-    implemented_ops,
-    op_implementations,
-)
+from lamina.lowering.strategy.registry import op_implementations
 from lamina.lowering.strategy.sites import SCHEDULE_ATTR, Site, anchor, kernel_sites
 from lamina.passes import PassContext, run_pipeline
 from lamina.pipelines import OptimizePipeline
@@ -232,22 +228,19 @@ def extract(
     as `lamina.compile` at `opt_level` would build its kernels, in every
     implementation of its graph ops that have several (see the module's
     docstring)."""
-    # Each op's implementations from the strategy registry, the default first.
-    defaults, others = [], []
-    for op in implemented_ops():
-        default_impl, *rest = op_implementations(op)
-        defaults.append(default_impl)
-        others += rest
+    # A convolution's implementations from the strategy registry, the default
+    # first (the one graph op with several: `conv2d-winograd` marks the ops
+    # each builds with their origin).
+    default_impl, *others = op_implementations(relay.Conv2DOp.name)
     with blobs.recording() as created:
         try:
             module = model.clone() if isinstance(model, ModuleOp) else from_onnx(model, input_shapes)
-            config = {k: v for impl in defaults for k, v in impl.config(()).items()}
-            default = _build(module.clone(), opt_level, config)
-            variants = {Implementation(DEFAULT_IMPLEMENTATION): default}
+            default = _build(module.clone(), opt_level, default_impl.config(()))
+            variants = {Implementation(default_impl.name): default}
             if default.ops:  # (ops with other implementations)
                 for impl in others:
                     for knobs in impl.variants:
-                        build = _build(module.clone(), opt_level, {**config, **impl.config(knobs)})
+                        build = _build(module.clone(), opt_level, impl.config(knobs))
                         variants[Implementation(impl.name, knobs)] = build
         finally:
             blobs.release(created)

@@ -131,11 +131,6 @@ def register_implementation(
     _IMPLEMENTATIONS.setdefault(op, []).append(rule)
 
 
-def implemented_ops() -> list[str]:
-    """The graph ops with registered implementations."""
-    return sorted(_IMPLEMENTATIONS)
-
-
 def op_implementations(op: str, target: Target | None = None) -> list[OpImplementationRule]:
     """The implementations of graph op `op` on `target` (default: the running
     pass context's), highest priority (the default) first."""
@@ -152,7 +147,6 @@ __all__ = [
     "ScheduleRule",
     "StrategyRule",
     "implementations",
-    "implemented_ops",
     "op_implementations",
     "register_implementation",
     "register_schedule",
