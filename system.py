@@ -14,22 +14,25 @@ import time
 from lamina.errors import CompileError
 
 
-def default_threads() -> int:
-    """`LAMINA_NUM_THREADS`, else the CPUs this process may run on."""
+def fixed_threads() -> int | None:
+    """The thread count `LAMINA_NUM_THREADS` fixes (None: unset, or not a
+    positive integer)."""
     env = os.environ.get("LAMINA_NUM_THREADS")
-    if env and env.isdigit() and int(env) > 0:
-        return int(env)
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except AttributeError:  # (not on Linux)
-        return os.cpu_count() or 1
+    return int(env) if env and env.isdigit() and int(env) > 0 else None
 
 
 def _cpus() -> set[int] | None:
+    """The CPUs this process may run on (None where that cannot be asked)."""
     try:
         return os.sched_getaffinity(0)
     except AttributeError:  # (not on Linux)
         return None
+
+
+def default_threads() -> int:
+    """`LAMINA_NUM_THREADS`, else the CPUs this process may run on."""
+    cpus = _cpus()
+    return fixed_threads() or (len(cpus) if cpus else os.cpu_count() or 1)
 
 
 def _busy_seconds(cpus: set[int], hz: int) -> float | None:
@@ -149,4 +152,4 @@ def runtime_libraries() -> list[str]:
     return out
 
 
-__all__ = ["CORE_SHARE", "RUNTIME_LIBRARIES", "CoreShare", "default_threads", "has_libmvec", "runtime_libraries"]
+__all__ = ["CORE_SHARE", "RUNTIME_LIBRARIES", "CoreShare", "default_threads", "fixed_threads", "has_libmvec", "runtime_libraries"]

@@ -123,7 +123,7 @@ class CompiledModel:
         #: Whether the team size follows the cores other processes leave free
         #: (`system.CORE_SHARE`): when neither `num_threads` nor
         #: LAMINA_NUM_THREADS fixes it.
-        self.adaptive_threads = num_threads is None and "LAMINA_NUM_THREADS" not in os.environ
+        self.adaptive_threads = num_threads is None and system.fixed_threads() is None
         #: What export() does (None: the model cannot be exported).
         self.exporter = exporter
 

@@ -104,6 +104,8 @@ def test_only_the_default_thread_count_adapts(monkeypatch):
     assert not default.adaptive_threads
     monkeypatch.setenv("LAMINA_NUM_THREADS", "2")
     assert not lamina.compile(model).adaptive_threads
+    monkeypatch.setenv("LAMINA_NUM_THREADS", "many")  # not a count: the default, adapting
+    assert lamina.compile(model).adaptive_threads
 
 
 def test_a_loaded_machine_runs_the_default_model_on_the_free_cores(monkeypatch):
