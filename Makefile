@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,tune]'
+	$(BIN)/pip install --quiet -e '.[test,tune,cross]'
 	touch $(STAMP)
 
 demo: $(STAMP)

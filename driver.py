@@ -5,7 +5,8 @@
          own opt level; the BYOC passes only when targets are configured)
       └─ lowering (LOWERING_PIPELINE): relay -> te -> tir -> llvm
       └─ JIT for the host (lamina.codegen.jit) -> CompiledModel (its ModelRecord:
-         the graph's interface and the entry ABI the lowering wrote)
+         the graph's interface and the entry ABI the lowering wrote); code for
+         another target is not loaded: the model is only exported
 
 The pipeline itself is `lamina.pipelines`.
 """
@@ -27,6 +28,7 @@ from xdsl.dialects.builtin import (
 
 # Importing the pass packages registers their passes.
 from lamina.backends import load_external, parse_targets
+from lamina.codegen.codegen import module_target
 from lamina.codegen.export import ModuleExporter
 from lamina.codegen.jit import jit_compile
 from lamina.dialects import relay
@@ -249,11 +251,13 @@ def _compile(
     check_size("the compiled model's workspace", [entry.workspace_size], 1, error=CompileError)
     if target_names:  # BYOC: load the external code, configure the targets
         load_external(module, target_names, num_threads)
-    native = jit_compile(module, opt_level=opt_level)
+    # Code for another machine is not loaded here: it is exported and run there.
+    lowered_for = module_target(module)
+    native = jit_compile(module, opt_level=opt_level) if lowered_for.is_host else None
     record = ModelRecord(tuple(inputs), tuple(outputs), entry, tuple(assumptions))
     return CompiledModel(
         record, native, params, num_threads=num_threads,
-        exporter=ModuleExporter(module, opt_level),
+        exporter=ModuleExporter(module, opt_level), target=str(lowered_for),
     )
 
 

@@ -1,24 +1,29 @@
 """Shared-library export of compiled models (`CompiledModel.export` of a model
-`lamina.compile` built; `lamina.runtime.library.load` reads the library back).
+`lamina.compile` built; `lamina.runtime.library.load` reads the library back),
+for the host or any other target (`lamina.codegen.toolchain`).
 
-The library holds:
+The library of model NAME (`--name`, by default the file's stem) holds:
 
-- the model's native code with the entry point `main`: object code generated from
-  the JIT's optimized LLVM IR (or `lamina.codegen.codegen.compile_object` of the
-  lowered module);
+- the model's native code, every symbol prefixed `NAME_` and hidden but the
+  entry point `NAME_main`, so that models link side by side: object code
+  generated from the JIT's optimized LLVM IR, or from the lowered module for a
+  target the JIT cannot run;
+- lamina's C runtime (`runtime/c/session.c`) and the model's descriptor
+  (`lamina.codegen.descriptor`), exporting `NAME_model()` and, for dlopen,
+  `lamina_get_model()` (`runtime/c/lamina.h`, the C API);
 - `lamina_params`: every weight, each at a 64-byte aligned offset, and
-- `lamina_metadata` / `lamina_metadata_size`: JSON, the model's record
-  (`ModelRecord.to_json`: inputs, outputs, the entry ABI) and the weights'
-  layout (offset, shape, dtype), under the header `lamina.runtime.library`
-  checks (`FORMAT`, `FORMAT_VERSION`).
+- `lamina_metadata` / `lamina_metadata_size`: JSON, the model's name, entry
+  point and record (`ModelRecord.to_json`: inputs, outputs, the entry ABI) and
+  the weights' layout (offset, shape, dtype), under the header
+  `lamina.runtime.library` checks (`FORMAT`, `FORMAT_VERSION`).
 
 Weights and metadata never go through LLVM: they are written to files that a tiny
-assembly file pulls in with `.incbin`, assembled and linked by the system C
-compiler (`cc`, or `$CC`) with lamina's thread pool (`lamina.codegen.pool`,
-compiled for the model's target; its symbols hidden but the team-size setter the
-runtime calls, so that two libraries in one program each keep their own pool)
-against the runtime libraries: the library needs libc, libm (and libpthread on
-a C library before glibc 2.34; libmvec when vector math calls it), nothing else.
+assembly file pulls in with `.incbin`, assembled and linked by the target's C
+compiler with lamina's thread pool (`lamina.codegen.pool`, compiled for the
+model's target; its symbols hidden but the team-size setter the Python runtime
+calls, so that two libraries in one program each keep their own pool) against
+the runtime libraries: the library needs libc, libm (and libpthread on a C
+library before glibc 2.34; libmvec when vector math calls it), nothing else.
 Export time therefore does not grow with the model's weights beyond copying them.
 
 Code a BYOC target generated with `lamina.backends.cc.compile_shared` is linked
@@ -35,7 +40,6 @@ import importlib.metadata
 import json
 import os
 import shlex
-import shutil
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -49,15 +53,22 @@ from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY
 from lamina.backends.cc import built_library, static_object
 from lamina.codegen.codegen import (
     LLVM_LOCK,
-    compile_object,
+    check_opt_level,
     emit_object,
     module_target,
-    object_from_ir,
     optimize,
     parse_ir,
     target_machine,
+    translate,
+)
+from lamina.codegen.descriptor import (
+    descriptor_source,
+    include_dir,
+    model_name,
+    name_from_path,
 )
 from lamina.codegen.pool import pool_ir
+from lamina.codegen.toolchain import c_compiler, is_cross
 from lamina.errors import CompileError
 from lamina.fileio import check_writable, temporary_folder, write_atomic_with
 from lamina.process import run_tool
@@ -92,17 +103,6 @@ lamina_metadata_size:
 \t.size lamina_metadata_size, 8
 \t.section .note.GNU-stack,"",@progbits
 """
-
-
-def c_compiler() -> list[str]:
-    """The C compiler driver used to assemble and link (`$CC`, else `cc`)."""
-    cmd = shlex.split(os.environ.get("CC", "cc")) or ["cc"]
-    if shutil.which(cmd[0]) is None:
-        raise CompileError(
-            f"cannot export a shared library: the C compiler '{cmd[0]}' was not "
-            "found; install one (on Debian: `apt install gcc`) or set $CC"
-        )
-    return cmd
 
 
 def _run(cmd: list[str], cwd: Path, what: str) -> None:
@@ -154,15 +154,18 @@ def _write_params(path: Path, params: list[np.ndarray], layout: list[dict[str, A
         f.write(b"\0" * BUFFER_SLACK)
 
 
-def metadata(model: CompiledModel, layout: list[dict[str, Any]], lowered: ModuleOp) -> dict[str, Any]:
+def metadata(
+    model: CompiledModel, layout: list[dict[str, Any]], target: Target, name: str
+) -> dict[str, Any]:
     """The JSON description of `model` embedded in its library: the header, the
-    target, the model's record and the weights' layout."""
-    target = module_target(lowered)
+    model's name and entry point, the target, the model's record and the
+    weights' layout."""
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
         "lamina_version": __version__,
-        "entry": ENTRY,
+        "name": name,
+        "entry": f"{name}_{ENTRY}",
         "triple": target.triple,
         "target": str(target),
         **model.record.to_json(),
@@ -170,14 +173,42 @@ def metadata(model: CompiledModel, layout: list[dict[str, Any]], lowered: Module
     }
 
 
-def object_code(model: CompiledModel, lowered: ModuleOp, opt_level: int) -> bytes:
-    """Object code of the model for the host. The JIT's already optimized LLVM IR
-    only needs code generation (about 5x faster than `compile_object`, which
-    translates and optimizes the lowered module again); without it, that."""
+def _llvm_module(model: CompiledModel, lowered: ModuleOp, tm: Any, opt_level: int) -> Any:
+    """The model's optimized LLVM module: the JIT's already optimized IR when
+    there is one (code generation is then all that is left, about 5x faster),
+    else the lowered module translated and optimized for `tm`."""
     optimized = getattr(model._native, "optimized_ir", None)
-    if not isinstance(optimized, str) or not optimized:
-        return compile_object(lowered, opt_level=opt_level)
-    return object_from_ir(optimized, opt_level, module_target(lowered))
+    if isinstance(optimized, str) and optimized:
+        return parse_ir(optimized)
+    mod = parse_ir(str(translate(lowered, tm)))
+    optimize(mod, tm, opt_level)
+    return mod
+
+
+def _prefix_symbols(mod: Any, name: str) -> None:
+    """Prefix every symbol the model defines with `name_`, so that models link
+    side by side, and hide all but the entry point (the pool's functions, which
+    it declares, keep their names)."""
+    for value in [*mod.functions, *mod.global_variables]:
+        if value.is_declaration or value.linkage.name in ("internal", "private"):
+            continue
+        entry = value.name == ENTRY
+        value.name = f"{name}_{value.name}"
+        if not entry:
+            value.visibility = "hidden"
+
+
+def object_code(
+    model: CompiledModel, lowered: ModuleOp, opt_level: int, name: str
+) -> bytes:
+    """Object code of the model for the target it was lowered for, its symbols
+    prefixed with `name` (`_prefix_symbols`)."""
+    check_opt_level(opt_level)
+    tm = target_machine(module_target(lowered), opt_level)
+    with LLVM_LOCK:
+        mod = _llvm_module(model, lowered, tm, opt_level)
+        _prefix_symbols(mod, name)
+        return emit_object(mod, tm)
 
 
 def pool_object(target: Target, opt_level: int = 3) -> bytes:
@@ -190,34 +221,62 @@ def pool_object(target: Target, opt_level: int = 3) -> bytes:
         return emit_object(mod, tm)
 
 
+def _runtime_link_args(target: Target) -> list[str]:
+    """The runtime libraries, linked only where the code calls them (libmvec)."""
+    if is_cross(target):
+        return ["-Wl,--as-needed", "-lm", "-pthread"]
+    libs = system.runtime_libraries()
+    return [
+        "-Wl,--as-needed",
+        *(f"-l:{lib}" if "/" not in lib else lib for lib in libs),
+        "-pthread",
+    ]
+
+
 def export_library(
-    model: CompiledModel, path: str | os.PathLike[str], lowered: ModuleOp, opt_level: int = 3
+    model: CompiledModel,
+    path: str | os.PathLike[str],
+    lowered: ModuleOp,
+    opt_level: int = 3,
+    name: str | None = None,
 ) -> None:
     """Write `model`, compiled from `lowered` at `opt_level`, as one shared
-    library at `path` (atomically)."""
-    target = check_writable(path)
-    cc = c_compiler()
-    libs = system.runtime_libraries()
-    obj = object_code(model, lowered, opt_level)
+    library at `path` (atomically) for the target it was lowered for, with
+    lamina's C runtime: its symbols prefixed with `name` (default: the file's
+    stem, `name_from_path`), its descriptor `<name>_model()` (lamina.h)."""
+    out = check_writable(path)
+    target = module_target(lowered)
+    name = model_name(name) if name is not None else name_from_path(out)
+    cc = c_compiler(target)
+    if is_cross(target) and model.record.entry.external_libraries:
+        raise CompileError(
+            f"cannot export for {target.triple}: BYOC code ("
+            + ", ".join(Path(p).name for p in model.record.entry.external_libraries)
+            + ") is built for this machine only; compile without --byoc"
+        )
+    obj = object_code(model, lowered, opt_level, name)
     layout, _ = _layout(model._params)
-    meta = json.dumps(metadata(model, layout, lowered), separators=(",", ":")).encode()
+    meta = json.dumps(metadata(model, layout, target, name), separators=(",", ":")).encode()
+    descriptor = descriptor_source(model.record, name, str(target), [p["offset"] for p in layout])
     with temporary_folder("lamina-export-") as tmpdir:
         work = Path(tmpdir)
         (work / "model.o").write_bytes(obj)
-        (work / "pool.o").write_bytes(pool_object(module_target(lowered), opt_level))
+        (work / "pool.o").write_bytes(pool_object(target, opt_level))
         _write_params(work / "params.bin", model._params, layout)
         (work / "metadata.json").write_bytes(meta)
         (work / "data.s").write_text(_ASM.format(align=ALIGN, meta_size=len(meta)))
+        (work / "descriptor.c").write_text(descriptor)
         _run([*cc, "-c", "data.s", "-o", "data.o"], work, "assemble the weights")
+        _run(
+            [*cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-std=c11",
+             "-D_POSIX_C_SOURCE=200809L", "-I", str(include_dir()), "descriptor.c",
+             "-o", "descriptor.o"],
+            work,
+            "compile the model's C runtime",
+        )
         # the BYOC code's objects first, then the libraries they and the model call
         external, needs = _external_link_args(model.record.entry.external_libraries, work)
-        # the runtime libraries only where the code calls them (libmvec)
-        link = [
-            *external,
-            "-Wl,--as-needed",
-            *(f"-l:{lib}" if "/" not in lib else lib for lib in libs),
-            "-pthread",
-        ]
+        link = [*external, *_runtime_link_args(target)]
         record = {"format": SEAL_RECORD, "version": SEAL_VERSION, "needs": needs}
 
         def produce(tmp: Path) -> None:
@@ -228,6 +287,7 @@ def export_library(
                     "-Wl,-Bsymbolic",
                     "-Wl,--no-undefined",
                     "model.o",
+                    "descriptor.o",
                     "pool.o",
                     "data.o",
                     "-o",
@@ -235,23 +295,25 @@ def export_library(
                     *link,
                 ],
                 work,
-                f"link '{target}'",
+                f"link '{out}'",
             )
             seal(tmp, record)
 
-        write_atomic_with(target, produce)
+        write_atomic_with(out, produce)
 
 
 @dataclass(frozen=True, eq=False)
 class ModuleExporter:
-    """The exporter of a JIT-compiled model (`lamina.runtime.model.Exporter`):
-    the lowered module it was compiled from, and the opt level."""
+    """The exporter of a compiled model (`lamina.runtime.model.Exporter`): the
+    lowered module it was compiled from, and the opt level."""
 
     module: ModuleOp
     opt_level: int = 3
 
-    def __call__(self, model: CompiledModel, path: str | os.PathLike[str]) -> None:
-        export_library(model, path, self.module, self.opt_level)
+    def __call__(
+        self, model: CompiledModel, path: str | os.PathLike[str], name: str | None = None
+    ) -> None:
+        export_library(model, path, self.module, self.opt_level, name)
 
 
 def _external_link_args(
@@ -309,7 +371,6 @@ def _package_of(library: str) -> str | None:
 __all__ = [
     "ALIGN",
     "ModuleExporter",
-    "c_compiler",
     "export_library",
     "metadata",
     "object_code",

@@ -8,8 +8,10 @@ the library's embedded data. Exporting a loaded model copies its file.
 The metadata (`lamina_metadata`, JSON; `lamina.codegen.export` writes it) is the
 header (`format`, `version`, `lamina_version`, `entry`, `triple`), the keys of
 `ModelRecord.to_json` and `params`, the weights' layout in `lamina_params`
-(offset, nbytes, shape, dtype of each). Version 1 lacked the record's
-`param_keys` and `intermediate_bytes`; it still loads.
+(offset, nbytes, shape, dtype of each). Version 3 added the model's `name`,
+the prefix of its symbols (the entry point is `NAME_main`), and the C runtime
+(`lamina.h`); version 1 lacked the record's `param_keys` and
+`intermediate_bytes`. Both older versions still load.
 
 A library carries its own copy of lamina's thread pool; the one pool symbol it
 exports, `lamina_set_num_threads`, is how `CompiledModel.run` sets each run's
@@ -23,6 +25,7 @@ import ctypes
 import itertools
 import json
 import os
+import platform
 import re
 import shutil
 import tempfile
@@ -33,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from lamina.abi import BUFFER_ALIGN
+from lamina.abi import BUFFER_ALIGN, ENTRY
 from lamina.errors import LaminaError
 from lamina.fileio import check_writable, write_atomic_with
 from lamina.runtime.model import CompiledModel
@@ -43,8 +46,8 @@ from lamina.runtime.seal import check_seal
 #: The metadata's `format`.
 FORMAT = "lamina-shared-library"
 #: The metadata version export writes, and those `load` reads.
-FORMAT_VERSION = 2
-FORMAT_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+FORMAT_VERSIONS = (1, 2, 3)
 ALIGN = BUFFER_ALIGN
 
 #: Environment variable: "0" (or "no", "false", "off") turns `load`'s seal check off.
@@ -57,9 +60,13 @@ class SharedLibrary:
 
     path: Path
     lib: ctypes.CDLL
+    #: The symbol of the entry point (`NAME_main`; `main` before format 3).
+    entry: str = ENTRY
 
     def address(self, name: str) -> int:
-        """The address of the exported symbol `name`."""
+        """The address of the exported symbol `name` (`ENTRY`: the model's entry)."""
+        if name == ENTRY:
+            name = self.entry
         try:
             return ctypes.cast(getattr(self.lib, name), ctypes.c_void_p).value or 0
         except AttributeError:
@@ -78,14 +85,45 @@ class SharedLibrary:
             ) from None
 
 
+#: ELF's e_machine codes of the architectures lamina generates code for.
+ELF_MACHINES = {62: "x86_64", 183: "aarch64", 243: "riscv64", 3: "i386"}
+
+
+def elf_machine(header: bytes | None) -> str:
+    """The architecture of an ELF file from its first 20 bytes (None: this process's)."""
+    if header is None:
+        return platform.machine()
+    code = int.from_bytes(header[18:20], "little" if header[5:6] != b"\x02" else "big")
+    return ELF_MACHINES.get(code, f"ELF machine {code}")
+
+
+def library_architecture(path: str | os.PathLike[str]) -> str:
+    """The architecture a library file was built for (from its ELF header)."""
+    with open(path, "rb") as f:
+        header = f.read(20)
+    if header[:4] != b"\x7fELF":
+        raise LaminaError(f"'{path}' is not a shared library (no ELF header)")
+    return elf_machine(header)
+
+
 @dataclass(frozen=True)
 class LibraryCopy:
     """The exporter of a loaded model (`lamina.runtime.model.Exporter`): a copy
     of the library it was loaded from."""
 
     path: Path
+    #: The model's name in the library (None before format 3).
+    name: str | None = None
 
-    def __call__(self, model: CompiledModel, path: str | os.PathLike[str]) -> None:
+    def __call__(
+        self, model: CompiledModel, path: str | os.PathLike[str], name: str | None = None
+    ) -> None:
+        if name is not None and name != self.name:
+            raise LaminaError(
+                f"a loaded library is exported as a copy, under its own name "
+                f"'{self.name or 'main'}'; to name it '{name}', compile the model again "
+                f"(`lamina compile MODEL --name {name} -o ...`)"
+            )
         target = check_writable(path)
         write_atomic_with(target, lambda tmp: shutil.copyfile(self.path, tmp))
 
@@ -183,15 +221,23 @@ def load(path: str | os.PathLike[str], verify: bool | None = None) -> CompiledMo
     if file.is_dir():
         raise LaminaError(f"cannot load '{file}': it is a directory, not a library")
     with file.open("rb") as f:
-        if f.read(4) != b"\x7fELF":
-            raise LaminaError(
-                f"cannot load '{file}': not a shared library; export one with "
-                "`lamina compile MODEL.onnx -o OUT.so`"
-            )
+        header = f.read(20)
+    if header[:4] != b"\x7fELF":
+        raise LaminaError(
+            f"cannot load '{file}': not a shared library; export one with "
+            "`lamina compile MODEL.onnx -o OUT.so`"
+        )
     record: dict[str, Any] | None = None
     identity = None
     if _verify_default() if verify is None else verify:
         record, identity = check_seal(file)
+    machine = elf_machine(header)
+    if machine != elf_machine(None):
+        raise LaminaError(
+            f"cannot load '{file}' into this process: it was built for {machine}, "
+            f"this machine is {elf_machine(None)}; run it with `lamina run {file} "
+            "--input NAME=FILE.npy` (under qemu-user), or compile the model for this machine"
+        )
     try:
         lib = SharedLibrary(file, _dlopen(file, identity))
     except OSError as e:
@@ -208,6 +254,10 @@ def load(path: str | os.PathLike[str], verify: bool | None = None) -> CompiledMo
             f"cannot load '{file}': library format {meta.get('version')}, this lamina "
             f"reads {', '.join(map(str, FORMAT_VERSIONS))}; export the model again"
         )
+    entry = meta.get("entry", ENTRY)
+    if not isinstance(entry, str) or not entry.isidentifier():
+        raise LaminaError(f"cannot load '{file}': its metadata is damaged (entry {entry!r})")
+    lib.entry = entry
     try:
         model_record = ModelRecord.from_json(meta)
     except LaminaError as e:
@@ -226,16 +276,23 @@ def load(path: str | os.PathLike[str], verify: bool | None = None) -> CompiledMo
         arr.flags.writeable = False
         params.append(arr)
 
-    return CompiledModel(model_record, lib, params, exporter=LibraryCopy(file))
+    name = meta.get("name")
+    return CompiledModel(
+        model_record, lib, params,
+        exporter=LibraryCopy(file, name if isinstance(name, str) else None),
+    )
 
 
 __all__ = [
     "ALIGN",
+    "ELF_MACHINES",
     "FORMAT",
     "FORMAT_VERSION",
     "FORMAT_VERSIONS",
     "VERIFY_ENV",
     "LibraryCopy",
     "SharedLibrary",
+    "elf_machine",
+    "library_architecture",
     "load",
 ]

@@ -46,7 +46,9 @@ class Exporter(Protocol):
     `lamina.load` reads (the JIT's exporter generates object code and links it;
     a loaded library's copies its file)."""
 
-    def __call__(self, model: CompiledModel, path: str | os.PathLike[str]) -> None: ...
+    def __call__(
+        self, model: CompiledModel, path: str | os.PathLike[str], name: str | None = None
+    ) -> None: ...
 
 
 def aligned_empty(shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
@@ -73,11 +75,12 @@ class CompiledModel:
     def __init__(
         self,
         record: ModelRecord,
-        native: Native,
+        native: Native | None,
         params: Sequence[np.ndarray],
         *,
         num_threads: int | None = None,
         exporter: Exporter | None = None,
+        target: str = "",
     ):
         entry = record.entry
         if entry.params and len(entry.params) != len(params):
@@ -114,9 +117,14 @@ class CompiledModel:
         #: The sum of every intermediate's size, which the arena (`workspace_size`,
         #: planned by liveness) shares out.
         self.intermediate_bytes = entry.intermediate_bytes
-        self._entry = _ENTRY(native.address(ENTRY))
+        #: The target the code is for (its string form; "" for this machine).
+        self.target = target
+        #: Whether the code runs in this process (not when it is another
+        #: machine's: such a model can only be exported, `lamina run` runs that).
+        self.runnable = native is not None
+        self._entry = _ENTRY(native.address(ENTRY)) if native is not None else None
         #: The team-size setter of the pool the code runs on.
-        self._pool = pool_threads(native)
+        self._pool = pool_threads(native) if native is not None else None
         self._local = threading.local()
         check_num_threads(num_threads)
         self.num_threads = num_threads or system.default_threads()
@@ -246,6 +254,13 @@ class CompiledModel:
 
     def run(self, *args: Any, **kwargs: Any) -> list[np.ndarray]:
         """Run on inputs given positionally or by name; returns the outputs."""
+        if self._entry is None:
+            raise LaminaError(
+                f"this model was compiled for {self.target}, not this machine, so it "
+                "cannot run in this process: export it (`exe.export('model.so')`, or "
+                "`lamina compile MODEL --target ... -o model.so`) and run the library "
+                "with `lamina run model.so --input NAME=FILE.npy` (under qemu-user)"
+            )
         ins = self._bind(args, kwargs)
         env: dict[str, int] = self._local.env
         n = self._num_threads
@@ -338,14 +353,16 @@ class CompiledModel:
 
     __call__ = run
 
-    def export(self, path: str | os.PathLike[str]) -> None:
-        """Write the model as one shared library; `lamina.load(path)` reloads it."""
+    def export(self, path: str | os.PathLike[str], name: str | None = None) -> None:
+        """Write the model as one shared library for the target it was compiled
+        for; `lamina.load(path)` reloads it (on that target), lamina.h's C API
+        runs it. `name` prefixes its symbols (default: the file's stem)."""
         if self.exporter is None:
             raise LaminaError(
                 "this model cannot be exported: it was built without an exporter; "
                 "compile it with lamina.compile"
             )
-        self.exporter(self, path)
+        self.exporter(self, path, name)
 
 
 def check_num_threads(value: Any) -> int | None:

@@ -16,7 +16,7 @@ from onnx import TensorProto, helper, numpy_helper
 import lamina
 from lamina.codegen.codegen import compile_object, llvm_ir
 from lamina.dialects.tir import ForKind
-from lamina.errors import CompileError
+from lamina.errors import CompileError, LaminaError
 from lamina.lowering.lang.schedule import Annotate, Schedule
 from lamina.lowering.strategy import registry
 from lamina.passes import PassContext, current_target
@@ -198,9 +198,11 @@ def test_a_model_lowers_for_another_architecture(text: str, triple: str, machine
     assert obj[:4] == b"\x7fELF" and int.from_bytes(obj[18:20], "little") == machine
 
 
-def test_a_model_for_another_machine_is_not_run_here() -> None:
-    with pytest.raises(CompileError, match="cannot run here"):
-        lamina.compile(_mlp(), target="aarch64-linux-gnu")
+def test_a_model_for_another_machine_is_compiled_but_not_run_here() -> None:
+    exe = lamina.compile(_mlp(), target="aarch64-linux-gnu")
+    assert not exe.runnable and exe.target.startswith("aarch64")
+    with pytest.raises(LaminaError, match="cannot run in this process.*lamina run"):
+        exe.run(np.zeros((4, 64), np.float32))
 
 
 def test_the_host_target_pinned_by_name_gives_the_same_results() -> None:

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from lamina.backends.registry import get_target
+from lamina.codegen import descriptor
 from lamina.errors import LaminaError
 from lamina.passes import PassContext, PassInstrument, PrintIRInstrument
 from lamina.target import Target
@@ -102,6 +103,14 @@ def positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
     return value
+
+
+def model_name(text: str) -> str:
+    """A model's name: a C identifier to prefix its symbols (else a usage error)."""
+    try:
+        return descriptor.model_name(text)
+    except LaminaError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def opt_level(text: str) -> int:

@@ -36,6 +36,7 @@ from rich.console import Console
 from rich.table import Table
 from xdsl.dialects.builtin import ModuleOp
 
+from lamina.codegen.artifact import library_metadata, run_library
 from lamina.codegen.codegen import llvm_ir
 from lamina.codegen.peak import describe_host
 from lamina.dialects.resources import DEFAULT_ELIDE_LIMIT
@@ -52,8 +53,9 @@ from lamina.passes import (
     run_pipeline,
 )
 from lamina.pipelines import lower_to, standard_pipeline
-from lamina.runtime.library import load
+from lamina.runtime.library import elf_machine, library_architecture, load
 from lamina.runtime.model import CompiledModel
+from lamina.runtime.record import ModelRecord
 from lamina.tools import arguments, demo, viz
 from lamina.tools.demo import mlp_model
 from lamina.tools.models import resnet_mini
@@ -280,7 +282,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
             t1 = time.perf_counter()
             extra.append(("LLVM code generation (JIT)", t1 - progress.last_end))
             progress.step("export (object code + link)")
-            exe.export(args.output)
+            exe.export(args.output, args.name)
             extra.append(("export (LLVM object code, link)", time.perf_counter() - t1))
         out = Path(args.output)
         print(
@@ -356,7 +358,9 @@ def _load_inputs(items: Sequence[str]) -> dict[str, tuple[np.ndarray, str]]:
     return out
 
 
-def model_inputs(exe: CompiledModel, items: Sequence[str], quiet: bool = False) -> dict[str, np.ndarray]:
+def model_inputs(
+    exe: CompiledModel | ModelRecord, items: Sequence[str], quiet: bool = False
+) -> dict[str, np.ndarray]:
     """The `--input` arrays, checked against the model's inputs (names and
     dtypes: another dtype is an error saying how to convert, as onnxruntime's);
     random arrays (seed 0) when none are given."""
@@ -405,20 +409,31 @@ def model_inputs(exe: CompiledModel, items: Sequence[str], quiet: bool = False) 
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """`lamina run`: run a model or library on .npy/.npz inputs (random if none)."""
+    """`lamina run`: run a model or library on .npy/.npz inputs (random if none);
+    a library of another architecture runs under qemu-user (`run_library`)."""
     path, kind = model_file(args.model, ("onnx", "mlir", "library"))
     npy = bool(args.output) and Path(args.output).suffix.lower() == ".npy"
     if args.output:
         check_writable(args.output)
-    exe = compile_model(path, kind, args)
-    if npy and len(exe.outputs) != 1:
+    foreign = kind == "library" and library_architecture(path) != elf_machine(None)
+    model: CompiledModel | ModelRecord
+    if foreign:
+        model = ModelRecord.from_json(library_metadata(path))
+    else:
+        model = compile_model(path, kind, args)
+    output_names = [s.name for s in model.outputs]
+    if npy and len(output_names) != 1:
         raise LaminaError(
-            f"cannot write {len(exe.outputs)} outputs "
-            f"({', '.join(exe.output_names)}) to one .npy file '{args.output}': give "
+            f"cannot write {len(output_names)} outputs "
+            f"({', '.join(output_names)}) to one .npy file '{args.output}': give "
             "--output OUT.npz (one array per output name)"
         )
-    outs = exe.run(**model_inputs(exe, args.input))
-    for spec, value in zip(exe.outputs, outs, strict=True):
+    inputs = model_inputs(model, args.input)
+    if isinstance(model, CompiledModel):
+        outs = model.run(**inputs)
+    else:
+        outs = run_library(path, inputs, args.threads)
+    for spec, value in zip(model.outputs, outs, strict=True):
         flat = value.reshape(-1)
         preview = np.array2string(flat[:8], precision=4, separator=", ")
         print(f"{spec.describe()} = {preview}{' ...' if flat.size > 8 else ''}")
@@ -426,9 +441,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         buf = io.BytesIO()
         if npy:
             np.save(buf, outs[0], allow_pickle=False)
-            print_as = f"output '{exe.output_names[0]}'"
+            print_as = f"output '{output_names[0]}'"
         else:
-            np.savez(buf, **dict(zip(exe.output_names, outs, strict=True)))
+            np.savez(buf, **dict(zip(output_names, outs, strict=True)))
             print_as = f"{len(outs)} output(s)"
         write_atomic(args.output, buf.getvalue())
         print(f"wrote {print_as} to {args.output}")
@@ -673,6 +688,9 @@ def parser() -> argparse.ArgumentParser:
                        help="compile a model to a shared library, or print its IR")
     c.add_argument("model", help="an ONNX model or a graph-level .mlir file")
     c.add_argument("-o", "--output", help="the .so to write (or the IR file with --emit)")
+    c.add_argument("--name", type=arguments.model_name, metavar="NAME",
+                   help="the model's name in the library: the prefix of its C symbols "
+                   "(NAME_model() in lamina.h's API; default: the output file's stem)")
     c.add_argument("--emit", choices=LEVELS,
                    help="write the IR at this level instead (with -o: with its weights)")
     c.add_argument("--print-resources", action="store_true",
