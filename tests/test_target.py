@@ -16,7 +16,7 @@ from onnx import TensorProto, helper, numpy_helper
 import lamina
 from lamina.codegen.codegen import compile_object, llvm_ir
 from lamina.dialects.tir import ForKind
-from lamina.errors import CompileError, LaminaError
+from lamina.errors import LaminaError
 from lamina.lowering.lang.schedule import Annotate, Schedule
 from lamina.lowering.strategy import registry
 from lamina.passes import PassContext, current_target
