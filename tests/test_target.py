@@ -201,7 +201,7 @@ def test_a_model_lowers_for_another_architecture(text: str, triple: str, machine
 def test_a_model_for_another_machine_is_compiled_but_not_run_here() -> None:
     exe = lamina.compile(_mlp(), target="aarch64-linux-gnu")
     assert not exe.runnable and exe.target.startswith("aarch64")
-    with pytest.raises(LaminaError, match="cannot run in this process.*lamina run"):
+    with pytest.raises(LaminaError, match=r"cannot run in this process.*lamina run"):
         exe.run(np.zeros((4, 64), np.float32))
 
 
