@@ -257,7 +257,7 @@ def export_library(
     obj = object_code(model, lowered, opt_level, name)
     layout, _ = _layout(model._params)
     meta = json.dumps(metadata(model, layout, target, name), separators=(",", ":")).encode()
-    descriptor = descriptor_source(model.record, name, str(target), [p["offset"] for p in layout])
+    descriptor = descriptor_source(model.record, name, target.describe(), [p["offset"] for p in layout])
     with temporary_folder("lamina-export-") as tmpdir:
         work = Path(tmpdir)
         (work / "model.o").write_bytes(obj)

@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from lamina.codegen.artifact import library_metadata, run_library
 from lamina.codegen.codegen import llvm_ir
+from lamina.codegen.descriptor import include_dir
 from lamina.codegen.peak import describe_host
 from lamina.dialects.resources import DEFAULT_ELIDE_LIMIT
 from lamina.driver import compile as lamina_compile
@@ -650,6 +651,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0 if args.save_model or args.save_mlp else demo.main(threads=args.threads)
 
 
+def cmd_cflags(args: argparse.Namespace) -> int:
+    """`lamina cflags`: `-I` for lamina.h and npy.h, as pkg-config --cflags prints."""
+    print(f"-I{include_dir()}")
+    return 0
+
+
 def _cmd_tune(args: argparse.Namespace) -> int:
     """`lamina tune` (lamina.tools.tune), loading models as the other commands do."""
     return cmd_tune(args, load_module, arguments.shapes, model_file)
@@ -746,6 +753,10 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--save-mlp", metavar="FILE.onnx",
                    help="only write a small ONNX MLP (784-512-512-10, random weights)")
     d.set_defaults(fn=cmd_demo)
+
+    f = sub.add_parser("cflags", parents=[common],
+                       help="print the C compiler flags for lamina.h (the C runtime API)")
+    f.set_defaults(fn=cmd_cflags)
     return p
 
 
