@@ -1,11 +1,12 @@
-"""Running an exported library of any target, without Python computing anything.
+"""Running an exported model of any target, without Python computing anything.
 
 `run_library(path, inputs)` builds lamina's runner (`runtime/c/runner.c`, a C
 program over the C API in lamina.h) for the library's target with that target's
 toolchain, once per machine (kept in lamina's cache folder), and runs it: natively
 for this machine's architecture, under qemu-user for another Linux architecture
 (Debian's `qemu-user`, with the target's C library from `libc6-<arch>-cross`).
-Inputs and outputs travel as .npy files.
+Inputs and outputs travel as .npy files. A WebAssembly module runs in wasmtime
+(`run_wasm`, the cross extra), through its flat C API.
 
 The library's metadata (`lamina.codegen.export`) is read from the file's bytes,
 so no library of another architecture is ever loaded into this process.
@@ -17,6 +18,7 @@ import hashlib
 import json
 import os
 import shutil
+import struct
 import tempfile
 from collections.abc import Mapping
 from functools import cache
@@ -26,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from lamina.codegen.cache import cache_dir
-from lamina.codegen.descriptor import include_dir
-from lamina.codegen.toolchain import c_compiler, is_cross
+from lamina.codegen.descriptor import DTYPES, include_dir
+from lamina.codegen.toolchain import CROSS_EXTRA, c_compiler, is_cross
 from lamina.errors import LaminaError
 from lamina.fileio import temporary_folder, write_atomic_with
 from lamina.process import run_tool
@@ -117,6 +119,89 @@ def emulator(arch: str) -> list[str]:
     return [qemu, "-L", sysroot, *(["-cpu", cpu] if cpu else [])]
 
 
+WASM_MAGIC = b"\0asm"
+#: lamina.h's `lamina_tensor` in wasm32's layout: name, dtype, rank, shape, data.
+_TENSOR = struct.Struct("<IiiII")
+
+
+def is_wasm(path: str | os.PathLike[str]) -> bool:
+    """Whether the file at `path` is a WebAssembly module."""
+    with open(path, "rb") as f:
+        return f.read(4) == WASM_MAGIC
+
+
+def _wasmtime() -> Any:
+    try:
+        import wasmtime  # an optional dependency (the cross extra)
+    except ImportError:
+        raise LaminaError(
+            "running a WebAssembly model needs wasmtime: install lamina's cross "
+            f"extra, `pip install '{CROSS_EXTRA}'`"
+        ) from None
+    return wasmtime
+
+
+def run_wasm(path: str | os.PathLike[str], inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+    """Run the WebAssembly model at `path` in wasmtime on `inputs` by name: the
+    module's own code computes (its flat C API, `runtime/c/wasm.c`); this only
+    copies the arrays in and out of its memory."""
+    wasmtime = _wasmtime()
+    meta = library_metadata(path)
+    record = ModelRecord.from_json(meta)
+    engine = wasmtime.Engine()
+    store = wasmtime.Store(engine)
+    linker = wasmtime.Linker(engine)
+    linker.define_wasi()
+    store.set_wasi(wasmtime.WasiConfig())
+    try:
+        instance = linker.instantiate(store, wasmtime.Module.from_file(engine, str(path)))
+    except wasmtime.WasmtimeError as e:
+        raise LaminaError(f"cannot instantiate '{path}': {e}") from None
+    ex = instance.exports(store)
+    memory = ex["memory"]
+    ex["_initialize"](store)
+
+    def put(data: bytes) -> int:
+        at = int(ex["lamina_wasm_alloc"](store, max(len(data), 1)))
+        if not at:
+            raise LaminaError(f"'{path}' ran out of memory for its inputs")
+        memory.write(store, data, at)
+        return at
+
+    def c_string(at: int) -> str:
+        raw = memory.read(store, at, min(at + 4096, memory.data_len(store)))
+        return bytes(raw[: raw.index(0)]).decode("utf-8", "replace")
+
+    tensors = b""
+    for name, arr in inputs.items():
+        arr = np.ascontiguousarray(arr)
+        code = DTYPES.get(arr.dtype.name, 0)
+        shape = np.asarray(arr.shape, "<i8").tobytes()
+        tensors += _TENSOR.pack(put(name.encode() + b"\0"), code, arr.ndim, put(shape), put(arr.tobytes()))
+    session = ex["lamina_wasm_session"](store)
+    status = ex["lamina_wasm_run"](store, session, put(tensors), len(inputs))
+    if status:
+        raise LaminaError(f"running '{path}' (wasm32, in wasmtime) failed: {c_string(ex['lamina_wasm_error'](store, session))}")
+    outs = []
+    for i, spec in enumerate(record.outputs):
+        at = ex["lamina_wasm_output"](store, session, i)
+        _, _, rank, shape_at, data_at = _TENSOR.unpack(memory.read(store, at, at + _TENSOR.size))
+        shape = tuple(np.frombuffer(memory.read(store, shape_at, shape_at + 8 * rank), "<i8").tolist())
+        nbytes = int(np.prod(shape, dtype=np.int64)) * spec.dtype.itemsize
+        data = bytes(memory.read(store, data_at, data_at + nbytes))
+        outs.append(np.frombuffer(data, spec.dtype).reshape(shape).copy())
+    return outs
+
+
+def run_artifact(
+    path: str | os.PathLike[str],
+    inputs: Mapping[str, np.ndarray],
+    threads: int | None = None,
+) -> list[np.ndarray]:
+    """Run an exported model of any target (`run_library` or `run_wasm`)."""
+    return run_wasm(path, inputs) if is_wasm(path) else run_library(path, inputs, threads)
+
+
 def run_library(
     path: str | os.PathLike[str],
     inputs: Mapping[str, np.ndarray],
@@ -149,4 +234,13 @@ def run_library(
         return [np.load(work / f"{i}.npy") for i in range(len(record.outputs))]
 
 
-__all__ = ["emulator", "library_metadata", "run_library", "runner"]
+__all__ = [
+    "WASM_MAGIC",
+    "emulator",
+    "is_wasm",
+    "library_metadata",
+    "run_artifact",
+    "run_library",
+    "run_wasm",
+    "runner",
+]

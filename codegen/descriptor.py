@@ -34,6 +34,18 @@ DTYPES: dict[str, int] = {
 #: The C API version descriptors are written for (lamina.h's LAMINA_API_VERSION).
 API_VERSION = 1
 
+#: The flat functions of a WebAssembly module (runtime/c/wasm.c), for hosts
+#: that call exports rather than C function pointers (JavaScript, wasmtime).
+WASM_EXPORTS = (
+    "lamina_wasm_metadata",
+    "lamina_wasm_alloc",
+    "lamina_wasm_free",
+    "lamina_wasm_session",
+    "lamina_wasm_run",
+    "lamina_wasm_output",
+    "lamina_wasm_error",
+)
+
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -221,10 +233,16 @@ def _shapes(record: ModelRecord, names: _Names) -> list[str]:
 
 
 def descriptor_source(
-    record: ModelRecord, name: str, target: str, param_offsets: Sequence[int]
+    record: ModelRecord,
+    name: str,
+    target: str,
+    param_offsets: Sequence[int],
+    *,
+    wasm: bool = False,
 ) -> str:
     """The C source of model `name`'s descriptor (compiled with `include_dir()`
-    on the include path, linked beside the model's object code and weights)."""
+    on the include path, linked beside the model's object code and weights);
+    `wasm` adds the flat functions a WebAssembly host calls (`WASM_EXPORTS`)."""
     e = record.entry
     names = _Names(e.sizes)
     generated = [
@@ -278,6 +296,7 @@ def descriptor_source(
             f"LAMINA_EXPORT const lamina_model *{name}_model(void) {{ return &MODEL; }}",
             "LAMINA_EXPORT __attribute__((weak)) const lamina_model *lamina_get_model(void) "
             "{ return &MODEL; }",
+            *(['#include "wasm.c"'] if wasm else []),
             "",
         ]
     )
@@ -286,6 +305,7 @@ def descriptor_source(
 __all__ = [
     "API_VERSION",
     "DTYPES",
+    "WASM_EXPORTS",
     "c_string",
     "descriptor_source",
     "include_dir",

@@ -62,6 +62,7 @@ from lamina.codegen.codegen import (
     translate,
 )
 from lamina.codegen.descriptor import (
+    WASM_EXPORTS,
     descriptor_source,
     include_dir,
     model_name,
@@ -70,7 +71,12 @@ from lamina.codegen.descriptor import (
 from lamina.codegen.pool import pool_ir
 from lamina.codegen.toolchain import c_compiler, is_cross
 from lamina.errors import CompileError
-from lamina.fileio import check_writable, temporary_folder, write_atomic_with
+from lamina.fileio import (
+    check_writable,
+    temporary_folder,
+    write_atomic,
+    write_atomic_with,
+)
 from lamina.process import run_tool
 from lamina.runtime.library import FORMAT, FORMAT_VERSION
 from lamina.runtime.model import CompiledModel
@@ -80,29 +86,28 @@ from lamina.version import __version__
 
 ALIGN = BUFFER_ALIGN
 
-_ASM = """\
-\t.section .rodata.lamina,"a",@progbits
-\t.globl lamina_params
-\t.type lamina_params,@object
-\t.balign {align}
-lamina_params:
-\t.incbin "params.bin"
-\t.size lamina_params, . - lamina_params
-\t.globl lamina_metadata
-\t.type lamina_metadata,@object
-\t.balign 8
-lamina_metadata:
-\t.incbin "metadata.json"
-\t.byte 0
-\t.size lamina_metadata, . - lamina_metadata
-\t.globl lamina_metadata_size
-\t.type lamina_metadata_size,@object
-\t.balign 8
-lamina_metadata_size:
-\t.quad {meta_size}
-\t.size lamina_metadata_size, 8
-\t.section .note.GNU-stack,"",@progbits
-"""
+def _data_asm(wasm: bool, params_size: int, meta_size: int) -> str:
+    """Assembly that pulls the weights (params.bin) and the metadata
+    (metadata.json) into the library with `.incbin`, for ELF or WebAssembly."""
+    section = '"",@' if wasm else '"a",@progbits'
+    lines = []
+    for sym, align, body, size in (
+        ("lamina_params", ALIGN, '.incbin "params.bin"', params_size),
+        ("lamina_metadata", 8, '.incbin "metadata.json"\n\t.byte 0', meta_size + 1),
+        ("lamina_metadata_size", 8, f".quad {meta_size}", 8),
+    ):
+        lines += [
+            f"\t.section .rodata.{sym},{section}",
+            f"\t.globl {sym}",
+            f"\t.type {sym},@object",
+            f"\t.p2align {align.bit_length() - 1}",
+            f"{sym}:",
+            f"\t{body}",
+            f"\t.size {sym}, {size}",
+        ]
+    if not wasm:
+        lines.append('\t.section .note.GNU-stack,"",@progbits')
+    return "\n".join(lines) + "\n"
 
 
 def _run(cmd: list[str], cwd: Path, what: str) -> None:
@@ -144,14 +149,15 @@ def _layout(params: list[np.ndarray]) -> tuple[list[dict[str, Any]], int]:
     return out, offset
 
 
-def _write_params(path: Path, params: list[np.ndarray], layout: list[dict[str, Any]]) -> None:
+def _write_params(path: Path, params: list[np.ndarray], layout: list[dict[str, Any]]) -> int:
     """The weights at their offsets, then the readable slack compiled code may
-    load past the last one (`BUFFER_SLACK`)."""
+    load past the last one (`BUFFER_SLACK`); the file's size."""
     with path.open("wb") as f:
         for p, entry in zip(params, layout, strict=True):
             f.write(b"\0" * (entry["offset"] - f.tell()))
             f.write(np.ascontiguousarray(p).tobytes(order="C"))
         f.write(b"\0" * BUFFER_SLACK)
+        return f.tell()
 
 
 def metadata(
@@ -243,7 +249,9 @@ def export_library(
     """Write `model`, compiled from `lowered` at `opt_level`, as one shared
     library at `path` (atomically) for the target it was lowered for, with
     lamina's C runtime: its symbols prefixed with `name` (default: the file's
-    stem, `name_from_path`), its descriptor `<name>_model()` (lamina.h)."""
+    stem, `name_from_path`), its descriptor `<name>_model()` (lamina.h). For
+    wasm32 the file is a WebAssembly module (a WASI reactor), with the
+    JavaScript loader `lamina.mjs` written beside it."""
     out = check_writable(path)
     target = module_target(lowered)
     name = model_name(name) if name is not None else name_from_path(out)
@@ -257,20 +265,23 @@ def export_library(
     obj = object_code(model, lowered, opt_level, name)
     layout, _ = _layout(model._params)
     meta = json.dumps(metadata(model, layout, target, name), separators=(",", ":")).encode()
-    descriptor = descriptor_source(model.record, name, target.describe(), [p["offset"] for p in layout])
+    wasm = target.arch == "wasm32"
+    descriptor = descriptor_source(
+        model.record, name, target.describe(), [p["offset"] for p in layout], wasm=wasm
+    )
     with temporary_folder("lamina-export-") as tmpdir:
         work = Path(tmpdir)
         (work / "model.o").write_bytes(obj)
         (work / "pool.o").write_bytes(pool_object(target, opt_level))
-        _write_params(work / "params.bin", model._params, layout)
+        params_size = _write_params(work / "params.bin", model._params, layout)
         (work / "metadata.json").write_bytes(meta)
-        (work / "data.s").write_text(_ASM.format(align=ALIGN, meta_size=len(meta)))
+        (work / "data.s").write_text(_data_asm(wasm, params_size, len(meta)))
         (work / "descriptor.c").write_text(descriptor)
         _run([*cc, "-c", "data.s", "-o", "data.o"], work, "assemble the weights")
         _run(
-            [*cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-std=c11",
-             "-D_POSIX_C_SOURCE=200809L", "-I", str(include_dir()), "descriptor.c",
-             "-o", "descriptor.o"],
+            [*cc, "-c", "-O2", *([] if wasm else ["-fPIC"]), "-fvisibility=hidden",
+             "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-I", str(include_dir()),
+             "descriptor.c", "-o", "descriptor.o"],
             work,
             "compile the model's C runtime",
         )
@@ -280,6 +291,11 @@ def export_library(
         record = {"format": SEAL_RECORD, "version": SEAL_VERSION, "needs": needs}
 
         def produce(tmp: Path) -> None:
+            if wasm:
+                _run([*cc, *wasm_link_args(name), "model.o", "descriptor.o", "pool.o",
+                      "data.o", "-o", str(tmp), "-lm"], work, f"link '{out}'")
+                seal(tmp, record, wasm=True)
+                return
             _run(
                 [
                     *cc,
@@ -300,6 +316,34 @@ def export_library(
             seal(tmp, record)
 
         write_atomic_with(out, produce)
+    if wasm:  # the module's JavaScript loader, beside it
+        write_atomic(out.parent / JS_LOADER, js_loader())
+
+
+#: The JavaScript loader of WebAssembly models (`runtime/js/lamina.mjs`).
+JS_LOADER = "lamina.mjs"
+
+
+def js_loader() -> str:
+    """The source of lamina.mjs, which runs a WebAssembly model in a browser or node."""
+    return (include_dir().parent / "js" / JS_LOADER).read_text()
+
+
+#: The WebAssembly module's stack (kernels keep tiles and the runtime its tables there).
+WASM_STACK_BYTES = 8 << 20
+
+
+def wasm_link_args(name: str) -> list[str]:
+    """Link flags of a model's WebAssembly module: a WASI reactor (call
+    `_initialize` once, then the exports) exporting the C API's descriptor and
+    the flat functions JavaScript calls (`runtime/c/wasm.c`)."""
+    exports = [f"{name}_model", "lamina_get_model", *WASM_EXPORTS]
+    return [
+        "-O2",
+        "-mexec-model=reactor",
+        f"-Wl,-z,stack-size={WASM_STACK_BYTES}",
+        *(f"-Wl,--export={e}" for e in exports),
+    ]
 
 
 @dataclass(frozen=True, eq=False)
@@ -370,8 +414,10 @@ def _package_of(library: str) -> str | None:
 
 __all__ = [
     "ALIGN",
+    "JS_LOADER",
     "ModuleExporter",
     "export_library",
+    "js_loader",
     "metadata",
     "object_code",
     "pool_object",

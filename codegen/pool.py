@@ -80,7 +80,7 @@ _SC_NPROCESSORS_ONLN = 84
 
 _COMMON = """
 @pool.team = internal global i32 0, align 64
-declare i64 @sysconf(i32)
+declare {long} @sysconf(i32)
 
 define {vis}i32 @lamina_get_max_threads() nounwind {{
 entry:
@@ -90,8 +90,8 @@ entry:
 known:
   ret i32 %t
 ask:
-  %n = call i64 @sysconf(i32 {sc_nproc})
-  %n32 = trunc i64 %n to i32
+  %n = call {long} @sysconf(i32 {sc_nproc})
+  %n32 = {to_i32}
   %pos = icmp sgt i32 %n32, 0
   %n1 = select i1 %pos, i32 %n32, i32 1
   %big = icmp sgt i32 %n1, {max_threads}
@@ -356,8 +356,11 @@ def pool_ir(target: Target, data_layout: str = "", *, hidden: bool = False) -> s
     head = f'target triple = "{target.triple}"\n'
     if data_layout:
         head = f'target datalayout = "{data_layout}"\n' + head
+    # C's `long` (sysconf's result): 32 bits on wasm32 (ILP32), else 64.
+    long, to_i32 = ("i32", "add i32 %n, 0") if target.arch == "wasm32" else ("i64", "trunc i64 %n to i32")
     common = _COMMON.format(
-        vis=vis, set_vis="", sc_nproc=_SC_NPROCESSORS_ONLN, max_threads=MAX_THREADS
+        vis=vis, set_vis="", sc_nproc=_SC_NPROCESSORS_ONLN, max_threads=MAX_THREADS,
+        long=long, to_i32=to_i32,
     )
     futex = FUTEX_SYSCALL.get(target.arch)
     if futex is None:

@@ -222,6 +222,12 @@ def load(path: str | os.PathLike[str], verify: bool | None = None) -> CompiledMo
         raise LaminaError(f"cannot load '{file}': it is a directory, not a library")
     with file.open("rb") as f:
         header = f.read(20)
+    if header[:4] == b"\0asm":
+        raise LaminaError(
+            f"cannot load '{file}' into this process: it is a WebAssembly module; run "
+            f"it with `lamina run {file} --input NAME=FILE.npy` (wasmtime), or in a "
+            "browser or node with the lamina.mjs exported beside it"
+        )
     if header[:4] != b"\x7fELF":
         raise LaminaError(
             f"cannot load '{file}': not a shared library; export one with "

@@ -6,6 +6,11 @@ what the ELF headers map):
 
     [ELF library][record: JSON][footer: 32 bytes][SHA-256: 32 bytes]
 
+A WebAssembly module is sealed the same way, the trailer wrapped in a custom
+section (`WASM_SECTION`: id 0, size, name, then the record), which runtimes skip:
+
+    [wasm module][0, size, "lamina.seal"][record][footer][SHA-256]
+
 footer = `<8sIIQQ` (little-endian): `SEAL_MAGIC`, `SEAL_VERSION`, the record's
 length, the whole file's size, zero. The SHA-256 covers every byte before it
 (library, record, footer): `head -c -32 m.so | sha256sum` reproduces it. The
@@ -33,6 +38,8 @@ _DIGEST_SIZE = 32
 #: Bytes the seal ends every exported library with (footer + SHA-256).
 SEAL_SIZE = _FOOTER.size + _DIGEST_SIZE
 SEAL_RECORD = "lamina-seal"
+#: The custom section that holds a WebAssembly module's seal.
+WASM_SECTION = "lamina.seal"
 
 
 def _sha256(f: BinaryIO, length: int) -> bytes:
@@ -50,14 +57,29 @@ def _sha256(f: BinaryIO, length: int) -> bytes:
     return h.digest()
 
 
-def seal(path: Path, record: dict[str, Any]) -> None:
+def _leb128(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def seal(path: Path, record: dict[str, Any], wasm: bool = False) -> None:
     """Append the seal (record, footer, SHA-256 of all before it) to the linked
-    library at `path`."""
+    library at `path`; `wasm`: inside a custom section (`WASM_SECTION`), so the
+    WebAssembly module stays valid."""
     raw = json.dumps(record, separators=(",", ":"), sort_keys=True).encode()
+    header = b""
+    if wasm:  # a custom section: id 0, its size, its name, then record and seal
+        name = WASM_SECTION.encode()
+        body = _leb128(len(name)) + name
+        header = b"\0" + _leb128(len(body) + len(raw) + SEAL_SIZE) + body
     with path.open("r+b") as f:
         f.seek(0, os.SEEK_END)
-        size = f.tell() + len(raw) + SEAL_SIZE
-        f.write(raw)
+        size = f.tell() + len(header) + len(raw) + SEAL_SIZE
+        f.write(header + raw)
         f.write(_FOOTER.pack(SEAL_MAGIC, SEAL_VERSION, len(raw), size, 0))
         f.flush()
         digest = _sha256(f, size - _DIGEST_SIZE)

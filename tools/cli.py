@@ -36,7 +36,7 @@ from rich.console import Console
 from rich.table import Table
 from xdsl.dialects.builtin import ModuleOp
 
-from lamina.codegen.artifact import library_metadata, run_library
+from lamina.codegen.artifact import WASM_MAGIC, is_wasm, library_metadata, run_artifact
 from lamina.codegen.codegen import llvm_ir
 from lamina.codegen.descriptor import include_dir
 from lamina.codegen.peak import describe_host
@@ -86,6 +86,8 @@ def _kind(path: Path) -> str:
             head = f.read(4)
     except OSError:
         head = b""
+    if head == WASM_MAGIC or path.suffix == ".wasm":
+        return "library"
     return "library" if head == ELF_MAGIC or path.suffix == ".so" else "onnx"
 
 
@@ -411,12 +413,15 @@ def model_inputs(
 
 def cmd_run(args: argparse.Namespace) -> int:
     """`lamina run`: run a model or library on .npy/.npz inputs (random if none);
-    a library of another architecture runs under qemu-user (`run_library`)."""
+    a library of another architecture runs under qemu-user, a WebAssembly
+    module in wasmtime (`run_artifact`)."""
     path, kind = model_file(args.model, ("onnx", "mlir", "library"))
     npy = bool(args.output) and Path(args.output).suffix.lower() == ".npy"
     if args.output:
         check_writable(args.output)
-    foreign = kind == "library" and library_architecture(path) != elf_machine(None)
+    foreign = kind == "library" and (
+        is_wasm(path) or library_architecture(path) != elf_machine(None)
+    )
     model: CompiledModel | ModelRecord
     if foreign:
         model = ModelRecord.from_json(library_metadata(path))
@@ -433,7 +438,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if isinstance(model, CompiledModel):
         outs = model.run(**inputs)
     else:
-        outs = run_library(path, inputs, args.threads)
+        outs = run_artifact(path, inputs, args.threads)
     for spec, value in zip(model.outputs, outs, strict=True):
         flat = value.reshape(-1)
         preview = np.array2string(flat[:8], precision=4, separator=", ")
@@ -694,7 +699,8 @@ def parser() -> argparse.ArgumentParser:
     c = sub.add_parser("compile", parents=[common, build],
                        help="compile a model to a shared library, or print its IR")
     c.add_argument("model", help="an ONNX model or a graph-level .mlir file")
-    c.add_argument("-o", "--output", help="the .so to write (or the IR file with --emit)")
+    c.add_argument("-o", "--output", help="the library to write: .so (a .wasm module for "
+                   "wasm32, with its JavaScript loader lamina.mjs), or the IR file with --emit")
     c.add_argument("--name", type=arguments.model_name, metavar="NAME",
                    help="the model's name in the library: the prefix of its C symbols "
                    "(NAME_model() in lamina.h's API; default: the output file's stem)")
@@ -710,7 +716,8 @@ def parser() -> argparse.ArgumentParser:
     c.set_defaults(fn=cmd_compile)
 
     r = sub.add_parser("run", parents=[common, build], help="run a model on .npy/.npz inputs")
-    r.add_argument("model", help="an ONNX model, a .mlir file or a library from compile")
+    r.add_argument("model", help="an ONNX model, a .mlir file, or a library or .wasm from "
+                   "compile (of any target: another architecture's runs under qemu-user)")
     r.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy|FILE.npz",
                    help="an input's array, or a .npz of them by input name (repeat)")
     r.add_argument("--output", metavar="OUT.npz|OUT.npy",
