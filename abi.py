@@ -7,7 +7,9 @@ Compiled code and the runtime agree on three things, defined once here:
   load (never store) past the end;
 - the entry point: `void main(void **args, void **params, char *workspace)`, with
   `args` the inputs then the outputs, `params` the weights and `workspace` the
-  planned arena for intermediates;
+  planned arena for intermediates. The `args` slots are 8 bytes on every target
+  (a pointer in the low half on a 32-bit one, all targets being little-endian),
+  as are the sizes and the exit status after the buffers; `params` holds pointers;
 - the names of the module attributes through which `lower-tir-to-llvm` tells
   the runtime what the entry point needs (`lamina.runtime.record.EntryABI`; its
   one encoding into them is `lamina.lowering.record`), and the exit message

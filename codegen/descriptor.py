@@ -196,7 +196,7 @@ def _sizes(record: ModelRecord, names: _Names) -> list[str]:
         if b.limit is None:
             plan.append(f"    env[{k}] = capacity[{k}];")
             replan.append(
-                f"    {{ int64_t v = (int64_t)(intptr_t)slots[{k}]; "
+                f"    {{ int64_t v = (int64_t)slots[{k}]; "
                 f"env[{k}] = v > env[{k}] ? (v > 2 * env[{k}] ? v : 2 * env[{k}]) : v; }}"
             )
         else:
@@ -207,7 +207,7 @@ def _sizes(record: ModelRecord, names: _Names) -> list[str]:
         "    (void)env; (void)capacity;",
         *plan,
         "}",
-        "static void replan_sizes(int64_t *env, const void *const *slots) {",
+        "static void replan_sizes(int64_t *env, const uint64_t *slots) {",
         "    (void)env; (void)slots;",
         *replan,
         "}",

@@ -44,7 +44,7 @@
 // LLVM-SAME:      lamina.sizes = ["k", "r0", "r1"], lamina.bounds = {{\[\[}}"r0", ""], ["r1", ""], ["k", ""]],
 // LLVM-SAME:      lamina.exits = ["reshape: the shape must keep 6 elements", "the data set size 'r0' to a negative value", "the data set size 'r1' to a negative value", "the data asked for more memory than planned", "the data set size 'k' to a negative value"]
 // LLVM-LABEL:   llvm.func @main(%args: !llvm.ptr {llvm.noalias}, %params: !llvm.ptr {llvm.noalias}, %workspace: !llvm.ptr {llvm.noalias, llvm.align = 64 : i64}) {
-// LLVM:           %{{[0-9]+}} = llvm.getelementptr inbounds %args[1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// LLVM:           %{{[0-9]+}} = llvm.getelementptr inbounds %args[1] : (!llvm.ptr) -> !llvm.ptr, i64
 // LLVM-NEXT:      %[[SHAPE:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 8 : i64} : !llvm.ptr -> !llvm.ptr
 // The capacities planned for the sizes the data sets: the slots' values on entry.
 // LLVM:           %[[R0E:[0-9]+]] = llvm.getelementptr inbounds %args[6] : (!llvm.ptr) -> !llvm.ptr, i64

@@ -41,7 +41,7 @@
 
 // LLVM:         builtin.module attributes {lamina.target_spec = "{{[^"]*}}", lamina.sizes = ["k", "n", "nz"], lamina.bounds = {{\[\[}}"nz", "6"], ["k", "n"]]
 // LLVM-LABEL:   llvm.func @main(%args: !llvm.ptr {llvm.noalias}, %params: !llvm.ptr {llvm.noalias}, %workspace: !llvm.ptr {llvm.noalias, llvm.align = 64 : i64}) {
-// LLVM:           %[[KPTR:[0-9]+]] = llvm.getelementptr inbounds %args[2] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// LLVM:           %[[KPTR:[0-9]+]] = llvm.getelementptr inbounds %args[2] : (!llvm.ptr) -> !llvm.ptr, i64
 // LLVM-NEXT:      %[[KBUF:[0-9]+]] = llvm.load %[[KPTR]] {alignment = 8 : i64} : !llvm.ptr -> !llvm.ptr
 // LLVM:           llvm.call @nonzero(%{{[0-9]+}}, %[[IDX:[0-9]+]], %[[CNT:[0-9]+]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
 // LLVM-NEXT:      %[[C:[0-9]+]] = llvm.load %[[CNT]] {alignment = 8 : i64} : !llvm.ptr -> i64

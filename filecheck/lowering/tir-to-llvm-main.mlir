@@ -31,9 +31,9 @@ func.func @main(%x: memref<8xf32>, %y: memref<8xf32>) {
 
 // CHECK:      builtin.module attributes {lamina.target_spec = "{{[^"]*}}", lamina.params = ["w2", "w1"], lamina.workspace_size = 192 : i64, lamina.intermediate_bytes = 256 : i64} {
 // CHECK:        llvm.func @main(%args: !llvm.ptr {llvm.noalias}, %params: !llvm.ptr {llvm.noalias}, %workspace: !llvm.ptr {llvm.noalias, llvm.align = 64 : i64}) {
-// CHECK-NEXT:     %[[P0:.*]] = llvm.getelementptr inbounds %args[0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// CHECK-NEXT:     %[[P0:.*]] = llvm.getelementptr inbounds %args[0] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK-NEXT:     %[[X:.*]] = llvm.load %[[P0]] {alignment = 8 : i64} : !llvm.ptr -> !llvm.ptr
-// CHECK-NEXT:     %[[P1:.*]] = llvm.getelementptr inbounds %args[1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// CHECK-NEXT:     %[[P1:.*]] = llvm.getelementptr inbounds %args[1] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK-NEXT:     %[[Y:.*]] = llvm.load %[[P1]] {alignment = 8 : i64} : !llvm.ptr -> !llvm.ptr
 // CHECK-NEXT:     %[[Q0:.*]] = llvm.getelementptr inbounds %params[0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
 // CHECK-NEXT:     %[[W:.*]] = llvm.load %[[Q0]] {alignment = 8 : i64} : !llvm.ptr -> !llvm.ptr

@@ -159,14 +159,18 @@ def _lower_alloca(op: tir.AllocOp, b: EntryBuilder) -> None:
 
 
 def _slot_value(b: EntryBuilder, table: SSAValue, index: int) -> SSAValue:
-    """Load the i64 `table[index]` from an array of pointer-sized slots."""
+    """Load the i64 `table[index]` from an array of 8-byte slots (`lamina.abi`)."""
     gep = b.insert(llvm.GEPOp(table, [index], i64, inbounds=True))
     return b.insert(llvm.LoadOp(gep.result, i64, alignment=8)).dereferenced_value
 
 
-def _slot_address(b: EntryBuilder, table: SSAValue, index: int) -> SSAValue:
-    """Load pointer `table[index]` from an array of pointers."""
-    gep = b.insert(llvm.GEPOp(table, [index], PTR, inbounds=True))
+def _slot_address(
+    b: EntryBuilder, table: SSAValue, index: int, slot: Attribute = i64
+) -> SSAValue:
+    """Load pointer `table[index]` from an array of `slot`s: 8-byte ones
+    (`args`, `lamina.abi`: a 32-bit target's pointer is the slot's low half, all
+    targets being little-endian), or pointers (`params`: `slot` PTR)."""
+    gep = b.insert(llvm.GEPOp(table, [index], slot, inbounds=True))
     return b.insert(llvm.LoadOp(gep.result, PTR, alignment=8)).dereferenced_value
 
 
@@ -422,7 +426,7 @@ def _bind_param(
     check_buffer(op.result.type, "tir.constant")
     value: DenseResourceAttr = op.value
     index = state.param_index(value.resource_handle.data)
-    ptr = _slot_address(at_entry, params, index)
+    ptr = _slot_address(at_entry, params, index, PTR)
     op.result.replace_all_uses_with(ptr)
     Rewriter.erase_op(op)
 

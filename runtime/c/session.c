@@ -206,25 +206,25 @@ static size_t nbytes(const lamina_tensor_info *info, const int64_t *shape) {
 }
 
 /* Outputs, workspace and the `args` table for sizes `env`. */
-static lamina_status prepare(lamina_session *s, const int64_t *env, void **args) {
+static lamina_status prepare(lamina_session *s, const int64_t *env, uint64_t *args) {
     for (int i = 0; i < NUM_OUTPUTS; i++) {
         int64_t shape[64];
         if (OUTPUTS[i].rank > 64) return fail(s, LAMINA_ERROR_SHAPE, "output rank over 64");
         output_shape(i, env, shape);
         if (!reserve(&s->outputs[i], nbytes(&OUTPUTS[i], shape)))
             return fail(s, LAMINA_ERROR_MEMORY, "no memory for output '%s'", OUTPUTS[i].name);
-        args[NUM_INPUTS + i] = s->outputs[i].data;
+        args[NUM_INPUTS + i] = (uint64_t)(uintptr_t)s->outputs[i].data;
     }
     int64_t workspace = WORKSPACE_SIZE;
     int slot = NUM_INPUTS + NUM_OUTPUTS;
-    for (int k = 0; k < NUM_SIZES; k++) args[slot++] = (void *)(intptr_t)env[k];
+    for (int k = 0; k < NUM_SIZES; k++) args[slot++] = (uint64_t)env[k];
 #if NUM_RANGES > 0
     int64_t bytes[NUM_RANGES], offsets[NUM_RANGES];
     range_bytes(env, bytes);
     workspace = plan_workspace(bytes, offsets);
-    for (int k = 0; k < NUM_RANGES; k++) args[slot++] = (void *)(intptr_t)offsets[k];
+    for (int k = 0; k < NUM_RANGES; k++) args[slot++] = (uint64_t)offsets[k];
 #endif
-    if (NUM_EXITS > 0) args[slot] = NULL;
+    if (NUM_EXITS > 0) args[slot] = 0;
     if (!reserve(&s->workspace, (size_t)(workspace > 0 ? workspace : 1)))
         return fail(s, LAMINA_ERROR_MEMORY, "no memory for a workspace of %lld bytes",
                     (long long)workspace);
@@ -233,7 +233,7 @@ static lamina_status prepare(lamina_session *s, const int64_t *env, void **args)
 
 static lamina_status run(lamina_session *s, const lamina_tensor *given, int32_t count) {
     const lamina_tensor *by_input[AT_LEAST_1(NUM_INPUTS)];
-    void *args[AT_LEAST_1(SLOTS)];
+    uint64_t args[AT_LEAST_1(SLOTS)]; /* 8-byte slots on every target (lamina.abi) */
     int64_t env[NUM_NAMES] = {0};
     const int64_t *shapes[AT_LEAST_1(NUM_INPUTS)];
     s->error[0] = '\0';
@@ -247,28 +247,28 @@ static lamina_status run(lamina_session *s, const lamina_tensor *given, int32_t 
         if (!reserve(&s->inputs[i], n))
             return fail(s, LAMINA_ERROR_MEMORY, "no memory for input '%s'", INPUTS[i].name);
         if (n) memcpy(s->inputs[i].data, by_input[i]->data, n);
-        args[i] = s->inputs[i].data;
+        args[i] = (uint64_t)(uintptr_t)s->inputs[i].data;
     }
     plan_sizes(env, s->capacity);
     int stops = 0;
     for (;;) {
         st = prepare(s, env, args);
         if (st != LAMINA_OK) return st;
-        LAMINA_ENTRY(args, (void **)PARAMS, (char *)s->workspace.data);
-        intptr_t status = NUM_EXITS > 0 ? (intptr_t)args[SLOTS - 1] : 0;
+        LAMINA_ENTRY((void **)args, (void **)PARAMS, (char *)s->workspace.data);
+        int64_t status = NUM_EXITS > 0 ? (int64_t)args[SLOTS - 1] : 0;
         if (status == 0) break;
         if (status < 0 || status > NUM_EXITS)
-            return fail(s, LAMINA_ERROR_MODEL, "the model stopped with status %ld", (long)status);
+            return fail(s, LAMINA_ERROR_MODEL, "the model stopped with status %lld", (long long)status);
         if (status != REPLAN_EXIT)
             return fail(s, LAMINA_ERROR_MODEL, "the model stopped: %s", EXITS[status - 1]);
         if (++stops > MAX_REPLANS)
             return fail(s, LAMINA_ERROR_MEMORY, "the model kept asking for more memory than planned");
-        replan_sizes(env, (const void *const *)&args[NUM_INPUTS + NUM_OUTPUTS]);
+        replan_sizes(env, &args[NUM_INPUTS + NUM_OUTPUTS]);
     }
     /* The sizes the model set: capacities for the next run, and the outputs' shapes. */
     for (int k = 0; k < NUM_SIZES; k++) {
         if (SIZE_KIND[k] == SIZE_INPUT) continue;
-        int64_t value = (int64_t)(intptr_t)args[NUM_INPUTS + NUM_OUTPUTS + k];
+        int64_t value = (int64_t)args[NUM_INPUTS + NUM_OUTPUTS + k];
         if (SIZE_KIND[k] == SIZE_UNBOUNDED) {
             int64_t cap = s->capacity[k];
             if (value > cap) cap = value;
