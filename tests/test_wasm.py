@@ -53,7 +53,7 @@ def test_the_module_is_sealed_and_has_the_loader_beside_it(cnn) -> None:
     record, _ = check_seal(path)  # the seal's custom section keeps the module valid
     assert record["format"] == "lamina-seal"
     assert (path.parent / "lamina.mjs").read_text().startswith("// lamina.mjs")
-    with pytest.raises(LaminaError, match="WebAssembly module.*lamina run"):
+    with pytest.raises(LaminaError, match=r"WebAssembly module.*lamina run"):
         lamina.load(path)
 
 
