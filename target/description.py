@@ -266,6 +266,11 @@ def _parse(text: str) -> Target:
             )
     if threads is None:
         threads = system.default_threads() if kind.threaded else 1
+    elif threads > 1 and not kind.threaded:
+        raise TargetError(
+            f"target '{text}': {kind.arch} code runs on one thread (lamina does not "
+            "generate WebAssembly threads yet); drop -num-threads"
+        )
     return Target(triple, cpu, _canonical(features), threads, vector_math, caches)
 
 

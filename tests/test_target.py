@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_a_target_prints_and_parses_back(
     arch: str, cpu: str, features: list[tuple[str, str]], threads: int, vector_math: bool
 ) -> None:
+    threads = threads if KINDS[arch].threaded else 1
     text = f"{arch}-linux-gnu -mcpu={cpu} -num-threads={threads}"
     if features:
         text += " -mattr=" + ",".join(sign + name for sign, name in features)
@@ -210,3 +211,9 @@ def test_the_host_target_pinned_by_name_gives_the_same_results() -> None:
     (default,) = lamina.compile(_mlp()).run(x)
     (named,) = lamina.compile(_mlp(), target=str(Target.host())).run(x)
     np.testing.assert_array_equal(default, named)
+
+
+def test_wasm32_runs_on_one_thread() -> None:
+    assert Target.parse("wasm32").num_threads == 1
+    with pytest.raises(TargetError, match="one thread"):
+        Target.parse("wasm32 -num-threads=4")
