@@ -25,11 +25,11 @@ import onnxruntime as ort
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import zoo_models  # noqa: E402
+import zoo_models
 
-import lamina  # noqa: E402
-from lamina.codegen.artifact import run_artifact  # noqa: E402
-from lamina.codegen.peak import describe_host  # noqa: E402
+import lamina
+from lamina.codegen.artifact import run_artifact
+from lamina.codegen.peak import describe_host
 
 TARGETS = ["aarch64-linux-gnu", "riscv64-linux-gnu -mattr=+v", "wasm32"]
 
