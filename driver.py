@@ -184,6 +184,7 @@ def compile(
     pass_context: PassContext | None = None,
     tuning_records: str | os.PathLike[str] | TuningRecords | None = None,
     target: str | Target | None = None,
+    jit: bool = True,
 ) -> CompiledModel:
     """Compile an ONNX model (path, bytes, ModelProto or `lamina.quantize`'s
     QuantizedModel) or a graph-level module.
@@ -198,7 +199,10 @@ def compile(
     longer fits its kernel) is said in `TuningNote` warnings.
 
     `target` (a `Target` or its string, `lamina.target`) is what the code is
-    for; the default is this machine (or `pass_context`'s target).
+    for; the default is this machine (or `pass_context`'s target). Code for
+    another machine is not loaded into this process, nor is any with
+    `jit=False`: such a model only exports (`lamina compile -o` runs LLVM once,
+    for the library).
 
     The weight blobs the compile creates (imported, folded, relaid out) are
     released when it returns: the model holds aligned copies of its weights."""
@@ -215,7 +219,7 @@ def compile(
     with blobs.recording() as created, dispatch.using(tuned):
         try:
             return _compile(
-                model, opt_level, targets, num_threads, input_shapes, pass_context, target
+                model, opt_level, targets, num_threads, input_shapes, pass_context, target, jit
             )
         finally:
             blobs.release(created)
@@ -231,6 +235,7 @@ def _compile(
     input_shapes: dict[str, Sequence[int]] | None,
     pass_context: PassContext | None,
     target: str | Target | None = None,
+    jit: bool = True,
 ) -> CompiledModel:
     target_names = parse_targets(targets) if targets else []
     module = model.clone() if isinstance(model, ModuleOp) else from_onnx(model, input_shapes)
@@ -253,7 +258,7 @@ def _compile(
         load_external(module, target_names, num_threads)
     # Code for another machine is not loaded here: it is exported and run there.
     lowered_for = module_target(module)
-    native = jit_compile(module, opt_level=opt_level) if lowered_for.is_host else None
+    native = jit_compile(module, opt_level=opt_level) if jit and lowered_for.is_host else None
     record = ModelRecord(tuple(inputs), tuple(outputs), entry, tuple(assumptions))
     return CompiledModel(
         record, native, params, num_threads=num_threads,

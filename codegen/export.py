@@ -51,6 +51,7 @@ from xdsl.dialects.builtin import ModuleOp
 from lamina import system
 from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY
 from lamina.backends.cc import built_library, static_object
+from lamina.codegen.cache import cache_get, cache_key, cache_put
 from lamina.codegen.codegen import (
     LLVM_LOCK,
     check_opt_level,
@@ -179,14 +180,14 @@ def metadata(
     }
 
 
-def _llvm_module(model: CompiledModel, lowered: ModuleOp, tm: Any, opt_level: int) -> Any:
+def _llvm_module(model: CompiledModel, text: str, tm: Any, opt_level: int) -> Any:
     """The model's optimized LLVM module: the JIT's already optimized IR when
     there is one (code generation is then all that is left, about 5x faster),
-    else the lowered module translated and optimized for `tm`."""
+    else `text` (the lowered module's IR for `tm`) optimized."""
     optimized = getattr(model._native, "optimized_ir", None)
     if isinstance(optimized, str) and optimized:
         return parse_ir(optimized)
-    mod = parse_ir(str(translate(lowered, tm)))
+    mod = parse_ir(text)
     optimize(mod, tm, opt_level)
     return mod
 
@@ -208,13 +209,23 @@ def object_code(
     model: CompiledModel, lowered: ModuleOp, opt_level: int, name: str
 ) -> bytes:
     """Object code of the model for the target it was lowered for, its symbols
-    prefixed with `name` (`_prefix_symbols`)."""
+    prefixed with `name` (`_prefix_symbols`). It is kept in the object cache
+    (`lamina.codegen.cache`) under the lowered IR, the target and the name, so
+    exporting an unchanged model again skips LLVM."""
     check_opt_level(opt_level)
-    tm = target_machine(module_target(lowered), opt_level)
+    target = module_target(lowered)
+    tm = target_machine(target, opt_level)
     with LLVM_LOCK:
-        mod = _llvm_module(model, lowered, tm, opt_level)
+        text = str(translate(lowered, tm))
+        key = cache_key(f"{text}\n; lamina export as '{name}'", tm, opt_level, target)
+        cached = cache_get(key)
+        if cached is not None:
+            return cached
+        mod = _llvm_module(model, text, tm, opt_level)
         _prefix_symbols(mod, name)
-        return emit_object(mod, tm)
+        obj = emit_object(mod, tm)
+    cache_put(key, obj)
+    return obj
 
 
 def pool_object(target: Target, opt_level: int = 3) -> bytes:

@@ -69,7 +69,7 @@ def test_compile_reports_the_library(model_path, tmp_path, capsys):
 def test_time_passes_prints_a_table(model_path, tmp_path, capsys):
     assert cli.main(["compile", model_path, "-o", str(tmp_path / "m.so"), "--time-passes"]) == 0
     err = capsys.readouterr().err
-    for row in ("Pass timing", "fuse-ops", "lower-tir-to-llvm", "LLVM code generation", "export", "total"):
+    for row in ("Pass timing", "fuse-ops", "lower-tir-to-llvm", "LLVM object code", "export", "total"):
         assert row in err
 
 
