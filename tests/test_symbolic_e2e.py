@@ -115,6 +115,53 @@ def test_position_ids_from_the_sizes() -> None:
         lamina.compile(m).run(np.zeros((1, 41), np.int64))
 
 
+def _torchscript_expand(value: str, target: list[str], out: str) -> list[onnx.NodeProto]:
+    """How TorchScript's exporter writes `x.expand(*sizes)`: the sizes made
+    safe against -1 (`Where(Equal(sizes, -1), ones, sizes)`), then Expand."""
+    return [
+        helper.make_node("Concat", target, [f"{out}_sizes"], axis=0),
+        helper.make_node("Shape", [f"{out}_sizes"], [f"{out}_n"]),
+        helper.make_node("ConstantOfShape", [f"{out}_n"], [f"{out}_ones"],
+                         value=numpy_helper.from_array(np.array([1], np.int64))),
+        helper.make_node("Mul", [f"{out}_ones", "minus_one"], [f"{out}_neg"]),
+        helper.make_node("Equal", [f"{out}_sizes", f"{out}_neg"], [f"{out}_is_neg"]),
+        helper.make_node("Where", [f"{out}_is_neg", f"{out}_ones", f"{out}_sizes"], [f"{out}_safe"]),
+        helper.make_node("Expand", [value, f"{out}_safe"], [out]),
+    ]
+
+
+def test_exporter_shape_chains_keep_the_inputs_sizes() -> None:
+    """BERT's and DistilBERT's mask and token-type expands, as the TorchScript
+    exporter writes them (Shape -> Gather -> Unsqueeze -> Concat -> Equal/Where
+    -> Expand): the Expand's dims are `batch` and `seq` themselves, so adding it
+    to the input broadcasts (it was refused: fresh dims that might differ)."""
+    axis0 = numpy_helper.from_array(np.array([0], np.int64), "axis0")
+    m = _model(
+        [
+            helper.make_node("Shape", ["x"], ["shape"]),
+            helper.make_node("Gather", ["shape", "i0"], ["batch"], axis=0),
+            helper.make_node("Gather", ["shape", "i1"], ["seq"], axis=0),
+            helper.make_node("Unsqueeze", ["batch", "axis0"], ["batch1"]),
+            helper.make_node("Unsqueeze", ["seq", "axis0"], ["seq1"]),
+            *_torchscript_expand("row", ["batch1", "seq1", "width"], "wide"),
+            helper.make_node("Add", ["x", "wide"], ["y"]),
+        ],
+        [vi("x", T.FLOAT, ["batch", "seq", 8])],
+        [vi("y", T.FLOAT, ["batch", "seq", 8])],
+        [
+            axis0,
+            numpy_helper.from_array(np.array(0, np.int64), "i0"),
+            numpy_helper.from_array(np.array(1, np.int64), "i1"),
+            numpy_helper.from_array(np.array([8], np.int64), "width"),
+            numpy_helper.from_array(np.array([-1], np.int64), "minus_one"),
+            numpy_helper.from_array(_x(1, 1, 8), "row"),
+        ],
+    )
+    exe = lamina.compile(m)
+    assert exe.outputs[0].shape == exe.inputs[0].shape  # (batch, seq, 8): no fresh dims
+    _check(m, [{"x": _x(b, s, 8)} for b, s in ((1, 1), (2, 7), (3, 40))])
+
+
 def test_transformer_block_compiled_once_matches_static() -> None:
     d, h, ff = 64, 4, 128
     once = lamina.compile(transformer_block("batch", "seq", d_model=d, heads=h, d_ff=ff))

@@ -54,9 +54,10 @@ def fold(
 
 def fold_symbolic(node: onnx.NodeProto, ins: list[np.ndarray | None]) -> list[np.ndarray] | None:
     """Evaluate a shape computation over symbolic dims (object arrays of `int | Sym`):
-    the `Shape -> Gather -> Concat -> Reshape` chains of exported models. None when
-    the node is not one, or its result depends on the sizes' values (an `Equal`):
-    then it is converted and computed at run time."""
+    the `Shape -> Gather -> Concat -> Reshape` chains of exported models, and the
+    `Equal`/`Where` an exporter writes around them. None when the node is not one,
+    or its result depends on the sizes' values (`Equal(batch, seq)`): then it is
+    converted and computed at run time."""
     fn = _SYMBOLIC.get(node.op_type)
     if fn is None:
         return None
@@ -65,7 +66,8 @@ def fold_symbolic(node: onnx.NodeProto, ins: list[np.ndarray | None]) -> list[np
         out = fn(attrs, ins)
     except (SymbolicError, ValueError, TypeError, IndexError):
         return None
-    return [np.asarray(out, dtype=object)]
+    out = np.asarray(out)
+    return [out if out.dtype == bool else np.asarray(out, dtype=object)]
 
 
 def _axes(attrs: dict, ins: list[np.ndarray | None]) -> list[int]:
@@ -109,6 +111,29 @@ def _binary(f):  # type: ignore[no-untyped-def]
     return lambda attrs, ins: f(ins[0], ins[1])
 
 
+def _known_equal(a: object, b: object) -> bool:
+    """Whether dims `a` and `b` are equal, when the sizes' positivity decides it
+    (`seq == -1` is false for every size); a SymbolicError when only the sizes'
+    values would."""
+    if a == b:
+        return True
+    if a < b or a > b:  # type: ignore[operator]
+        return False
+    raise SymbolicError(f"whether {a} == {b} depends on the sizes")
+
+
+def _equal(attrs: dict, ins: list[np.ndarray | None]) -> np.ndarray:
+    a, b = np.broadcast_arrays(ins[0], ins[1])
+    out = np.array([_known_equal(x, y) for x, y in zip(a.reshape(-1), b.reshape(-1), strict=True)], dtype=bool)
+    return out.reshape(a.shape)
+
+
+def _where(attrs: dict, ins: list[np.ndarray | None]) -> np.ndarray:
+    if ins[0].dtype == object:
+        raise TypeError("a condition over symbolic dims")
+    return np.where(ins[0].astype(bool), ins[1], ins[2])
+
+
 _SYMBOLIC = {
     "Identity": lambda attrs, ins: ins[0],
     "Cast": lambda attrs, ins: _cast(attrs, ins),
@@ -122,6 +147,10 @@ _SYMBOLIC = {
     "Sub": _binary(lambda a, b: a - b),
     "Mul": _binary(lambda a, b: a * b),
     "Div": _binary(lambda a, b: a // b),  # sizes are positive: truncation is floor
+    # TorchScript's expand (`Where(Equal(shape, -1), 1, shape)`) and friends:
+    # decided by the sizes' positivity, else computed when the model runs
+    "Equal": _equal,
+    "Where": _where,
 }
 
 
