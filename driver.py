@@ -240,9 +240,11 @@ def is_torch_model(model: Any) -> bool:
     """Whether `model` is a torch `nn.Module` or `ExportedProgram`, without
     importing torch: a model can only be one when torch is imported already."""
     torch = sys.modules.get("torch")
-    if torch is None:
+    try:
+        kinds = (torch.nn.Module, torch.export.ExportedProgram)  # type: ignore[union-attr]
+    except AttributeError:  # not imported (or not torch under that name)
         return False
-    return isinstance(model, torch.nn.Module | torch.export.ExportedProgram)
+    return isinstance(model, kinds)
 
 
 def _example_inputs(model: Any, example_inputs: Sequence[Any] | None) -> tuple[Any, ...]:

@@ -184,6 +184,15 @@ def _unary(ctx: NodeContext) -> Sequence[SSAValue]:
     return [ctx.emit(_UNARY[ctx.op.split(".")[1]](x))]
 
 
+@converter("aten.log1p.default", "aten.expm1.default")
+def _log1p(ctx: NodeContext) -> Sequence[SSAValue]:
+    x = cast(ctx, ctx.input(0), ctx.out_elem())
+    one = scalar(ctx, 1, x)
+    if ctx.op.startswith("aten.log1p"):
+        return [ctx.emit(relay.LogOp(ctx.emit(relay.AddOp(x, one))))]
+    return [ctx.emit(relay.SubtractOp(ctx.emit(relay.ExpOp(x)), one))]
+
+
 @converter("aten.logical_not.default", "aten.bitwise_not.default")
 def _not(ctx: NodeContext) -> Sequence[SSAValue]:
     x = ctx.input(0)

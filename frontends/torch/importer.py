@@ -314,7 +314,7 @@ def output_names(program: Any, n: int) -> list[str]:
     from torch.utils import _pytree as pytree  # lazy: torch is optional
 
     spec = program.call_spec.out_spec
-    if spec is None or (n == 1 and spec.num_leaves == 1 and not spec.children_specs):
+    if spec is None or (n == 1 and spec.is_leaf()):
         return ["output"] * n
     try:
         paths = [pytree.keystr(p) for p, _ in pytree.tree_flatten_with_path(
