@@ -260,3 +260,15 @@ def test_docs_example_runs() -> None:
     assert blocks
     for code in blocks:
         exec(compile(code, "docs/torch.md", "exec"), {})
+
+
+def test_lamina_imports_torch_only_when_asked() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, lamina, lamina.frontends.torch, lamina.driver; "
+        "print('torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
