@@ -3,6 +3,7 @@
     import lamina
     mod = lamina.from_onnx("model.onnx")         # graph-level (relay) module
     exe = lamina.compile("model.onnx")           # or compile(mod)
+    exe = lamina.compile(torch_module, example_inputs=(x,))   # or from_torch(...)
     outs = exe.run(x)                            # numpy in, numpy out
     exe.export("model.so"); exe = lamina.load("model.so")
     q = lamina.quantize("model.onnx", samples)   # int8: q.model (QDQ ONNX), q.left
@@ -30,6 +31,7 @@ if TYPE_CHECKING:  # what __getattr__ gives, for type checkers
         UnsupportedOpError,
     )
     from lamina.frontends.onnx import from_onnx
+    from lamina.frontends.torch import from_torch
     from lamina.ir import context, parse, print_ir
     from lamina.passes import PassContext, run_pipeline
     from lamina.quantization import QuantizedModel, quantize
@@ -51,6 +53,7 @@ _LAZY: dict[str, str] = {
     "LoweringError": "lamina.errors",
     "UnsupportedOpError": "lamina.errors",
     "from_onnx": "lamina.frontends.onnx",
+    "from_torch": "lamina.frontends.torch",
     "context": "lamina.ir",
     "parse": "lamina.ir",
     "print_ir": "lamina.ir",
@@ -101,6 +104,7 @@ __all__ = [
     "compile",
     "context",
     "from_onnx",
+    "from_torch",
     "load",
     "parse",
     "print_ir",

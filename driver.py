@@ -14,6 +14,7 @@ The pipeline itself is `lamina.pipelines`.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,6 +38,7 @@ from lamina.dialects.resources import blobs
 from lamina.dialects.shapes import ASSUME_ATTR, assumptions_of, is_symbolic
 from lamina.errors import CompileError, FrontendError, LaminaError
 from lamina.frontends.onnx import from_onnx
+from lamina.frontends.torch import from_torch
 from lamina.ir import context, entry_function, io_names
 from lamina.limits import check_size
 from lamina.lowering.record import read_entry
@@ -185,9 +187,13 @@ def compile(
     tuning_records: str | os.PathLike[str] | TuningRecords | None = None,
     target: str | Target | None = None,
     jit: bool = True,
+    example_inputs: Sequence[Any] | None = None,
+    dynamic_shapes: Any = None,
 ) -> CompiledModel:
     """Compile an ONNX model (path, bytes, ModelProto or `lamina.quantize`'s
-    QuantizedModel) or a graph-level module.
+    QuantizedModel), a graph-level module, or a torch `nn.Module` (traced with
+    `example_inputs`, a tuple, and `dynamic_shapes` by `lamina.from_torch`) or
+    `torch.export.ExportedProgram`.
 
     The standard pipeline for `opt_level` runs under `pass_context` (which, when
     given, also decides the opt level, required/disabled passes, config and
@@ -218,6 +224,13 @@ def compile(
     tuned = records.dispatch() if records is not None else None
     with blobs.recording() as created, dispatch.using(tuned):
         try:
+            if is_torch_model(model):
+                if input_shapes is not None:
+                    raise FrontendError(
+                        "input_shapes is for ONNX models; a torch model's sizes are its "
+                        "example inputs' (make some dynamic with dynamic_shapes=)"
+                    )
+                model = from_torch(model, _example_inputs(model, example_inputs), dynamic_shapes)
             return _compile(
                 model, opt_level, targets, num_threads, input_shapes, pass_context, target, jit
             )
@@ -225,6 +238,28 @@ def compile(
             blobs.release(created)
             if tuned is not None:
                 warn(tuned.notes)
+
+
+def is_torch_model(model: Any) -> bool:
+    """Whether `model` is a torch `nn.Module` or `ExportedProgram`, without
+    importing torch: a model can only be one when torch is imported already."""
+    torch = sys.modules.get("torch")
+    try:
+        kinds = (torch.nn.Module, torch.export.ExportedProgram)  # type: ignore[union-attr]
+    except AttributeError:  # not imported (or not torch under that name)
+        return False
+    return isinstance(model, kinds)
+
+
+def _example_inputs(model: Any, example_inputs: Sequence[Any] | None) -> tuple[Any, ...]:
+    if example_inputs is None:
+        if type(model).__name__ == "ExportedProgram":
+            return ()
+        raise FrontendError(
+            f"compiling a torch module ({type(model).__name__}) needs example_inputs=, "
+            "a tuple of tensors it is traced with (torch.export.export)"
+        )
+    return tuple(example_inputs) if isinstance(example_inputs, list | tuple) else (example_inputs,)
 
 
 def _compile(

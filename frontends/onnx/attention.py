@@ -10,12 +10,13 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, UnitAttr
+from xdsl.dialects.builtin import IntegerType, UnitAttr
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
 from lamina.dialects.shapes import dims_attr
+from lamina.frontends import common
 from lamina.frontends.onnx.context import NodeContext, shape
 from lamina.frontends.onnx.helpers import (
     _axis,
@@ -34,13 +35,7 @@ I64 = IntegerType(64)
 
 
 # ------------------------------------------------------------------ helpers
-def positions(ctx: NodeContext, n: Dim) -> SSAValue:
-    """`0, 1, ..., n - 1` as an i64 vector (`n` may be a symbolic size)."""
-    if isinstance(n, int):
-        return ctx.constant(np.arange(n, dtype=np.int64), "positions")
-    return ctx.emit(
-        relay.ArangeOp(size=dims_attr([n]), start=IntegerAttr(0, I64), step=IntegerAttr(1, I64))
-    )
+positions = common.positions
 
 
 def dim_scalar(ctx: NodeContext, d: Dim) -> SSAValue:

@@ -1,23 +1,23 @@
 """What the converters share: small helpers that read a value's type and emit
-the casts, reshapes and scalar constants converters need. Package-internal (the
+the casts, reshapes and scalar constants converters need (those any frontend
+needs are `lamina.frontends.common`'s, named here as the converters know them). Package-internal (the
 leading underscores keep them from clashing with converters' local names such
 as `rank` and `axis`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import onnx
-from xdsl.dialects.builtin import TensorType, UnitAttr
+from xdsl.dialects.builtin import UnitAttr
 from xdsl.ir import Attribute, SSAValue
 
 from lamina.dialects import relay
-from lamina.dialects.dtypes import element_type, numpy_dtype
-from lamina.dialects.shapes import dims_attr
+from lamina.dialects.dtypes import element_type
 from lamina.errors import LaminaError
-from lamina.frontends.onnx.context import NodeContext, shape
+from lamina.frontends import common
+from lamina.frontends.onnx.context import NodeContext
 from lamina.symbolic import Dim, Sym
 
 
@@ -29,13 +29,11 @@ def _f64(value: float | None) -> Attribute | None:
     return None if value is None else relay.f64_attr(value)
 
 
-def _elem(v: SSAValue) -> Attribute:
-    assert isinstance(v.type, TensorType)
-    return v.type.get_element_type()
-
-
-def _rank(v: SSAValue) -> int:
-    return len(shape(v))
+_elem = common.elem
+_rank = common.rank
+_reshape = common.reshape
+_cast = common.cast
+_scalar = common.scalar
 
 
 def _ints(values: Any) -> list[int]:
@@ -56,25 +54,8 @@ def _dtype(ctx: NodeContext, onnx_type: int) -> Attribute:
         raise ctx.unsupported(f"element type {name} is not supported") from None
 
 
-def _reshape(ctx: NodeContext, x: SSAValue, new: Sequence[int]) -> SSAValue:
-    if tuple(new) == shape(x):
-        return x
-    return ctx.emit(relay.ReshapeOp(x, shape=dims_attr(new)))
-
-
-def _cast(ctx: NodeContext, x: SSAValue, elem: Attribute) -> SSAValue:
-    if _elem(x) == elem:
-        return x
-    return ctx.emit(relay.CastOp(x, dtype=elem))
-
-
 def _axis(ctx: NodeContext, axis: int, rank: int) -> int:
     return relay.normalize_axis(ctx.node.op_type, axis, rank)
-
-
-def _scalar(ctx: NodeContext, value: float, like: SSAValue) -> SSAValue:
-    """A rank-0 constant of `like`'s element type."""
-    return ctx.constant(np.array(value, dtype=numpy_dtype(_elem(like))))
 
 
 def _zeros_like(ctx: NodeContext, x: SSAValue) -> SSAValue:

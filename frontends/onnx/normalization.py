@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import UnitAttr
 from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
+from lamina.frontends.common import layer_norm
 from lamina.frontends.onnx.context import NodeContext, shape
 from lamina.frontends.onnx.helpers import _axis, _rank, _reshape, _scalar, _zeros_like
 from lamina.frontends.onnx.registry import converter
@@ -75,23 +76,8 @@ def _layer_norm(ctx: NodeContext) -> Sequence[SSAValue]:
     rank = _rank(x)
     axis = _axis(ctx, int(ctx.attr("axis", -1)), rank)
     eps = float(ctx.attr("epsilon", 1e-5))
-    if not (ctx.output_used(1) or ctx.output_used(2)):
-        op = relay.LayerNormOp(
-            x, scale, bias, axis=relay.i64_attr(axis), epsilon=relay.f64_attr(eps)
-        )
-        return [ctx.emit(op)]
-    # Mean and InvStdDev are asked for: compute the statistics as graph ops.
-    axes = relay.i64_array(range(axis, rank))
-    mean = ctx.emit(relay.MeanOp(x, axes=axes, keepdims=UnitAttr()))
-    centered = ctx.emit(relay.SubtractOp(x, mean))
-    var = ctx.emit(
-        relay.MeanOp(ctx.emit(relay.MultiplyOp(centered, centered)), axes=axes, keepdims=UnitAttr())
-    )
-    inv = ctx.emit(relay.RsqrtOp(ctx.emit(relay.AddOp(var, _scalar(ctx, eps, var)))))
-    y = ctx.emit(relay.MultiplyOp(ctx.emit(relay.MultiplyOp(centered, inv)), scale))
-    if bias is not None:
-        y = ctx.emit(relay.AddOp(y, bias))
-    return [y, mean, inv]
+    stats = ctx.output_used(1) or ctx.output_used(2)
+    return layer_norm(ctx, x, scale, bias, axis, eps, stats=stats)
 
 
 @converter("LRN", emits=("relay.lrn",))
