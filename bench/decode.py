@@ -115,8 +115,8 @@ def main() -> int:
             sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
         names = [i.name for i in sess.get_inputs()][2:]
         prompt = np.random.default_rng(0).integers(0, 8000, (1, 8)).astype(np.int64)
-        mine, t_mine = decode(lambda f: exe.run(**f), names, prompt, args.tokens, args.layers, kv)
-        theirs, t_ort = decode(lambda f: sess.run(None, f), names, prompt, args.tokens, args.layers, kv)
+        mine, t_mine = decode(lambda f, exe=exe: exe.run(**f), names, prompt, args.tokens, args.layers, kv)
+        theirs, t_ort = decode(lambda f, sess=sess: sess.run(None, f), names, prompt, args.tokens, args.layers, kv)
         a, b = statistics.median(t_mine[1:]) * 1e3, statistics.median(t_ort[1:]) * 1e3
         same = mine == theirs
         ok &= same
