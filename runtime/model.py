@@ -239,12 +239,24 @@ class CompiledModel:
         return outs + (self._plan.plan(env).size if self._plan is not None else self.workspace_size)
 
     def _staging(self, env: dict[str, int]) -> dict[str, np.ndarray]:
-        """This thread's aligned input buffers for the sizes `env` (kept while
-        the shapes stay the same)."""
+        """This thread's aligned input buffers for the sizes `env`: views of
+        buffers that grow (at least doubling) when a shape needs more, so a
+        model run at growing sizes (a KV cache, one position a step) allocates
+        O(log) times, not every run."""
         key = tuple(sorted(env.items()))
         bufs = getattr(self._local, "inputs", None)
         if bufs is None or getattr(self._local, "inputs_key", None) != key:
-            bufs = {s.name: aligned_empty(self._shape(s, env), s.dtype) for s in self.inputs}
+            raw: dict[str, np.ndarray] = getattr(self._local, "input_raw", None) or {}
+            bufs = {}
+            for spec in self.inputs:
+                shape = self._shape(spec, env)
+                nbytes = math.prod(shape) * spec.dtype.itemsize
+                have = raw.get(spec.name)
+                if have is None or have.nbytes < nbytes:
+                    have = aligned_empty((max(nbytes, 2 * (0 if have is None else have.nbytes)),), np.dtype(np.uint8))
+                    raw[spec.name] = have
+                bufs[spec.name] = have[:nbytes].view(spec.dtype).reshape(shape)
+            self._local.input_raw = raw
             self._local.inputs, self._local.inputs_key = bufs, key
         return bufs
 
