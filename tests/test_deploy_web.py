@@ -56,9 +56,10 @@ class _Quiet(SimpleHTTPRequestHandler):
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+def served(tmp_path: Path) -> Iterator[tuple[str, Path, str]]:
     """The example built into tmp_path (`make`), served on a free localhost port:
-    its URL and the demo CNN's ONNX file."""
+    its URL, the demo CNN's ONNX file and the Chromium to open it with."""
+    chromium = _chromium()
     pytest.importorskip("ziglang", reason="needs ziglang (the cross extra) to compile for wasm32")
     if shutil.which("make") is None:
         pytest.skip("needs make")
@@ -72,7 +73,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/", tmp_path / "build" / "cnn.onnx"
+        yield f"http://127.0.0.1:{server.server_address[1]}/", tmp_path / "build" / "cnn.onnx", chromium
     finally:
         server.shutdown()
         server.server_close()
@@ -102,8 +103,7 @@ def test_the_committed_picture_is_what_png_py_draws() -> None:
 
 
 def test_the_page_classifies_the_picture_as_lamina_does(served, tmp_path: Path) -> None:
-    chromium = _chromium()
-    url, onnx_file = served
+    url, onnx_file, chromium = served
     result = _page_result(chromium, url, tmp_path / "profile")
     assert "error" not in result, result["error"]
     pixels = _png().read_png(EXAMPLE / "image.png")
