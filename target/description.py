@@ -158,6 +158,15 @@ class Target:
         """Bytes of L1 data cache, L2 and last-level cache."""
         return self.cache_sizes if self.cache_sizes is not None else self.kind.caches
 
+    @property
+    def fused_multiply_add(self) -> bool:
+        """Whether the vector unit multiplies and adds in one instruction (x86's
+        FMA, NEON's fmla, RVV's vfmacc). WebAssembly's SIMD128 has none (relaxed
+        SIMD's madd may round twice), so a product costs two instructions there."""
+        if self.arch == "x86_64":
+            return self.has("fma") or self.vector_bits >= 512
+        return self.arch != "wasm32"
+
     def has(self, feature: str) -> bool:
         """Whether `feature` (e.g. "avx512vnni") is on for this target."""
         return f"+{feature}" in self._all_features()

@@ -10,6 +10,7 @@
 // RUN: lamina-opt %s --split-input-file -p conv2d-winograd --pass-config conv2d-winograd.tile-size=4 | filecheck %s
 // RUN: lamina-opt %s --split-input-file -p conv2d-winograd --pass-config conv2d-winograd.tile-size=4 --pass-statistics 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
 // RUN: lamina-opt %s --split-input-file -p conv2d-winograd | filecheck %s --check-prefix=DEFAULT
+// RUN: lamina-opt %s --split-input-file -p conv2d-winograd --codegen-target wasm32 | filecheck %s --check-prefix=WASM
 // RUN: lamina-opt %s --split-input-file -p conv2d-winograd --pass-config conv2d-winograd.origins=true | filecheck %s --check-prefix=ORIGIN
 // RUN: lamina-opt %s --split-input-file -p conv2d-winograd,alter-op-layout,cse --pass-config conv2d-winograd.tile-size=2 | filecheck %s --check-prefix=BLOCKED
 
@@ -25,6 +26,10 @@
 // CHECK-NEXT:    %[[Y:.*]] = relay.winograd_output_transform %[[M]], %[[A]] {tile_size = 4 : i64, output_size = array<i64: 7, 7>} : (tensor<[[N]]x36x4x[[B]]xf32>, tensor<4x6xf32>) -> tensor<1x[[N]]x7x7x[[B]]xf32>
 // CHECK-NEXT:    %[[R:.*]] = relay.layout_transform %[[Y]] {src_layout = "NCHW[[B]]c", dst_layout = "NCHW"} : (tensor<1x[[N]]x7x7x[[B]]xf32>) -> tensor<1x32x7x7xf32>
 // CHECK-NEXT:    %{{.*}} = relay.relu %[[R]] : tensor<1x32x7x7xf32>
+// On a target without a fused multiply-add (WebAssembly), F(4x4, 3x3) by default:
+// WASM-LABEL: func.func @main(%x: tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32> {
+// WASM:         relay.winograd_input_transform {{.*}} {tile_size = 4 : i64
+// WASM:         relay.winograd_output_transform {{.*}} {tile_size = 4 : i64
 // DEFAULT-LABEL: func.func @main(%x: tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32> {
 // DEFAULT-NEXT:    %w = relay.constant
 // DEFAULT-NEXT:    %0 = relay.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>}
