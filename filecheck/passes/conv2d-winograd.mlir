@@ -26,10 +26,10 @@
 // CHECK-NEXT:    %[[Y:.*]] = relay.winograd_output_transform %[[M]], %[[A]] {tile_size = 4 : i64, output_size = array<i64: 7, 7>} : (tensor<[[N]]x36x4x[[B]]xf32>, tensor<4x6xf32>) -> tensor<1x[[N]]x7x7x[[B]]xf32>
 // CHECK-NEXT:    %[[R:.*]] = relay.layout_transform %[[Y]] {src_layout = "NCHW[[B]]c", dst_layout = "NCHW"} : (tensor<1x[[N]]x7x7x[[B]]xf32>) -> tensor<1x32x7x7xf32>
 // CHECK-NEXT:    %{{.*}} = relay.relu %[[R]] : tensor<1x32x7x7xf32>
-// On a target without a fused multiply-add (WebAssembly), F(4x4, 3x3) by default:
+// On a target without a fused multiply-add (WebAssembly), F(2x2, 3x3) by default:
 // WASM-LABEL: func.func @main(%x: tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32> {
-// WASM:         relay.winograd_input_transform {{.*}} {tile_size = 4 : i64
-// WASM:         relay.winograd_output_transform {{.*}} {tile_size = 4 : i64
+// WASM:         relay.winograd_input_transform {{.*}} {tile_size = 2 : i64
+// WASM:         relay.winograd_output_transform {{.*}} {tile_size = 2 : i64
 // DEFAULT-LABEL: func.func @main(%x: tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32> {
 // DEFAULT-NEXT:    %w = relay.constant
 // DEFAULT-NEXT:    %0 = relay.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>}

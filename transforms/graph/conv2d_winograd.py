@@ -25,7 +25,7 @@ records that measured it faster than the direct convolution); or, with
 `conv2d-winograd.tile-size` set, every eligible one with that tile size. A
 default build rewrites nothing, but on a target without a fused multiply-add
 (WebAssembly), where it rewrites every eligible conv no record chose the
-direct convolution for, with F(4 x 4, 3 x 3) (`default_tile_size`). With `conv2d-winograd.origins` (task
+direct convolution for, with F(2 x 2, 3 x 3) (`default_tile_size`). With `conv2d-winograd.origins` (task
 extraction), every eligible conv, rewritten or not, and the ops it becomes
 (but constants and layout transforms) are marked with its workload
 (`lamina.origin`: the key, a space and the text).
@@ -172,11 +172,13 @@ def rewrite(op: relay.Conv2DOp, m: int, lanes: int) -> list[Operation]:
 
 
 #: The tile size every eligible conv gets, untuned, on a target whose vector unit
-#: has no fused multiply-add: there a product and a sum are two instructions,
-#: and F(4 x 4, 3 x 3)'s 4x fewer products pay most. ResNet-18 in WebAssembly
-#: (node, one thread, SIMD128) ran 99 ms with it and 193 ms direct
-#: (onnxruntime-web: 148 ms).
-NO_FMA_TILE_SIZE = 4
+#: has no fused multiply-add: there a product and a sum are two instructions, and
+#: Winograd's fewer products pay. ResNet-18 in WebAssembly (node, one thread,
+#: SIMD128; onnxruntime-web 151 ms): direct 185 ms, F(2 x 2, 3 x 3) 136 ms with
+#: a module of 77 MB, F(4 x 4, 3 x 3) 99 ms but 161 MB (its 6x6 transformed
+#: weights are 4x a 3x3 kernel's, and a WebAssembly module is downloaded):
+#: F(2 x 2) by default, F(4 x 4) with `conv2d-winograd.tile-size=4`.
+NO_FMA_TILE_SIZE = 2
 
 
 def default_tile_size(target: Target) -> int:
