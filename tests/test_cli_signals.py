@@ -25,6 +25,7 @@ import onnx
 import pytest
 
 from lamina.codegen import export
+from lamina.runtime.seal import check_seal
 from lamina.tools import cli
 from lamina.tools.demo import mlp_model
 
@@ -96,7 +97,15 @@ def test_a_signal_leaves_nothing_behind(model, tmp_path, sig, phase, delay, extr
     assert code == EXIT[sig], err[-2000:]
     assert err.rstrip().splitlines()[-1] == LAST_LINE[sig]
     assert list(tmpdir.iterdir()) == [], "temporary files left behind"
-    assert list(out.iterdir()) == [], "a (partial) output was written"
+    written = list(out.iterdir())
+    if phase == "export" and written:
+        # The signal can land after the library was moved into place (on a
+        # loaded machine the last steps of an export outrun this test's
+        # polling): then the file is whole, never a partial one.
+        assert [p.name for p in written] == ["m.so"]
+        check_seal(written[0])
+    else:
+        assert written == [], "a (partial) output was written"
 
 
 # ------------------------------------------------------------- in the process
