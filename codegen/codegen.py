@@ -58,7 +58,7 @@ def target_machine(
         raise CompileError(f"LLVM has no code generator for '{target.triple}': {e}") from e
     return found.create_target_machine(
         cpu=target.cpu,
-        features=target.feature_string,
+        features=target.llvm_features,
         opt=opt_level,
         reloc="pic",
         codemodel="jitdefault" if jit else "default",

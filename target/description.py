@@ -171,8 +171,17 @@ class Target:
 
     @property
     def feature_string(self) -> str:
-        """The features as LLVM's target machine takes them (`+a,-b`)."""
+        """The features given explicitly (`+a,-b`), as the string form prints them."""
         return ",".join(self.features)
+
+    @property
+    def llvm_features(self) -> str:
+        """Every feature, as LLVM's target machine takes them: the kind's and the
+        CPU's defaults (which LLVM does not imply from the triple: WebAssembly's
+        `+simd128`, RISC-V's `+m,+f,+d`) under the explicit ones, which win."""
+        named = {f[1:] for f in self.features}
+        defaults = [f for f in self._all_features() if f[1:] not in named]
+        return ",".join(sorted([*defaults, *self.features], key=lambda f: f[1:]))
 
     @property
     def is_host(self) -> bool:
