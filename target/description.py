@@ -153,6 +153,20 @@ class Target:
             return 32 if self.vector_bits >= 512 else 16
         return self.kind.vector_registers
 
+    def masked_memory(self, elem_bits: int) -> bool:
+        """Whether vector loads and stores under a lane mask, of `elem_bits`-bit
+        elements, are instructions (AVX's `vmaskmov`, AVX-512's, SVE's and RVV's
+        predication), not a test and branch per lane (NEON, SSE, SIMD128)."""
+        if self.vector_bits == 0:
+            return False
+        if self.arch == "x86_64":
+            if self.has("avx512f"):
+                return elem_bits >= 32 or self.has("avx512bw")
+            return elem_bits >= 32 and (self.has("avx") or self.has("avx2"))
+        if self.arch == "aarch64":
+            return self.has("sve") or self.has("sve2")
+        return self.arch == "riscv64"  # (with V: vector_bits above is 0 without)
+
     @property
     def caches(self) -> tuple[int, int, int]:
         """Bytes of L1 data cache, L2 and last-level cache."""
