@@ -153,6 +153,20 @@ class Target:
             return 32 if self.vector_bits >= 512 else 16
         return self.kind.vector_registers
 
+    def masked_memory(self, elem_bits: int) -> bool:
+        """Whether vector loads and stores under a lane mask, of `elem_bits`-bit
+        elements, are instructions (AVX's `vmaskmov`, AVX-512's, SVE's and RVV's
+        predication), not a test and branch per lane (NEON, SSE, SIMD128)."""
+        if self.vector_bits == 0:
+            return False
+        if self.arch == "x86_64":
+            if self.has("avx512f"):
+                return elem_bits >= 32 or self.has("avx512bw")
+            return elem_bits >= 32 and (self.has("avx") or self.has("avx2"))
+        if self.arch == "aarch64":
+            return self.has("sve") or self.has("sve2")
+        return self.arch == "riscv64"  # (with V: vector_bits above is 0 without)
+
     @property
     def caches(self) -> tuple[int, int, int]:
         """Bytes of L1 data cache, L2 and last-level cache."""
@@ -189,8 +203,17 @@ class Target:
 
     @property
     def feature_string(self) -> str:
-        """The features as LLVM's target machine takes them (`+a,-b`)."""
+        """The features given explicitly (`+a,-b`), as the string form prints them."""
         return ",".join(self.features)
+
+    @property
+    def llvm_features(self) -> str:
+        """Every feature, as LLVM's target machine takes them: the kind's and the
+        CPU's defaults (which LLVM does not imply from the triple: WebAssembly's
+        `+simd128`, RISC-V's `+m,+f,+d`) under the explicit ones, which win."""
+        named = {f[1:] for f in self.features}
+        defaults = [f for f in self._all_features() if f[1:] not in named]
+        return ",".join(sorted([*defaults, *self.features], key=lambda f: f[1:]))
 
     @property
     def is_host(self) -> bool:

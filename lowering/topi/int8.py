@@ -99,6 +99,11 @@ def _narrow(b: TirBuilder, q: SSAValue, elem: Attribute) -> SSAValue:
     return narrow if elem == I8 else b.emit(arith.BitcastOp(narrow, VectorType(elem, [lanes])))
 
 
+def _mul_add(b: TirBuilder, x: SSAValue, y: SSAValue, z: SSAValue) -> SSAValue:
+    """`x * y + z` as float ops, which the lowering lets contract into an FMA."""
+    return b.emit(arith.AddfOp(b.emit(arith.MulfOp(x, y)), z))
+
+
 def _float(b: TirBuilder, q: SSAValue) -> SSAValue:
     """u8, s8 or i32 lanes (holding such values) as f32 lanes."""
     lanes = q.type.element_count()  # type: ignore[attr-defined]
@@ -112,8 +117,11 @@ def _float(b: TirBuilder, q: SSAValue) -> SSAValue:
 class _ResidualAdd:
     """The write-back of `qnn.conv2d_nchwc_add`: the requantized result plus
     the residual as `qnn-canonicalize` writes `qnn.add` (onnxruntime's
-    QLinearAdd: `round(lhs * r_lhs + (rhs * r_rhs + k))`, fused multiply-adds),
-    so the two agree bit for bit."""
+    QLinearAdd: `round(lhs * r_lhs + (rhs * r_rhs + k))`), so the two agree bit
+    for bit: the offset `k` with one exact FMA, as its compile-time fold; the
+    lanes' products and sums as the graph's float ops, which contract into FMAs
+    where the target has them (not `math.fma`: WebAssembly would call `fmaf`
+    per lane)."""
 
     def __init__(self, b: TirBuilder, op: Conv2DNCHWcAddOp, zp: SSAValue):
         _, _, _, _, _, self.residual, s, rs, rz, ys, yz, _ = b.args
@@ -133,8 +141,8 @@ class _ResidualAdd:
         lanes = q.type.element_count()  # type: ignore[attr-defined]
         r = _float(b, b.emit(tir.LoadOp(self.residual, at, VectorType(self.r_zp.type, [lanes]))))
         lhs, rhs = (r, _float(b, q)) if self.op.residual_lhs else (_float(b, q), r)
-        inner = b.emit(mathd.FmaOp(rhs, _splat(b, self.rhs_ratio, lanes), _splat(b, self.offset, lanes)))
-        total = b.emit(mathd.FmaOp(lhs, _splat(b, self.lhs_ratio, lanes), inner))
+        inner = _mul_add(b, rhs, _splat(b, self.rhs_ratio, lanes), _splat(b, self.offset, lanes))
+        total = _mul_add(b, lhs, _splat(b, self.lhs_ratio, lanes), inner)
         lo, hi = self.op.output_range()
         rounded = b.emit(mathd.RoundEvenOp(total))
         clamped = b.emit(arith.MinnumfOp(b.emit(arith.MaxnumfOp(rounded, _vec(b, lanes, f32, float(lo)))), _vec(b, lanes, f32, float(hi))))

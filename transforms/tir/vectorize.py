@@ -16,19 +16,29 @@ as one vector and keeps every `s`-th lane (`vector.shuffle`); it reads at most
 `s - 1` elements past the last lane, within that slack too. A loop with
 anything else (a gather, a nested loop, a lane-dependent scalar store) is left to
 LLVM's own vectorizer as a serial loop.
+
+Where the target has no masked loads and stores of the element type
+(`Target.masked_memory`: NEON, SSE, SIMD128), LLVM would test and branch on every
+lane of each; the loop's tail is peeled instead (`peel`): the vector body without
+masks runs when every lane is inside them (a bound compared with `base + s *
+lane` holds at every lane when it holds at the first and the last), the loop as
+a serial loop otherwise.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, math, vector
 from xdsl.dialects.builtin import (
+    AnyFloat,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     VectorType,
@@ -41,7 +51,9 @@ from xdsl.passes import ModulePass
 from lamina.abi import MAX_LOAD_STRIDE
 from lamina.dialects import tir
 from lamina.dialects.tir import AllocScope, ForKind
+from lamina.passes import current_target
 from lamina.passes.registry import register_pass
+from lamina.transforms.tir.peel import discard, peel
 
 
 class _Unsupported(Exception):
@@ -103,12 +115,20 @@ def _multiple_of(v: SSAValue, k: int) -> bool:
     return False
 
 
+#: Comparisons whose truth along `base + s * lane` is a prefix or a suffix of
+#: the lanes (unsigned ones are not, where an index crosses zero).
+_MONOTONE = frozenset(["slt", "sle", "sgt", "sge"])
+
+
 class _Vectorizer:
-    def __init__(self, loop: tir.ForOp, lanes: int):
+    def __init__(self, loop: tir.ForOp, lanes: int, unmasked: list[SSAValue] | None = None):
         self.loop = loop
         self.lanes = lanes
         self.block = loop.parent_block()
         self.new: list[Operation] = []
+        #: With a list: every lane is taken to be inside its masks (no masked
+        #: access is made) and the list gets the conditions that make it so.
+        self.unmasked = unmasked
         self.scalar: dict[SSAValue, SSAValue] = {}  # lane-independent values
         self.affine: dict[SSAValue, _Lane] = {}  # lane-dependent indices
         self.vector: dict[SSAValue, SSAValue] = {}  # lane-dependent values
@@ -161,8 +181,40 @@ class _Vectorizer:
                 self.vtype(IndexType()), list(range(self.lanes)))))
         return self._ramp
 
+    def at_lane(self, v: SSAValue, k: int) -> SSAValue:
+        """The index `v` (lane-independent, or `base + s * lane` unclamped) at lane `k`."""
+        u = self.uniform(v)
+        if u is not None:
+            return u
+        lane = self.affine.get(v)
+        if lane is None or lane.clamped:
+            raise _Unsupported("a mask not of an index")
+        if lane.stride * k == 0:
+            return lane.base
+        step = self.emit(arith.ConstantOp(IntegerAttr(lane.stride * k, IndexType())))
+        return self.emit(arith.AddiOp(lane.base, step))
+
+    def every_lane(self, cond: SSAValue) -> list[SSAValue]:
+        """Scalar conditions under which the lane-dependent `cond` holds at every
+        lane: bounds on `base + s * lane`, checked at the first and last lane."""
+        u = self.uniform(cond)
+        if u is not None:
+            return [u]
+        op = cond.owner
+        if isinstance(op, arith.AndIOp):
+            return [*self.every_lane(op.lhs), *self.every_lane(op.rhs)]
+        if isinstance(op, arith.CmpiOp):
+            pred = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+            if pred in _MONOTONE:
+                return [
+                    self.emit(arith.CmpiOp(self.at_lane(op.lhs, k), self.at_lane(op.rhs, k), pred))
+                    for k in (0, self.lanes - 1)
+                ]
+        raise _Unsupported("a mask not of a bound")
+
     # --- the body -----------------------------------------------------------
-    def run(self) -> bool:
+    def build(self) -> bool:
+        """The vector body in `self.new`; False (nothing made) when it cannot be."""
         body = self.loop.body.block
         bounds = self.loop.constant_bounds
         if bounds is None or bounds[2] != 1 or bounds[1] - bounds[0] != self.lanes:
@@ -172,13 +224,24 @@ class _Vectorizer:
         try:
             self.ops(body, None)
         except _Unsupported:
+            discard(self.new)
+            self.new = []
             return False
+        return True
+
+    def commit(self) -> None:
+        """Replace the loop by the vector body."""
         assert self.block is not None
         for op in self.new:
             self.block.insert_op_before(op, self.loop)
         self.loop.detach()
         self.loop.erase()
-        return True
+
+    def masked(self) -> list[Operation]:
+        """The masked accesses of the vector body."""
+        return [
+            o for op in self.new for o in op.walk() if isinstance(o, tir.MaskedLoadOp | tir.MaskedStoreOp)
+        ]
 
     def ops(self, block: Block, mask: SSAValue | None) -> None:
         for op in block.ops:
@@ -199,8 +262,12 @@ class _Vectorizer:
         if op.else_region is not None:
             raise _Unsupported("tir.if with else")
         cond = self.uniform(op.cond)
+        if self.unmasked is not None and cond is None:
+            self.unmasked.extend(self.every_lane(op.cond))
+            self.ops(op.then_region.block, mask)
+            return
         if cond is not None and mask is None:
-            inner = _Vectorizer(self.loop, self.lanes)
+            inner = _Vectorizer(self.loop, self.lanes, self.unmasked)
             # Copies: values made inside the branch must not be used after it.
             inner.scalar, inner.affine = dict(self.scalar), dict(self.affine)
             inner.vector, inner._ramp = dict(self.vector), self._ramp
@@ -248,6 +315,20 @@ class _Vectorizer:
         masked load at `base + lane` of the lanes inside `lo..hi`; the lanes
         below read the element at `lo`, those above the one at `hi`, as the
         clamp does (two scalar loads)."""
+        if self.unmasked is not None:  # every lane inside lo..hi: a plain load
+            if lane.stride != 1:
+                raise _Unsupported("gather")
+            if lane.lo is not None:
+                self.unmasked.append(self.emit(arith.CmpiOp(lane.base, lane.lo, "sge")))
+            if lane.hi is not None:
+                last = self.emit(arith.ConstantOp(IntegerAttr(self.lanes - 1, IndexType())))
+                end = self.emit(arith.AddiOp(lane.base, last))
+                self.unmasked.append(self.emit(arith.CmpiOp(end, lane.hi, "sle")))
+            lead = self.contiguous(op.indices, clamped=True)[:-1]
+            self.vector[op.result] = self.emit(
+                tir.LoadOp(op.buffer, [*lead, lane.base], self.vtype(op.result.type))
+            )
+            return
         extent = op.buffer.type.get_shape()[-1]  # type: ignore[attr-defined]
         bounds = [tir.ForOp.constant_index(b) for b in (lane.lo, lane.hi) if b is not None]
         if lane.stride != 1 or not all(b is not None and 0 <= b < extent for b in bounds):
@@ -414,11 +495,38 @@ _VECTOR_OPS: tuple[type[Operation], ...] = tuple(
 )
 
 
-def vectorize(loop: tir.ForOp) -> bool:
+def _bits(t: Attribute) -> int:
+    """Bits of a vector's elements (an index: 64)."""
+    elem = t.get_element_type() if isinstance(t, VectorType) else t
+    return elem.bitwidth if isinstance(elem, IntegerType | AnyFloat) else 64
+
+
+def vectorize(loop: tir.ForOp, masked_memory: Callable[[int], bool] | None = None) -> bool:
+    """Replace `loop` by vector ops; False (loop unchanged) when it cannot be.
+    `masked_memory(bits)` says whether the target has masked loads and stores
+    of elements of `bits` (default: it has); where it has not, the tail is
+    peeled instead of masked, when the masks are bounds on the lane."""
     bounds = loop.constant_bounds
     if bounds is None:
         return False
-    return _Vectorizer(loop, bounds[1] - bounds[0]).run()
+    lanes = bounds[1] - bounds[0]
+    masked = _Vectorizer(loop, lanes)
+    if not masked.build():
+        return False
+    accesses = masked.masked()
+    if masked_memory is not None and any(
+        not masked_memory(_bits(a.value.type if isinstance(a, tir.MaskedStoreOp) else a.result.type))
+        for a in accesses
+    ):
+        conditions: list[SSAValue] = []
+        whole = _Vectorizer(loop, lanes, conditions)
+        if whole.build():
+            if conditions and peel(loop, whole.new, conditions):
+                discard(masked.new)
+                return True
+            discard(whole.new)
+    masked.commit()
+    return True
 
 
 @register_pass
@@ -429,12 +537,13 @@ class TirVectorizePass(ModulePass):
     name = "tir-vectorize"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        masked_memory = current_target().masked_memory
         loops = [
             o for o in op.walk() if isinstance(o, tir.ForOp) and o.kind.data == ForKind.VECTORIZED
         ]
         for loop in reversed(loops):
             assert isinstance(loop, tir.ForOp)
-            if not vectorize(loop):
+            if not vectorize(loop, masked_memory):
                 loop.set_kind(ForKind.SERIAL)
 
 
