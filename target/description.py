@@ -193,15 +193,6 @@ class Target:
         return on
 
     @property
-    def llvm_features(self) -> str:
-        """The features LLVM's target machine is created with: the architecture's
-        defaults (`TargetKind.features`: riscv64's F and D, which also decide
-        its float ABI, lp64d as the C compilers use) and the explicit ones."""
-        on = {f[1:]: f for f in self.kind.features}
-        on.update({f[1:]: f for f in self.features})
-        return ",".join(on[name] for name in sorted(on))
-
-    @property
     def feature_string(self) -> str:
         """The features given explicitly (`+a,-b`), as the string form prints them."""
         return ",".join(self.features)
