@@ -30,7 +30,8 @@ The layers, bottom to top (docs/architecture.md draws them):
                      the JIT and its object cache, export, peak measurement)
     tuning           tuning/ (auto-scheduling: tasks, search, measurement, records)
     driver           driver (the pipeline and compile), the package's __init__,
-                     quantization/ (the quantizer: calibrates on compiled models)
+                     quantization/ (the quantizer: calibrates on compiled models),
+                     dynamo (the torch.compile backend: compiles dynamo's graphs)
     tools            tools/ (lamina, lamina-opt, demo, viz, bench helpers)
 """
 
@@ -87,7 +88,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("pipelines", ("lamina.pipelines",)),
     ("codegen", ("lamina.codegen",)),
     ("tuning", ("lamina.tuning",)),
-    ("driver", ("lamina.driver", "lamina", "lamina.quantization")),
+    ("driver", ("lamina.driver", "lamina", "lamina.quantization", "lamina.dynamo")),
     ("tools", ("lamina.tools",)),
 )
 

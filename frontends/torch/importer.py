@@ -221,12 +221,21 @@ def _assumptions(program: Any, symbols: Mapping[str, Dim]) -> list[Assumption]:
         dim = symbols.get(getattr(sym, "name", ""))
         if not isinstance(dim, Sym):
             continue
-        upper, lower = vr.upper, vr.lower
-        if upper.is_finite and int(upper) < 2**62:
-            out.append((dim, int(upper), f"torch.export.Dim '{dim}' has max={int(upper)}"))
-        if lower.is_finite and int(lower) > 2:
-            out.append((-dim, -int(lower), f"torch.export.Dim '{dim}' has min={int(lower)}"))
+        upper, lower = _finite(vr.upper), _finite(vr.lower)
+        if upper is not None and upper < 2**62:
+            out.append((dim, upper, f"torch.export.Dim '{dim}' has max={upper}"))
+        if lower is not None and lower > 2:
+            out.append((-dim, -lower, f"torch.export.Dim '{dim}' has min={lower}"))
     return out
+
+
+def _finite(bound: Any) -> int | None:
+    """A range's end as an int, None when infinite (torch's `int_oo` says it
+    is finite, and does not convert)."""
+    try:
+        return int(bound)
+    except (TypeError, ValueError, AttributeError, OverflowError):
+        return None
 
 
 def _convert(graph: Any, block: Block, values: dict[Any, Any], symbols: dict[str, Dim]) -> list[Any]:
