@@ -10,16 +10,28 @@ return its first result) and `constant(array, name)` (a blob-backed
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, TensorType, UnitAttr
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
-from lamina.dialects.shapes import dims_attr
+from lamina.dialects.shapes import ASSUME_ATTR, Assumption, assumptions_attr, dims_attr
+from lamina.errors import FrontendError
 from lamina.symbolic import Dim
 
 I64 = IntegerType(64)
@@ -31,6 +43,38 @@ class Builder(Protocol):
     def emit(self, op: Operation) -> SSAValue: ...
 
     def constant(self, value: np.ndarray | Any, name: str = "cst") -> SSAValue: ...
+
+
+def name_attrs(names: Iterable[str]) -> ArrayAttr[DictionaryAttr]:
+    """Argument or result attributes naming each (`lamina.name`)."""
+    return ArrayAttr([DictionaryAttr({"lamina.name": StringAttr(n)}) for n in names])
+
+
+def graph_module(
+    block: Block,
+    results: Sequence[SSAValue],
+    input_names: Iterable[str],
+    output_names: Iterable[str],
+    assumptions: Sequence[Assumption] = (),
+) -> ModuleOp:
+    """The imported graph as a module of one `@main` over `block` (which ends
+    with its return of `results`), its inputs and outputs named, with the
+    model's assumptions; verified (a `FrontendError` if it does not)."""
+    fn = func.FuncOp(
+        "main",
+        ([a.type for a in block.args], [r.type for r in results]),
+        Region(block),
+        arg_attrs=name_attrs(input_names),
+        res_attrs=name_attrs(output_names),
+    )
+    if assumptions:
+        fn.attributes[ASSUME_ATTR] = assumptions_attr(assumptions)
+    module = ModuleOp([fn])
+    try:
+        module.verify()
+    except VerifyException as e:
+        raise FrontendError(f"the imported graph does not verify: {e}") from None
+    return module
 
 
 def shape(v: SSAValue) -> tuple[Dim, ...]:

@@ -30,10 +30,7 @@ import onnx
 from onnx import numpy_helper
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DictionaryAttr,
     ModuleOp,
-    StringAttr,
     TensorType,
 )
 from xdsl.ir import Block, Region, SSAValue
@@ -41,8 +38,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects import relay
 from lamina.dialects.dtypes import element_type
-from lamina.dialects.shapes import ASSUME_ATTR, Assumption, assumptions_attr
+from lamina.dialects.shapes import Assumption
 from lamina.errors import FrontendError, LaminaError, UnsupportedOpError
+from lamina.frontends.common import graph_module
 from lamina.frontends.onnx.checks import (
     check_model,
     check_size,
@@ -294,21 +292,9 @@ def from_onnx(
         )
         if shape_only and not op.output.uses:
             block.erase_op(op)
-    fn = func.FuncOp(
-        "main",
-        ([a.type for a in block.args], [r.type for r in results]),
-        Region(block),
-        arg_attrs=_name_attrs(vi.name for vi in inputs),
-        res_attrs=_name_attrs(o.name for o in graph.output),
+    return graph_module(
+        block, results, (vi.name for vi in inputs), (o.name for o in graph.output), assumptions
     )
-    if assumptions:
-        fn.attributes[ASSUME_ATTR] = assumptions_attr(assumptions)
-    module = ModuleOp([fn])
-    try:
-        module.verify()
-    except VerifyException as e:
-        raise FrontendError(f"the imported graph does not verify: {e}") from None
-    return module
 
 
 @dataclass
@@ -467,10 +453,6 @@ def _bits(t: TensorType) -> int:
     el = t.get_element_type()
     width = getattr(el, "bitwidth", None) or getattr(getattr(el, "width", None), "data", 64)
     return int(width)
-
-
-def _name_attrs(names: Any) -> ArrayAttr[DictionaryAttr]:
-    return ArrayAttr([DictionaryAttr({"lamina.name": StringAttr(n)}) for n in names])
 
 
 def _hint(name: str | bytes) -> str | None:

@@ -25,13 +25,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects import relay
-from lamina.dialects.shapes import ASSUME_ATTR, Assumption, assumptions_attr
+from lamina.dialects.shapes import Assumption
 from lamina.errors import FrontendError, LaminaError, UnsupportedOpError
+from lamina.frontends.common import graph_module
 from lamina.frontends.torch.context import (
     NodeContext,
     constant,
@@ -182,22 +183,10 @@ def import_program(program: Any, names: Mapping[tuple[int, int], str] | None = N
             raise FrontendError(f"output {o!r} is not a tensor lamina computed")
         results.append(v)
     block.add_op(func.ReturnOp(*results))
-    fn = func.FuncOp(
-        "main",
-        ([a.type for a in block.args], [r.type for r in results]),
-        Region(block),
-        arg_attrs=_name_attrs(n.name for n in users),
-        res_attrs=_name_attrs(output_names(program, len(results))),
+    return graph_module(
+        block, results, (n.name for n in users), output_names(program, len(results)),
+        _assumptions(program, symbols),
     )
-    assumptions = _assumptions(program, symbols)
-    if assumptions:
-        fn.attributes[ASSUME_ATTR] = assumptions_attr(assumptions)
-    module = ModuleOp([fn])
-    try:
-        module.verify()
-    except VerifyException as e:
-        raise FrontendError(f"the imported graph does not verify: {e}") from None
-    return module
 
 
 def _symbols(users: Sequence[Any], names: Mapping[tuple[int, int], str]) -> dict[str, Dim]:
@@ -338,10 +327,6 @@ def output_names(program: Any, n: int) -> list[str]:
             name = f"output_{name}" if name else f"output_{i}"
         names.append(name)
     return names
-
-
-def _name_attrs(names: Any) -> ArrayAttr[DictionaryAttr]:
-    return ArrayAttr([DictionaryAttr({"lamina.name": StringAttr(n)}) for n in names])
 
 
 def _hint(name: str) -> str | None:
