@@ -3,8 +3,8 @@ torch.compile with inductor, torch.compile with lamina (lamina.dynamo),
 lamina.from_torch's compiled model, and onnxruntime on the ONNX export.
 
     pip install -e '.[bench]'                      # torch, torchvision, transformers
-    .venv/bin/python bench/torch.py                # ResNet-50 and BERT-base, 1 thread
-    .venv/bin/python bench/torch.py --models resnet18 --markdown torch.md
+    .venv/bin/python bench/pytorch.py                # ResNet-50 and BERT-base, 1 thread
+    .venv/bin/python bench/pytorch.py --models resnet18 --markdown torch.md
 
 The models are `bench/zoo_models.py`'s (random weights, seeded as the zoo's
 ONNX export is, so that onnxruntime runs the same weights). Everything runs at
@@ -23,24 +23,17 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-# This file is bench/torch.py: with bench/ first on sys.path, `import torch`
-# would import it. torch is imported with bench/ off the path, then it is put back.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-import torch  # noqa: E402
+import numpy as np
+import torch
+from perf import cold_cache, warm_up
+from zoo import best_median, ort_session
+from zoo_models import ZOO, load
 
-sys.path.insert(0, str(_HERE))
-import numpy as np  # noqa: E402
-from perf import cold_cache, warm_up  # noqa: E402
-from zoo import best_median, ort_session  # noqa: E402
-from zoo_models import ZOO, load  # noqa: E402
-
-import lamina  # noqa: E402
-import lamina.dynamo  # noqa: E402  (registers backend="lamina" where the package is not installed)
-from lamina.codegen.peak import describe_host  # noqa: E402
+import lamina
+import lamina.dynamo  # registers backend="lamina" where the package is not installed
+from lamina.codegen.peak import describe_host
 
 ENGINES = ("eager", "inductor", "lamina (torch.compile)", "lamina.from_torch", "onnxruntime")
 
