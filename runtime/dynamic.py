@@ -81,10 +81,12 @@ class DynamicPlan:
 
     When every buffer's size grows with every size (`monotone_in`, as they do
     but for rare subtractions), a plan made at larger sizes holds the buffers
-    of smaller ones at the same offsets: the plan is then made at the sizes
-    rounded up (`bucket`) and shared by every shape that rounds to them, so a
-    size that grows one by one (a KV cache's `past`) plans again only once
-    every eighth of a doubling, for at most 1/8 more memory per size."""
+    of smaller ones at the same offsets. A run then takes the most recent plan
+    that covers its sizes (each at least as large), and a miss plans at the
+    sizes rounded up (`bucket`), with a size that outgrew the last plan at
+    least doubled: a size that grows one by one (a KV cache's `past`) plans
+    O(log) times, for at most twice the arena, as ORT's arena and lamina's
+    staging buffers grow. A plan that is not shared is made per shape."""
 
     def __init__(self, ranges: Sequence[tuple[int, int, Dim]], keep: int = 8):
         self.ranges = list(ranges)
@@ -97,7 +99,12 @@ class DynamicPlan:
 
     def plan(self, env: dict[str, int]) -> WorkspacePlan:
         if self.shared:
-            env = {k: bucket(v) for k, v in env.items()}
+            for key in reversed(self._cache):
+                if all(env[n] <= v for n, v in key):
+                    self._cache.move_to_end(key)
+                    return self._cache[key]
+            last = dict(next(reversed(self._cache))) if self._cache else {}
+            env = {k: max(bucket(v), 2 * last[k]) if v > last.get(k, v) else bucket(v) for k, v in env.items()}
         key = tuple(sorted(env.items()))
         hit = self._cache.get(key)
         if hit is None:

@@ -26,6 +26,7 @@ from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK, ENTRY, REPLAN, SET_NUM_THREAD
 from lamina.errors import InputError, LaminaError
 from lamina.runtime.dynamic import DynamicPlan, bind_sizes
 from lamina.runtime.record import ModelRecord, TensorSpec
+from lamina.runtime.shapes import ShapeCode
 from lamina.symbolic import evaluate
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
@@ -33,6 +34,35 @@ _SET_THREADS = ctypes.CFUNCTYPE(None, ctypes.c_int32)
 #: A run plans unbounded sizes at their capacities unless that takes more than
 #: twice the memory of the last run's sizes and this much; then at those sizes.
 _SLACK_BYTES = 1 << 20
+#: The sizes a thread keeps the frame of (`_Frame`): a decoder alternating
+#: between a few shapes, or growing one size, finds most of them there.
+_FRAMES = 8
+
+
+class _Frame:
+    """What a run at one set of sizes needs besides the inputs' data, made once
+    per sizes and thread: the inputs' staging buffers, the outputs' shapes and
+    their offsets in one block, the `args` table (inputs, sizes and the arena's
+    offsets filled in; outputs and the exit slot set per run) and the arena's
+    size."""
+
+    __slots__ = ("block", "outputs", "staging", "table", "views", "workspace")
+
+    def __init__(
+        self, staging: list[np.ndarray], shapes: Sequence[tuple[int, ...]],
+        specs: Sequence[TensorSpec], tail: Sequence[int], workspace: int, exit_slot: bool,
+    ):
+        self.staging = staging
+        self.views: list[tuple[int, tuple[int, ...], np.dtype]] = []
+        block = 0
+        for shape, spec in zip(shapes, specs, strict=True):
+            self.views.append((block, shape, spec.dtype))
+            block += -(-math.prod(shape) * spec.dtype.itemsize // BUFFER_ALIGN) * BUFFER_ALIGN
+        self.block = block
+        slots = [a.ctypes.data for a in staging] + [0] * len(specs) + list(tail)
+        self.outputs = len(staging)
+        self.table = (ctypes.c_void_p * max(len(slots) + exit_slot, 1))(*slots)
+        self.workspace = workspace
 
 
 class Native(Protocol):
@@ -126,6 +156,11 @@ class CompiledModel:
         #: The team-size setter of the pool the code runs on.
         self._pool = pool_threads(native) if native is not None else None
         self._local = threading.local()
+        #: The shape logic as generated Python (None: the general path only, for
+        #: a model that sets sizes itself).
+        code = ShapeCode(self.inputs, self.outputs, self.sizes, self.assumptions)
+        self._code = code if code.complete and not self.bounds else None
+        self._names = tuple(self.input_names)
         check_num_threads(num_threads)
         self.num_threads = num_threads or system.default_threads()
         #: Whether the team size follows the cores other processes leave free
@@ -197,18 +232,19 @@ class CompiledModel:
                 [(s.name, s.shape) for s in self.inputs], [a.shape for a in arrays], self.assumptions
             )
         bound = []
-        staging = self._staging(env)
-        for spec, arr in zip(self.inputs, arrays, strict=True):
-            if not self.is_symbolic and arr.shape != spec.shape:
-                raise InputError(
-                    f"input '{spec.name}': expected shape {spec.shape}, got {arr.shape}"
-                )
+        if not self.is_symbolic:
+            for spec, arr in zip(self.inputs, arrays, strict=True):
+                if arr.shape != spec.shape:
+                    raise InputError(
+                        f"input '{spec.name}': expected shape {spec.shape}, got {arr.shape}"
+                    )
+        staging = self._staging([a.shape for a in arrays])
+        for spec, arr, buf in zip(self.inputs, arrays, staging, strict=True):
             if arr.dtype != spec.dtype:
                 raise InputError(
                     f"input '{spec.name}': expected dtype {spec.dtype}, got {arr.dtype}"
                 )
             # Into this thread's padded input buffer (aligned, with BUFFER_SLACK).
-            buf = staging[spec.name]
             np.copyto(buf, arr, casting="no")
             bound.append(buf)
         self._local.env = self._planned(env) if self.bounds else env
@@ -238,26 +274,25 @@ class CompiledModel:
         outs = sum(math.prod(self._shape(s, env)) * s.dtype.itemsize for s in self.outputs)
         return outs + (self._plan.plan(env).size if self._plan is not None else self.workspace_size)
 
-    def _staging(self, env: dict[str, int]) -> dict[str, np.ndarray]:
-        """This thread's aligned input buffers for the sizes `env`: views of
+    def _staging(self, shapes: Sequence[tuple[int, ...]]) -> list[np.ndarray]:
+        """This thread's aligned input buffers for inputs of `shapes`: views of
         buffers that grow (at least doubling) when a shape needs more, so a
         model run at growing sizes (a KV cache, one position a step) allocates
         O(log) times, not every run."""
-        key = tuple(sorted(env.items()))
-        bufs = getattr(self._local, "inputs", None)
-        if bufs is None or getattr(self._local, "inputs_key", None) != key:
-            raw: dict[str, np.ndarray] = getattr(self._local, "input_raw", None) or {}
-            bufs = {}
-            for spec in self.inputs:
-                shape = self._shape(spec, env)
-                nbytes = math.prod(shape) * spec.dtype.itemsize
-                have = raw.get(spec.name)
-                if have is None or have.nbytes < nbytes:
-                    have = aligned_empty((max(nbytes, 2 * (0 if have is None else have.nbytes)),), np.dtype(np.uint8))
-                    raw[spec.name] = have
-                bufs[spec.name] = have[:nbytes].view(spec.dtype).reshape(shape)
-            self._local.input_raw = raw
-            self._local.inputs, self._local.inputs_key = bufs, key
+        key = tuple(shapes)
+        if getattr(self._local, "inputs_key", None) == key:
+            return self._local.inputs
+        raw: dict[str, np.ndarray] = getattr(self._local, "input_raw", None) or {}
+        bufs = []
+        for spec, shape in zip(self.inputs, shapes, strict=True):
+            nbytes = math.prod(shape) * spec.dtype.itemsize
+            have = raw.get(spec.name)
+            if have is None or have.nbytes < nbytes:
+                have = aligned_empty((max(nbytes, 2 * (0 if have is None else have.nbytes)),), np.dtype(np.uint8))
+                raw[spec.name] = have
+            bufs.append(have[:nbytes].view(spec.dtype).reshape(shape))
+        self._local.input_raw = raw
+        self._local.inputs, self._local.inputs_key = bufs, key
         return bufs
 
     @staticmethod
@@ -273,6 +308,10 @@ class CompiledModel:
                 "`lamina compile MODEL --target ... -o model.so`) and run the library "
                 "with `lamina run model.so --input NAME=FILE.npy` (under qemu-user)"
             )
+        if self._code is not None:
+            outs = self._run_fast(args, kwargs)
+            if outs is not None:
+                return outs
         ins = self._bind(args, kwargs)
         env: dict[str, int] = self._local.env
         n = self._num_threads
@@ -299,6 +338,77 @@ class CompiledModel:
             self._remember(table, first_size, env)
             return self._actual(outs, env, table, first_size)
         return outs
+
+    def _run_fast(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[np.ndarray] | None:
+        """`run` through the generated shape code and this thread's frame of the
+        sizes; None when the inputs are not arrays the code accepts, all given
+        positionally or all by name (the general path then runs, or says what
+        is wrong)."""
+        code = self._code
+        assert code is not None
+        if kwargs:
+            if args or len(kwargs) != len(self._names):
+                return None
+            try:
+                args = [kwargs[n] for n in self._names]
+            except KeyError:
+                return None
+        elif len(args) != len(self._names):
+            return None
+        for a in args:
+            if type(a) is not np.ndarray:
+                return None
+        sizes = code.bind(args)
+        if sizes is None:
+            return None
+        frames: dict[tuple[int, ...], _Frame] | None = getattr(self._local, "frames", None)
+        if frames is None:
+            frames = self._local.frames = {}
+        frame = frames.pop(sizes, None) or self._frame(sizes, args)
+        frames[sizes] = frame  # (the most recent last)
+        if len(frames) > _FRAMES:
+            del frames[next(iter(frames))]
+        for buf, a in zip(frame.staging, args, strict=True):
+            np.copyto(buf, a, casting="no")
+        raw = np.empty(frame.block + BUFFER_ALIGN + BUFFER_SLACK, dtype=np.uint8)
+        base = raw.ctypes.data
+        skip = (-base) % BUFFER_ALIGN
+        table, first = frame.table, frame.outputs
+        outs = []
+        for k, (offset, shape, dtype) in enumerate(frame.views):
+            start = skip + offset
+            outs.append(raw[start : start + math.prod(shape) * dtype.itemsize].view(dtype).reshape(shape))
+            table[first + k] = base + start
+        if self.exits:
+            table[len(table) - 1] = 0
+        n = self._num_threads
+        set_num_threads(
+            system.CORE_SHARE.threads(n) if self.adaptive_threads and n > 1 else n, self._pool
+        )
+        assert self._entry is not None
+        self._entry(
+            ctypes.addressof(table), ctypes.addressof(self._param_table),
+            self._workspace(frame.workspace).ctypes.data,
+        )
+        status = int(table[len(table) - 1] or 0) if self.exits else 0
+        if status:
+            raise InputError(f"the model stopped: {self.exits[status - 1]}")
+        return outs
+
+    def _frame(self, sizes: tuple[int, ...], args: Sequence[np.ndarray]) -> _Frame:
+        """The frame of a run at `sizes` on inputs `args` (see `_Frame`)."""
+        env = dict(zip(self.sizes, sizes, strict=True))
+        tail: list[int] = list(sizes)
+        size = self.workspace_size
+        if self._plan is not None:
+            plan = self._plan.plan(env)
+            tail += plan.offsets
+            size = plan.size
+        assert self._code is not None
+        return _Frame(
+            self._staging([a.shape for a in args]), self._code.shapes(*sizes), self.outputs,
+            tail, size, bool(self.exits),
+        )
 
     def _call(self, ins: list[np.ndarray], env: dict[str, int]) -> tuple[list[np.ndarray], Any, int]:
         """One native call for sizes `env`: the outputs, the `args` table (the

@@ -21,25 +21,39 @@ def test_buckets_are_at_most_an_eighth_larger_and_monotone() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(past=st.integers(1, 3000), seq=st.integers(1, 64))
-def test_a_shared_plan_holds_every_shape_that_rounds_to_it(past: int, seq: int) -> None:
+@given(st.lists(st.tuples(st.integers(1, 3000), st.integers(1, 64)), min_size=1, max_size=6))
+def test_a_shared_plan_holds_every_shape_it_is_taken_for(shapes: list[tuple[int, int]]) -> None:
+    """Whatever plan a run gets (made at its sizes, or an earlier one that
+    covers them), no two buffers live at once overlap at its sizes."""
     plan = DynamicPlan(RANGES)
     assert plan.shared
-    env = {"past": past, "seq": seq}
-    got = plan.plan(env)
-    sizes = [evaluate(n, env) for _, _, n in RANGES]
-    for i, (a0, a1, _) in enumerate(RANGES):
-        for j, (b0, b1, _) in enumerate(RANGES[:i]):
-            if a0 <= b1 and b0 <= a1:  # both live at once: disjoint bytes
-                lo, hi = sorted([(got.offsets[i], sizes[i]), (got.offsets[j], sizes[j])])
-                assert lo[0] + lo[1] <= hi[0]
-    assert got.size >= max(o + n for o, n in zip(got.offsets, sizes, strict=True))
+    for past, seq in shapes:
+        env = {"past": past, "seq": seq}
+        got = plan.plan(env)
+        sizes = [evaluate(n, env) for _, _, n in RANGES]
+        for i, (a0, a1, _) in enumerate(RANGES):
+            for j, (b0, b1, _) in enumerate(RANGES[:i]):
+                if a0 <= b1 and b0 <= a1:  # both live at once: disjoint bytes
+                    lo, hi = sorted([(got.offsets[i], sizes[i]), (got.offsets[j], sizes[j])])
+                    assert lo[0] + lo[1] <= hi[0]
+        assert got.size >= max(o + n for o, n in zip(got.offsets, sizes, strict=True))
 
 
-def test_a_decoder_growing_one_position_a_step_plans_rarely() -> None:
+def test_a_grown_size_plans_ahead_at_most_twice_the_memory() -> None:
+    plan = DynamicPlan(RANGES)
+    first = plan.plan({"past": 104, "seq": 1})  # (104: a bucket)
+    assert plan.plan({"past": 100, "seq": 1}) is first
+    grown = plan.plan({"past": 105, "seq": 1})  # planned at 2 * 104
+    assert grown is not first and plan.plan({"past": 208, "seq": 1}) is grown
+    exact = DynamicPlan(RANGES).plan({"past": 208, "seq": 1})
+    assert grown.size == exact.size
+    assert plan.plan({"past": 50, "seq": 1}) is grown  # the most recent plan that covers it
+
+
+def test_a_decoder_growing_one_position_a_step_plans_once_per_doubling() -> None:
     plan = DynamicPlan(RANGES)
     plans = {id(plan.plan({"past": p, "seq": 1})) for p in range(1, 513)}
-    assert len(plans) <= 8 * 10  # 8 per doubling
+    assert len(plans) <= 10  # one per doubling
 
 
 def test_a_size_that_shrinks_a_buffer_is_planned_exactly() -> None:
