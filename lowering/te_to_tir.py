@@ -270,7 +270,38 @@ class KernelLowering:
         at = nest.find(nest.cache_at) + 1
         block = self.loops(outer, nest.loops[:at], ivs)
         inside = nest.loops[at:]
+        peel = _tail_loop(nest, inside)
+        tile = _TileParts(op, dest, epilogue, nest, axes, raxes, elem, init)
+        if peel is None:
+            self.cached_tile(tile, block, inside, ivs)
+            return
+        # A size cuts the tile along `peel` (a symbolic split's tail): whole
+        # tiles run the tile; the last, partial one runs it row by row over
+        # the rows that exist, instead of every row on clamped reads.
+        cuts = [(g, n) for g, n in nest.guards if g.uses(peel.var) and _may_exceed(g, n)]
+        e = Inserter(block)
+        last = {peel.var: Lin.of(int(peel.var.extent) - 1)}
+        whole = e.all_of([e.cmp("lt", self.value(g.substitute(last), e, ivs), e.index(n)) for g, n in cuts])
+        full, part = Block([tir.YieldOp()]), Block([tir.YieldOp()])
+        e.builder.insert(tir.IfOp(whole, full, part))
+        self.cached_tile(tile, full, inside, ivs)
+        rows = Inserter(self.loops(part, [Loop(peel.var)], ivs))
+        exists = tir.IfOp(rows.all_of([rows.cmp("lt", self.value(g, rows, ivs), rows.index(n)) for g, n in cuts]))
+        rows.builder.insert(exists)
+        self.cached_tile(tile, exists.then_region.block, [lp for lp in inside if lp is not peel], ivs)
+
+    def cached_tile(self, t: _TileParts, block: Block, inside: list[Loop], ivs: dict[Var, SSAValue]) -> None:
+        """The reduction `t.op` under `cache_write`, in `block` (inside the loops
+        outside the cache): its tile (the output loops of `inside`) accumulated
+        in a local buffer over the reduce loops, then written back through the
+        epilogue; with reduce loops outside the tile (K blocks), the partial
+        result reloaded after the first block and the epilogue after the last."""
+        op, dest, epilogue, nest, axes, raxes, elem, init = (
+            t.op, t.dest, t.epilogue, t.nest, t.axes, t.raxes, t.elem, t.init
+        )
+        vec = nest.vector_var
         tile = [lp for lp in inside if not lp.reduce]
+        at = nest.loops.index(inside[0]) if inside else len(nest.loops)
         # Reduce loops outside the tile block the reduction (K blocks).
         blocks = [lp for lp in nest.loops[:at] if lp.reduce]
         acc_buf = Inserter(block).emit(
@@ -675,6 +706,36 @@ def _position(loops: Sequence[Loop]) -> Lin:
     for lp in reversed(loops):
         out, stride = out + Lin.of(lp.var) * stride, stride * lp.var.extent
     return out
+
+
+@dataclass(frozen=True)
+class _TileParts:
+    """What `cached_tile` computes: a reduction into `dest`, its epilogue, its
+    nest, its output and reduce axes as loop expressions, and its element type
+    and identity."""
+
+    op: te.ComputeOp
+    dest: SSAValue
+    epilogue: te.ComputeOp | None
+    nest: LoopNest
+    axes: list[Lin]
+    raxes: list[Lin]
+    elem: Attribute
+    init: float | int
+
+
+def _tail_loop(nest: LoopNest, inside: Sequence[Loop]) -> Loop | None:
+    """The tile loop a symbolic size cuts: an output loop inside `cache_write`,
+    not the vector lanes, of a static extent, in a guard against a size (a
+    non-dividing split of a symbolic axis, as a GEMM's rows in decoding);
+    None when there is none."""
+    vec = nest.vector_var
+    for lp in inside:
+        if lp.reduce or lp.var is vec or not isinstance(lp.var.extent, int) or lp.var.extent < 2:
+            continue
+        if any(g.uses(lp.var) and isinstance(n, Sym) and not (vec is not None and g.uses(vec)) for g, n in nest.guards):
+            return lp
+    return None
 
 
 def _may_exceed(g: Lin, n: Dim) -> bool:
