@@ -14,6 +14,7 @@ import time
 from functools import cache
 
 import llvmlite.binding as llvm
+import numpy as np
 
 from lamina.codegen.codegen import LLVM_LOCK, parse_ir, target_machine
 from lamina.target import Target
@@ -95,6 +96,32 @@ def peak_gflops(seconds: float = 0.05, repeat: int = 5) -> float:
     return n * flops_per_iter / best / 1e9
 
 
+#: The copy sizes `stream_gbps` measures: within L2, within L3, and memory.
+_SPANS = (256 << 10, 4 << 20, 64 << 20)
+
+
+@cache
+def _copy_gbps(nbytes: int) -> float:
+    src = np.ones(nbytes // 4, dtype=np.float32)
+    dst = np.empty_like(src)
+    reps = max(1, (64 << 20) // nbytes)
+    best = float("inf")
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(reps):
+            np.copyto(dst, src)
+        best = min(best, (time.perf_counter() - t) / reps)
+    return 2 * nbytes / best / 1e9
+
+
+def stream_gbps(nbytes: int = _SPANS[-1]) -> float:
+    """The bandwidth one thread gets copying data of `nbytes` (STREAM's copy:
+    bytes read plus bytes written per second, in GB/s), measured once per size
+    class: the smallest of 256 KiB (cache), 4 MiB (last-level cache) and 64 MiB
+    (memory) that holds `nbytes`; the best of 5 timings."""
+    return _copy_gbps(next((n for n in _SPANS if nbytes <= n), _SPANS[-1]))
+
+
 def describe_host() -> str:
     """`CPU NAME (vector width, cores), measured f32 peak N GFLOP/s per core`."""
     me = Target.host()
@@ -104,4 +131,4 @@ def describe_host() -> str:
     )
 
 
-__all__ = ["CHAINS", "describe_host", "peak_gflops"]
+__all__ = ["CHAINS", "describe_host", "peak_gflops", "stream_gbps"]

@@ -53,6 +53,16 @@ def test_kernels_are_grouped_by_op_class():
     assert sum(g.calls for g in grouped) == sum(k.calls for k in kernels)
     assert np.isclose(sum(g.median_ms for g in grouped), sum(k.median_ms for k in kernels))
     assert [g.median_ms for g in grouped] == sorted((g.median_ms for g in grouped), reverse=True)
+    # Work per inference, read from the TE kernels: the [1, 128] x [128, 16] product
+    # is 2 * 128 * 16 flops over its input, weight and output bytes at least.
+    (mm,) = [k for k in kernels if k.op_class == "matmul"]
+    assert mm.flops == 2 * 128 * 16 and mm.bytes >= 4 * (128 + 128 * 16 + 16)
+    assert mm.gflops == mm.flops / mm.median_ms / 1e6
+    assert mm.roofline(100.0, lambda n: 1e9) == 100.0  # compute-bound on infinite bandwidth
+    assert mm.roofline(100.0, lambda n: 10.0) == mm.flops / mm.bytes * 10.0  # memory-bound
+    (conv,) = [k for k in kernels if k.op_class == "conv"]
+    assert conv.flops == 2 * 8 * 8 * 8 * 3 * 3 * 3  # 8 channels x 8x8 pixels x 27 taps
+    assert {g.name: g.flops for g in grouped}["matmul"] == mm.flops
 
 
 INT8_OPS = """

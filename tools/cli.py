@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import ModuleOp
 from lamina.codegen.artifact import WASM_MAGIC, is_wasm, library_metadata, run_artifact
 from lamina.codegen.codegen import llvm_ir
 from lamina.codegen.descriptor import include_dir
-from lamina.codegen.peak import describe_host
+from lamina.codegen.peak import describe_host, peak_gflops, stream_gbps
 from lamina.dialects.resources import DEFAULT_ELIDE_LIMIT
 from lamina.driver import compile as lamina_compile
 from lamina.errors import FrontendError, LaminaError
@@ -61,7 +61,7 @@ from lamina.tools import arguments, demo, viz
 from lamina.tools.demo import mlp_model
 from lamina.tools.inputs import model_inputs
 from lamina.tools.models import resnet_mini
-from lamina.tools.profile import by_class, profile, top
+from lamina.tools.profile import KernelTime, by_class, profile, top
 from lamina.tools.quantize import add_parser as add_quantize_parser
 from lamina.tools.quantize import cmd_quantize
 from lamina.tools.report import CompileProgress, console, fmt_ms, measure, timing_table
@@ -469,14 +469,25 @@ def _print_profile(
         return exe
 
     kernels = profile(build, args.opt_level, inputs, args.runs or 10)
+    peak = peak_gflops() * threads
+    columns = ("calls", "time", "share", "GFLOP/s", "of peak", "of roofline")
+
+    def row(k: KernelTime) -> list[str]:
+        roof = k.roofline(peak, stream_gbps)
+        return [
+            str(k.calls), fmt_ms(k.median_ms), f"{100 * k.share:.1f}%",
+            f"{k.gflops:.1f}" if k.flops else "-", f"{100 * k.gflops / peak:.0f}%" if k.flops else "-",
+            f"{100 * k.gflops / roof:.0f}%" if roof else "-",
+        ]
+
     table = Table(
         title=f"Kernels ({threads} thread(s), median per inference)", title_justify="left"
     )
-    for col in ("kernel", "calls", "time", "share"):
+    for col in ("kernel", *columns):
         table.add_column(col, justify="left" if col == "kernel" else "right")
     shown = top(kernels, args.top)
     for k in shown:
-        table.add_row(k.name, str(k.calls), fmt_ms(k.median_ms), f"{100 * k.share:.1f}%")
+        table.add_row(k.name, *row(k))
     if len(kernels) > len(shown):
         rest = kernels[len(shown):]
         table.add_row(
@@ -487,11 +498,18 @@ def _print_profile(
         )
     out.print(table)
     classes = Table(title="By op class", title_justify="left")
-    for col in ("class", "calls", "time", "share"):
+    for col in ("class", *columns):
         classes.add_column(col, justify="left" if col == "class" else "right")
     for k in by_class(kernels):
-        classes.add_row(k.name, str(k.calls), fmt_ms(k.median_ms), f"{100 * k.share:.1f}%")
+        classes.add_row(k.name, *row(k))
     out.print(classes)
+    out.print(
+        f"  peak: {peak:.0f} GFLOP/s ({threads} thread(s) x the measured f32 peak); one "
+        f"thread's copy: {stream_gbps(1):.0f} GB/s in cache, {stream_gbps(4 << 20):.0f} GB/s in "
+        f"the last-level cache, {stream_gbps():.0f} GB/s from memory. 'of roofline' is GFLOP/s "
+        "over the most the kernel's flops per byte of inputs and outputs allow, min(peak, "
+        "flops/bytes x bandwidth for data of its size): a low figure is a kernel to look at."
+    )
 
 
 # ------------------------------------------------------------------------ viz

@@ -7,18 +7,27 @@ bound (with `llvmlite.binding.add_symbol`) to a ctypes callback that records
 `time.perf_counter_ns()`, so the k-th interval of a run is the k-th kernel call.
 Nothing in the lowering changes; each tick costs about a microsecond (a Python
 callback), which is included in the figures.
+
+Each kernel's work is read from its computes at the TE level (`kernel_cost`):
+the flops of its reductions (a multiply-add of a sum counts two) and the bytes
+of its inputs and outputs. With the time, they give its GFLOP/s, and with the
+host's measured peak and memory bandwidth its roofline (the most its arithmetic
+intensity allows: `min(peak, flops / bytes x bandwidth)`, the bandwidth measured
+for data of a call's size: cache, last-level cache or memory), so a profile says
+which kernel is far below what it could run at, not only which is slow.
 """
 
 from __future__ import annotations
 
 import ctypes
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -108,14 +117,35 @@ def _main_block(module: ModuleOp) -> Block | None:
     return main.body.block if main is not None and main.body.blocks else None
 
 
+def kernel_cost(kernel: te.FuncOp) -> tuple[int, int]:
+    """One call's (flops, bytes) of a TE kernel: its reductions' flops (a
+    multiply-add of a sum counts two, any other reduce step one) and the bytes
+    of its inputs and outputs; (0, 0) when a size is symbolic."""
+    flops = 0
+    for op in kernel.body.block.ops:
+        if isinstance(op, te.ComputeOp) and op.reduce is not None:
+            points = (*op.extents, *op.reduce_shape)
+            if not all(isinstance(n, int) for n in points):
+                return 0, 0
+            flops += math.prod(points) * (2 if op.reduce.data == te.ReduceKind.SUM else 1)  # type: ignore[arg-type]
+    nbytes = 0
+    for t in [p.result.type for p in kernel.placeholders] + [v.type for v in kernel.output.values]:
+        if not isinstance(t, TensorType) or not all(n >= 0 for n in t.get_shape()):
+            return 0, 0
+        nbytes += math.prod(t.get_shape()) * max(1, t.get_element_type().bitwidth // 8)  # type: ignore[attr-defined]
+    return flops, nbytes
+
+
 class TickInstrument(PassInstrument):
     """Before `lower-tir-to-llvm`, time every kernel call of `@main`; `calls`
     lists the callees in call order, `classes` each callee's kernel class
-    (read from the graph before `lower-relay-to-te`)."""
+    (read from the graph before `lower-relay-to-te`) and `costs` its
+    (flops, bytes) per call (`kernel_cost`, read after it)."""
 
     def __init__(self) -> None:
         self.calls: list[str] = []
         self.classes: dict[str, str] = {}
+        self.costs: dict[str, tuple[int, int]] = {}
         self._pending: list[str] = []
 
     def run_before_pass(self, module: ModuleOp, info: PassInfo) -> None:
@@ -148,6 +178,9 @@ class TickInstrument(PassInstrument):
         if len(calls) == len(self._pending):
             for call, cls in zip(calls, self._pending, strict=True):
                 self.classes.setdefault(call.callee.root_reference.data, cls)
+        for op in module.body.block.ops:
+            if isinstance(op, te.FuncOp):
+                self.costs[op.sym_name.data] = kernel_cost(op)
 
 
 @dataclass(frozen=True)
@@ -159,6 +192,21 @@ class KernelTime:
     median_ms: float
     share: float
     op_class: str = "other"
+    #: Per inference (summed over the calls); 0 when unknown (a symbolic size).
+    flops: int = 0
+    bytes: int = 0
+
+    @property
+    def gflops(self) -> float:
+        return self.flops / self.median_ms / 1e6 if self.flops and self.median_ms else 0.0
+
+    def roofline(self, peak: float, bandwidth: Callable[[int], float]) -> float:
+        """The GFLOP/s its arithmetic intensity allows on a host of `peak`
+        GFLOP/s whose bandwidth for data of n bytes is `bandwidth(n)` GB/s (0
+        when its work is unknown); a call's bytes choose the bandwidth."""
+        if not self.flops or not self.bytes:
+            return 0.0
+        return min(peak, self.flops / self.bytes * bandwidth(self.bytes // max(self.calls, 1)))
 
 
 def profile(
@@ -188,10 +236,13 @@ def profile(
     for name, ms in zip(ticks.calls, med, strict=True):
         totals.setdefault(name, []).append(float(ms))
     whole = float(med.sum()) or 1.0
-    out = [
-        KernelTime(name, len(v), sum(v), sum(v) / whole, ticks.classes.get(name, "other"))
-        for name, v in totals.items()
-    ]
+    out = []
+    for name, v in totals.items():
+        flops, nbytes = ticks.costs.get(name, (0, 0))
+        out.append(KernelTime(
+            name, len(v), sum(v), sum(v) / whole, ticks.classes.get(name, "other"),
+            flops * len(v), nbytes * len(v),
+        ))
     return sorted(out, key=lambda k: -k.median_ms)
 
 
@@ -204,6 +255,9 @@ def by_class(kernels: Sequence[KernelTime]) -> list[KernelTime]:
         KernelTime(
             cls, sum(k.calls for k in ks), sum(k.median_ms for k in ks),
             sum(k.share for k in ks), cls,
+            # (work only when every kernel's is known: else GFLOP/s would mislead)
+            sum(k.flops for k in ks) if all(k.flops for k in ks) else 0,
+            sum(k.bytes for k in ks) if all(k.flops for k in ks) else 0,
         )
         for cls, ks in groups.items()
     ]
@@ -215,4 +269,6 @@ def top(kernels: Sequence[KernelTime], limit: int) -> list[KernelTime]:
     return list(kernels[:limit] if limit > 0 else kernels)
 
 
-__all__ = ["KernelTime", "TickInstrument", "by_class", "kernel_class", "op_class", "profile", "top"]
+__all__ = [
+    "KernelTime", "TickInstrument", "by_class", "kernel_class", "kernel_cost", "op_class", "profile", "top",
+]
