@@ -43,6 +43,8 @@ from lamina.lowering.tir_to_llvm.emitter import (
     EntryBuilder,
     Lowering,
     ModuleState,
+    gep,
+    int_binop,
     kernel_sizes,
     llvm_dim,
     lowers,
@@ -73,11 +75,10 @@ def _address(e: Emitter, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAVa
         return buffer
     linear: SSAValue | None = None
     for idx, stride in zip(indices, row_major_strides(dims(mtype)), strict=True):
-        term = idx if stride == 1 else e.emit(llvm.MulOp(idx, e.dim(stride)))
-        linear = term if linear is None else e.emit(llvm.AddOp(linear, term))
+        term = idx if stride == 1 else e.emit(int_binop(llvm.MulOp, idx, e.dim(stride)))
+        linear = term if linear is None else e.emit(int_binop(llvm.AddOp, linear, term))
     assert linear is not None
-    elem = convert_type(mtype.get_element_type())
-    return e.emit(llvm.GEPOp.from_mixed_indices(buffer, [linear], elem, inbounds=True))
+    return e.emit(gep(buffer, linear, convert_type(mtype.get_element_type())))
 
 
 @lowers(ACCESS_LOWERINGS, tir.LoadOp)

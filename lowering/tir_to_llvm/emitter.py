@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    UnitAttr,
     VectorType,
     i1,
     i32,
@@ -35,6 +36,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from lamina.dialects import tir
 from lamina.errors import LoweringError
 from lamina.lowering.tir_to_llvm.types import (
+    PTR,
     byte_size,
     convert_type,
     mangle,
@@ -133,6 +135,27 @@ def const_attr(value: int | float, t: Attribute) -> Attribute:
     return FloatAttr(scalar, elem)  # pyright: ignore[reportArgumentType]
 
 
+# The lowering builds thousands of index additions and multiplications and
+# addresses (one per buffer access): these build them directly (`create`), as
+# `arith`'s binary ops are in `arith.py`, skipping the checked constructors
+# (about 3x slower); LLVM verifies the module it is given.
+_NO_WRAP = IntegerAttr(0, 32)
+_ONE_SSA_INDEX = DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL])
+
+
+def int_binop(cls: type[llvm.ArithmeticBinOpOverflow], lhs: SSAValue, rhs: SSAValue) -> Operation:
+    """`cls(lhs, rhs)` (`llvm.add`, `llvm.mul`, `llvm.sub`) without wrap flags."""
+    return cls.create(operands=[lhs, rhs], result_types=[lhs.type], properties={"overflowFlags": _NO_WRAP})
+
+
+def gep(ptr: SSAValue, index: SSAValue, elem: Attribute) -> Operation:
+    """`getelementptr inbounds elem, ptr, index`: the address of element `index`."""
+    return llvm.GEPOp.create(
+        operands=[ptr, index], result_types=[PTR],
+        properties={"rawConstantIndices": _ONE_SSA_INDEX, "elem_type": elem, "noWrapFlags": _NO_WRAP, "inbounds": UnitAttr()},
+    )
+
+
 def llvm_dim(
     d: Dim,
     sizes: dict[str, SSAValue],
@@ -144,8 +167,8 @@ def llvm_dim(
         d,
         const,
         sizes.__getitem__,
-        lambda a, b: insert(llvm.AddOp(a, b)),
-        lambda a, b: insert(llvm.MulOp(a, b)),
+        lambda a, b: insert(int_binop(llvm.AddOp, a, b)),
+        lambda a, b: insert(int_binop(llvm.MulOp, a, b)),
         lambda a, k: insert(llvm.SDivOp(a, const(k))),
     )
 
@@ -275,6 +298,8 @@ __all__ = [
     "Lowering",
     "ModuleState",
     "const_attr",
+    "gep",
+    "int_binop",
     "lowers",
     "result_type",
 ]
