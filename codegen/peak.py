@@ -64,9 +64,10 @@ exit:
 
 
 @cache
-def peak_gflops(seconds: float = 0.05, repeat: int = 5) -> float:
+def peak_gflops(seconds: float = 0.01, repeat: int = 25) -> float:
     """The best of `repeat` timings of about `seconds` each, in GFLOP/s (a
-    multiply-add counts two), on the calling thread."""
+    multiply-add counts two), on the calling thread. Many short timings: on a
+    core shared with other processes, some of them run alone."""
     lanes = Target.host().lanes(32)
     tm = target_machine(None, 2, jit=True)
     with LLVM_LOCK:
