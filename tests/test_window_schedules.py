@@ -146,3 +146,41 @@ def test_pools(case, op) -> None:
         pytest.skip("AveragePool takes no dilations before opset 19")
     node = helper.make_node(op, ["x"], ["y"], **attrs)
     _check(_model([node], [2, c, h, w], {}), [2, c, h, w])
+
+
+# 1-D and 3-D convolutions and poolings take the window schedule too (rows of
+# output channels for a dense convolution, of output rows for a grouped one):
+# (channels in, out, groups, spatial shape, kernel, strides, dilation)
+RANKED = [
+    (5, 7, 1, (37,), (3,), (1,), (1,)),  # 1-D, dense: rows of 7 output channels
+    (4, 9, 1, (50,), (10,), (5,), (1,)),  # wav2vec2's feature conv: kernel 10, stride 5
+    (6, 6, 3, (41,), (5,), (2,), (2,)),  # grouped, strided, dilated
+    (3, 5, 1, (4, 9, 11), (3, 3, 3), (1, 1, 1), (1, 1, 1)),  # 3-D, dense
+    (4, 4, 4, (5, 7, 6), (3, 1, 3), (2, 1, 1), (1, 1, 1)),  # 3-D, depthwise, strided
+]
+
+
+@pytest.mark.parametrize("case", RANKED, ids=lambda c: f"{len(c[3])}d_c{c[0]}k{c[1]}g{c[2]}s{c[5][0]}")
+def test_convs_and_pools_of_other_ranks(case) -> None:
+    cin, cout, g, spatial, k, s, d = case
+    pads = [x // 2 for x in k] * 2
+    weight = RNG.standard_normal((cout, cin // g, *k)).astype(np.float32)
+    nodes = [
+        helper.make_node(
+            "Conv", ["x", "w"], ["c"], group=g, strides=list(s), pads=pads, dilations=list(d),
+            kernel_shape=list(k),
+        ),
+        helper.make_node("MaxPool", ["c"], ["y"], kernel_shape=[2] * len(k), strides=[2] * len(k)),
+    ]
+    model = _model(nodes, [1, cin, *spatial], {"w": weight})
+    _check(model, [1, cin, *spatial])
+
+
+def test_a_dense_3d_convolution_tiles_output_channels() -> None:
+    """Its schedule tiles the output channels (axis 1) over the lanes of the
+    last axis, so every input vector is read once for the whole tile."""
+    from lamina.lowering.strategy.cpu import window
+
+    sched = str(window((1, 64, 8, 28, 28), 4, 32, row=1))
+    assert "split(i1, 8)" in sched and "unroll(i1.i)" in sched and "vectorize(i4.i)" in sched
+    assert sched.index("reorder(i0, i2, i3, i1.o, i4.o, r0, r1, r2, r3, i1.i, i4.i)") > 0

@@ -363,16 +363,20 @@ class WindowKnobs(Knobs):
     grain: int
 
     @staticmethod
-    def default(target: Target, extents: tuple[int, ...], nreduce: int, elem_bits: int = 32) -> WindowKnobs:
+    def default(
+        target: Target, extents: tuple[int, ...], nreduce: int, elem_bits: int = 32, row: int = -2
+    ) -> WindowKnobs:
         """Up to `WINDOW_ROWS` rows (a divisor when one is close), one vector."""
-        rows, cols = extents[-2], extents[-1]
+        rows, cols = extents[row], extents[-1]
         return WindowKnobs(int(_row_tile(rows, WINDOW_ROWS)), int(min(cols, target.lanes(elem_bits))), DEFAULT_GRAIN)
 
     @staticmethod
-    def space(target: Target, extents: tuple[int, ...], nreduce: int, elem_bits: int = 32) -> Space[WindowKnobs]:
-        d = WindowKnobs.default(target, extents, nreduce, elem_bits)
+    def space(
+        target: Target, extents: tuple[int, ...], nreduce: int, elem_bits: int = 32, row: int = -2
+    ) -> Space[WindowKnobs]:
+        d = WindowKnobs.default(target, extents, nreduce, elem_bits, row)
         lanes = target.lanes(elem_bits)
-        rows, cols = extents[-2], extents[-1]
+        rows, cols = extents[row], extents[-1]
         widths = {min(cols, w) for w in _vector_widths(lanes, 4 * lanes, lanes) if w <= 2 * lanes}
 
         def why(k: WindowKnobs) -> str | None:
@@ -387,22 +391,28 @@ class WindowKnobs(Knobs):
 
 
 def window(
-    extents: tuple[int, ...], nreduce: int, elem_bits: int = 32, knobs: WindowKnobs | None = None
+    extents: tuple[int, ...], nreduce: int, elem_bits: int = 32, row: int = -2,
+    knobs: WindowKnobs | None = None,
 ) -> Schedule:
-    """A sliding-window reduction (a grouped or depthwise convolution; output axes
-    `batch, channel, ..., row, col`): vector lanes along the output columns, a
-    tile of rows unrolled, each row one vector accumulator that stays in a
-    register across all the window's taps (TVM's depthwise NCHW schedule)."""
+    """A sliding-window reduction (a convolution or pooling of any rank; output
+    axes `batch, channel, ..., col`): vector lanes along the output columns (the
+    last axis), a tile of rows of axis `row` unrolled (the one before the
+    columns by default: TVM's depthwise NCHW schedule; the output channels of a
+    dense convolution, which then share each input vector), each row one
+    vector accumulator that stays in a register across all the window's taps;
+    every other output axis outside."""
     if knobs is None:
-        log_call(TemplateCall(WINDOW, window, WindowKnobs, (extents, nreduce, elem_bits)))
-        knobs = WindowKnobs.default(current_target(), extents, nreduce, elem_bits)
+        log_call(TemplateCall(WINDOW, window, WindowKnobs, (extents, nreduce, elem_bits, row)))
+        knobs = WindowKnobs.default(current_target(), extents, nreduce, elem_bits, row)
     rank = len(extents)
-    rows, cols = extents[-2], extents[-1]
-    r, c = axis_name(rank - 2), axis_name(rank - 1)
+    row %= rank
+    rows, cols = extents[row], extents[-1]
+    r, c = axis_name(row), axis_name(rank - 1)
     mr, v = knobs.rows, knobs.vector
     steps: list[Primitive] = [Split(r, mr), Split(c, v)]
-    outer = [*(axis_name(d) for d in range(rank - 2)), outer_name(r), outer_name(c)]
-    outer_extents = [*extents[:-2], -(-rows // mr), -(-cols // v)]
+    others = [d for d in range(rank - 1) if d != row]
+    outer = [*(axis_name(d) for d in others), outer_name(r), outer_name(c)]
+    outer_extents = [*(extents[d] for d in others), -(-rows // mr), -(-cols // v)]
     reduce = [reduce_axis_name(d) for d in range(nreduce)]
     steps.append(Reorder((*outer, *reduce, inner_name(r), inner_name(c))))
     steps += _parallel_tiles(outer, outer_extents, knobs.grain)
@@ -637,11 +647,13 @@ def schedule_conv(
     op: relay.ConvOp, out: TensorType, wshape: Sequence[int]
 ) -> Schedule | None:
     """`gemm` for a convolution that is a GEMM (`is_gemm_conv`), `window` for
-    another 2-D one, else none."""
+    any other, of any rank."""
     if not is_gemm_conv(op, wshape, op.attrs.groups):
-        if op.SPATIAL != 2:
-            return None
-        return window(hinted(dims(out)), 3, _bits(out.get_element_type()))
+        # Rows of output channels share each input vector, unless the channels
+        # are grouped (a depthwise one's rows are then output rows); a 2-D one
+        # keeps the rows it had (they were tuned that way).
+        row = 1 if op.attrs.groups == 1 and op.SPATIAL != 2 else -2
+        return window(hinted(dims(out)), op.SPATIAL + 1, _bits(out.get_element_type()), row=row)
     return gemm(
         hinted(dims(out)),
         1,
@@ -654,9 +666,7 @@ def schedule_conv(
 
 @register_schedule(GENERIC_CPU, tags.POOL)
 def schedule_pool(out: TensorType, spatial: int) -> Schedule | None:
-    """`window` for a 2-D pooling, else none."""
-    if spatial != 2:
-        return None
+    """`window` for a pooling of any rank."""
     return window(hinted(dims(out)), spatial, _bits(out.get_element_type()))
 
 
