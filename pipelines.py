@@ -38,6 +38,7 @@ GRAPH_PIPELINE: tuple[str, ...] = (
     "partition-graph",
     "external-codegen",
     "conv2d-winograd",  # O3: the 3x3 convolutions tuning chose Winograd for
+    "conv-phases",  # O3: 1-D and 3-D convolutions strided along their last axis
     "alter-op-layout",
     "fold-constant",
     "cse",

@@ -414,7 +414,7 @@ def test_standard_pipeline_contents():
     o2 = [qdq, *q, "simplify-inference", "canonicalize", "fold-constant", "cse", "dce"]
     o3 = [
         qdq, *q, "simplify-inference", "canonicalize", "simplify-expr", "conv2d-winograd",
-        "alter-op-layout", "fold-constant", "cse", "dce",
+        "conv-phases", "alter-op-layout", "fold-constant", "cse", "dce",
     ]
     assert standard_pipeline(0) == [*q, *lower]
     assert standard_pipeline(1) == [qdq, *q, "simplify-inference", "fold-constant", *lower]
@@ -428,7 +428,8 @@ def test_standard_pipeline_contents():
         disabled_passes=["cse", "fuse-ops", "simplify-expr", "simplify-inference"],
     )
     assert standard_pipeline(ctx, lower=False) == [
-        qdq, *q, "canonicalize", "conv2d-winograd", "alter-op-layout", "fold-constant", "dce"
+        qdq, *q, "canonicalize", "conv2d-winograd", "conv-phases", "alter-op-layout",
+        "fold-constant", "dce",
     ]
     with PassContext(opt_level=0, required_passes=["dce"]):
         assert standard_pipeline(lower=False) == [*q, "dce"]
@@ -447,7 +448,8 @@ def test_named_pipelines_expand():
     # expansion lists every registered pass; the context filters when running
     o2 = [
         "qnn-fold-qdq", "qnn-legalize", "qnn-canonicalize", "simplify-inference", "canonicalize",
-        "simplify-expr", "conv2d-winograd", "alter-op-layout", "fold-constant", "cse", "dce",
+        "simplify-expr", "conv2d-winograd", "conv-phases", "alter-op-layout", "fold-constant",
+        "cse", "dce",
     ]
     names = [p.name for p in manager.resolve_pipeline("default")]
     assert names == [*o2, "fuse-ops", *pipelines.LOWERING_PIPELINE]

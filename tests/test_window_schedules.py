@@ -157,6 +157,8 @@ RANKED = [
     (6, 6, 3, (41,), (5,), (2,), (2,)),  # grouped, strided, dilated
     (3, 5, 1, (4, 9, 11), (3, 3, 3), (1, 1, 1), (1, 1, 1)),  # 3-D, dense
     (4, 4, 4, (5, 7, 6), (3, 1, 3), (2, 1, 1), (1, 1, 1)),  # 3-D, depthwise, strided
+    (4, 6, 2, (3, 6, 21), (3, 3, 4), (1, 2, 2), (1, 1, 1)),  # 3-D, grouped, conv-phases
+    (3, 5, 1, (64,), (6,), (3,), (1,)),  # 1-D, conv-phases with the padding cropped
 ]
 
 

@@ -4,6 +4,7 @@ from lamina.transforms.graph import (  # noqa: F401
     alter_op_layout,
     canonicalize,
     conv2d_winograd,
+    conv_phases,
     fold_constant,
     fuse_ops,
     qnn_canonicalize,
