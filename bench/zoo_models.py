@@ -27,6 +27,9 @@ class Entry:
 
     kind: str
     build: Callable[[], tuple[Any, tuple[Any, ...], list[str]]]
+    #: torch.export's ONNX exporter, or the TorchScript one (False) for a model
+    #: torch.export cannot trace (wav2vec2's weight-normalized positional conv).
+    dynamo: bool = True
 
 
 def _vision(name: str, **kw: Any) -> Callable[[], tuple[Any, tuple[Any, ...], list[str]]]:
@@ -66,6 +69,69 @@ def _text(config: str, model: str, **kw: Any) -> Callable[[], tuple[Any, tuple[A
     return build
 
 
+def _first(net: Any, key: str | None = None) -> Any:
+    """`net` with only its first output (or output `key`) as a plain tensor."""
+    import torch
+
+    class First(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = net
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            out = self.net(x)
+            return out[key] if key is not None else out[0]
+
+    return First().eval()
+
+
+def _video(name: str) -> Callable[[], tuple[Any, tuple[Any, ...], list[str]]]:
+    """A torchvision video network (3-D convolutions) on 16 frames of 112 x 112."""
+
+    def build() -> tuple[Any, tuple[Any, ...], list[str]]:
+        import torch
+        import torchvision
+
+        model = getattr(torchvision.models.video, name)(weights=None).eval()
+        return model, (torch.randn(1, 3, 16, 112, 112),), ["video"]
+
+    return build
+
+
+def _segmentation(name: str, size: int = 256) -> Callable[[], tuple[Any, tuple[Any, ...], list[str]]]:
+    """A torchvision segmentation network (dilated convolutions, upsampling)."""
+
+    def build() -> tuple[Any, tuple[Any, ...], list[str]]:
+        import torch
+        import torchvision
+
+        net = getattr(torchvision.models.segmentation, name)(weights=None, weights_backbone=None).eval()
+        return _first(net, "out"), (torch.randn(1, 3, size, size),), ["image"]
+
+    return build
+
+
+def _audio(
+    config: str, model: str, shape: tuple[int, ...], encoder: bool = False, **kw: Any
+) -> Callable[[], tuple[Any, tuple[Any, ...], list[str]]]:
+    """A transformers speech model (1-D convolutions) on one input of `shape`:
+    a waveform (wav2vec2) or log-mel frames (Whisper), its `encoder` alone
+    when asked."""
+
+    def build() -> tuple[Any, tuple[Any, ...], list[str]]:
+        import torch
+        import transformers
+
+        cfg = getattr(transformers, config)(**kw)
+        cfg._attn_implementation = "eager"
+        net = getattr(transformers, model)(cfg).eval()
+        if encoder:
+            net = net.get_encoder()
+        return _first(net), (torch.randn(*shape),), ["audio"]
+
+    return build
+
+
 ZOO: dict[str, Entry] = {
     # plain convnets: residual, bottleneck, inception-style, dense, fire modules
     "resnet18": Entry("plain convnet", _vision("resnet18")),
@@ -89,6 +155,20 @@ ZOO: dict[str, Entry] = {
     "gpt2": Entry("decoder-only transformer", _text("GPT2Config", "GPT2Model")),
     "vit_b_16": Entry("vision transformer", _vision("vit_b_16")),
     "swin_t": Entry("vision transformer", _vision("swin_t")),
+    # off the beaten path: grouped convolutions, audio (1-D convolutions with
+    # large strides, GroupNorm, a grouped positional convolution of kernel 128),
+    # video (3-D convolutions), segmentation (dilated convolutions, upsampling)
+    "resnext50": Entry("grouped convnet", _vision("resnext50_32x4d")),
+    "wav2vec2": Entry("audio", _audio("Wav2Vec2Config", "Wav2Vec2Model", (1, 16000)), dynamo=False),
+    "whisper_tiny_encoder": Entry("audio", _audio(
+        "WhisperConfig", "WhisperModel", (1, 80, 3000), encoder=True, d_model=384, encoder_layers=4,
+        encoder_attention_heads=6, decoder_layers=4, decoder_attention_heads=6, encoder_ffn_dim=1536,
+        decoder_ffn_dim=1536,
+    )),
+    "r3d_18": Entry("video", _video("r3d_18")),
+    "r2plus1d_18": Entry("video", _video("r2plus1d_18")),
+    "deeplabv3_mobilenet": Entry("segmentation", _segmentation("deeplabv3_mobilenet_v3_large")),
+    "lraspp_mobilenet": Entry("segmentation", _segmentation("lraspp_mobilenet_v3_large")),
 }
 
 
@@ -118,7 +198,10 @@ def export(name: str, path: Path) -> None:
     with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
         raw = Path(tmp) / "raw.onnx"
         with torch.no_grad():
-            torch.onnx.export(model, args, str(raw), input_names=names, output_names=["output"], dynamo=True, verbose=False)
+            torch.onnx.export(
+                model, args, str(raw), input_names=names, output_names=["output"],
+                dynamo=ZOO[name].dynamo, verbose=False, **({} if ZOO[name].dynamo else {"opset_version": 17}),
+            )
         proto = onnx.load(str(raw))  # with its external data
         part = Path(tmp) / "model.onnx"
         onnx.save(proto, str(part))
