@@ -21,7 +21,7 @@ from lamina.passes import PassContext, PipelinePass, register_pass, run_pipeline
 
 #: lamina's graph-level optimizations in the order TVM's build runs them; each runs
 #: from its own opt level (O0: qnn-canonicalize; O1: + qnn-fold-qdq, simplify-inference, fold-constant; O2: + canonicalize,
-#: cse, dce, fuse-ops; O3: + simplify-expr, alter-op-layout).
+#: conv-dead-taps, cse, dce, fuse-ops; O3: + simplify-expr, conv-phases, alter-op-layout).
 GRAPH_PIPELINE: tuple[str, ...] = (
     "qnn-fold-qdq",  # O1+: QDQ chains as integer qnn ops, before they are canonicalized
     "qnn-legalize",  # always: integer products onto the host's int8 kernels
@@ -37,6 +37,7 @@ GRAPH_PIPELINE: tuple[str, ...] = (
     "merge-compiler-regions",
     "partition-graph",
     "external-codegen",
+    "conv-dead-taps",  # O2: kernel taps that read only padding (dilated convs on small maps)
     "conv2d-winograd",  # O3: the 3x3 convolutions tuning chose Winograd for
     "conv-phases",  # O3: 1-D and 3-D convolutions strided along their last axis
     "alter-op-layout",

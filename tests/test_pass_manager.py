@@ -411,9 +411,9 @@ def test_standard_pipeline_contents():
     # qnn ops as relay ops (qnn ops have no lowering of their own)
     q = ["qnn-legalize", "qnn-canonicalize"]
     qdq = "qnn-fold-qdq"  # O1+: QDQ chains as integer qnn ops, before q
-    o2 = [qdq, *q, "simplify-inference", "canonicalize", "fold-constant", "cse", "dce"]
+    o2 = [qdq, *q, "simplify-inference", "canonicalize", "conv-dead-taps", "fold-constant", "cse", "dce"]
     o3 = [
-        qdq, *q, "simplify-inference", "canonicalize", "simplify-expr", "conv2d-winograd",
+        qdq, *q, "simplify-inference", "canonicalize", "simplify-expr", "conv-dead-taps", "conv2d-winograd",
         "conv-phases", "alter-op-layout", "fold-constant", "cse", "dce",
     ]
     assert standard_pipeline(0) == [*q, *lower]
@@ -428,8 +428,8 @@ def test_standard_pipeline_contents():
         disabled_passes=["cse", "fuse-ops", "simplify-expr", "simplify-inference"],
     )
     assert standard_pipeline(ctx, lower=False) == [
-        qdq, *q, "canonicalize", "conv2d-winograd", "conv-phases", "alter-op-layout",
-        "fold-constant", "dce",
+        qdq, *q, "canonicalize", "conv-dead-taps", "conv2d-winograd", "conv-phases",
+        "alter-op-layout", "fold-constant", "dce",
     ]
     with PassContext(opt_level=0, required_passes=["dce"]):
         assert standard_pipeline(lower=False) == [*q, "dce"]
@@ -448,8 +448,8 @@ def test_named_pipelines_expand():
     # expansion lists every registered pass; the context filters when running
     o2 = [
         "qnn-fold-qdq", "qnn-legalize", "qnn-canonicalize", "simplify-inference", "canonicalize",
-        "simplify-expr", "conv2d-winograd", "conv-phases", "alter-op-layout", "fold-constant",
-        "cse", "dce",
+        "simplify-expr", "conv-dead-taps", "conv2d-winograd", "conv-phases", "alter-op-layout",
+        "fold-constant", "cse", "dce",
     ]
     names = [p.name for p in manager.resolve_pipeline("default")]
     assert names == [*o2, "fuse-ops", *pipelines.LOWERING_PIPELINE]
@@ -498,6 +498,7 @@ def test_default_pipeline_lowers_to_llvm_and_instruments_see_each_pass():
         "qnn-canonicalize",
         "simplify-inference",
         "canonicalize",
+        "conv-dead-taps",
         "fold-constant",
         "cse",
         "dce",

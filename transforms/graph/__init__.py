@@ -5,6 +5,7 @@ from lamina.transforms.graph import (  # noqa: F401
     canonicalize,
     conv2d_winograd,
     conv_phases,
+    conv_taps,
     fold_constant,
     fuse_ops,
     qnn_canonicalize,
