@@ -159,6 +159,7 @@ RANKED = [
     (4, 4, 4, (5, 7, 6), (3, 1, 3), (2, 1, 1), (1, 1, 1)),  # 3-D, depthwise, strided
     (4, 6, 2, (3, 6, 21), (3, 3, 4), (1, 2, 2), (1, 1, 1)),  # 3-D, grouped, conv-phases
     (3, 5, 1, (64,), (6,), (3,), (1,)),  # 1-D, conv-phases with the padding cropped
+    (5, 7, 1, (33,), (3,), (2,), (1,)),  # Whisper's kernel 3, stride 2: the padding apart
 ]
 
 

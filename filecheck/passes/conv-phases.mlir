@@ -9,8 +9,10 @@
 // RUN: lamina-opt %s --split-input-file -p conv-phases | filecheck %s
 // RUN: lamina-opt %s --split-input-file -p conv-phases --pass-statistics 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
 
-// STATS-COUNT-2: (S) 1 conv-phases.rewritten - reported by the pass
-// STATS-NOT:     conv-phases.rewritten
+// STATS:      (S) 1 conv-phases.rewritten - reported by the pass
+// STATS:      (S) 1 conv-phases.padded - reported by the pass
+// STATS:      (S) 1 conv-phases.rewritten - reported by the pass
+// STATS-NOT:  conv-phases.
 
 // CHECK-LABEL: func.func @one_d(%x: tensor<1x3x9xf32>) -> tensor<1x4x4xf32> {
 // CHECK-NEXT:    %[[P:.*]] = relay.pad %x {pad_width = array<i64: 0, 0, 1, 0, 0, 0>} : (tensor<1x3x9xf32>) -> tensor<1x3x10xf32>
@@ -24,6 +26,20 @@ func.func @one_d(%x: tensor<1x3x9xf32>) -> tensor<1x4x4xf32> {
   %w = relay.constant dense<0.5> : tensor<4x3x4xf32>
   %0 = relay.conv1d %x, %w {strides = array<i64: 2>, padding = array<i64: 1, 1>} : (tensor<1x3x9xf32>, tensor<4x3x4xf32>) -> tensor<1x4x4xf32>
   func.return %0 : tensor<1x4x4xf32>
+}
+
+// -----
+
+// Kernel 3, stride 2, padded (Whisper's second conv): not a multiple of the
+// stride, so only its padding moves into a relay.pad before it.
+// CHECK-LABEL: func.func @padded_apart(
+// CHECK-NEXT:    %w = relay.constant
+// CHECK-NEXT:    %[[P:.*]] = relay.pad %x {pad_width = array<i64: 0, 0, 1, 0, 0, 1>} : (tensor<1x3x9xf32>) -> tensor<1x3x11xf32>
+// CHECK-NEXT:    %[[Y:.*]] = relay.conv1d %[[P]], %w {strides = array<i64: 2>, dilation = array<i64: 1>, padding = array<i64: 0, 0>, groups = 1 : i64} : (tensor<1x3x11xf32>, tensor<4x3x3xf32>) -> tensor<1x4x5xf32>
+func.func @padded_apart(%x: tensor<1x3x9xf32>) -> tensor<1x4x5xf32> {
+  %w = relay.constant dense<0.5> : tensor<4x3x3xf32>
+  %0 = relay.conv1d %x, %w {strides = array<i64: 2>, padding = array<i64: 1, 1>} : (tensor<1x3x9xf32>, tensor<4x3x3xf32>) -> tensor<1x4x5xf32>
+  func.return %0 : tensor<1x4x5xf32>
 }
 
 // -----

@@ -17,9 +17,13 @@ with `w'[k, c*s + p, t] = w[k, c, t*s + p]` made at compile time and
 runs over the window of output `j`), now with contiguous vector reads. Channel
 groups keep their channels together (`c*s + p` stays in `c`'s group). The
 2-D convolutions take the blocked layout of `alter-op-layout` instead, whose
-schedules read strided rows well.
+schedules read strided rows well. A 1-D or 3-D convolution strided along its
+last axis that is not eligible (a kernel not a multiple of the stride: Whisper's
+kernel 3, stride 2) gets its padding as a `relay.pad` before it instead, as
+TVM's convolution schedules pad their data: its strided vector reads then need
+no masks at the edges.
 
-Counters: `conv-phases.rewritten`.
+Counters: `conv-phases.rewritten`, `conv-phases.padded`.
 """
 
 from __future__ import annotations
@@ -56,7 +60,11 @@ def phases_of(op: relay.ConvOp) -> bool:
     n = op.SPATIAL
     win = relay.Window(op.name, op, n)
     s, dil, k = win.strides[-1], win.dilation[-1], w.shape[-1]
-    if s <= 1 or dil != 1 or k % s:
+    if s <= 1:
+        return False
+    if dil != 1 or k % s:
+        if _pad_apart(op, win):
+            record_statistic("conv-phases.padded")
         return False
     shape = relay.shape_of(xt)
     out = relay.shape_of(op.results[0].type)  # type: ignore[arg-type]
@@ -89,6 +97,28 @@ def phases_of(op: relay.ConvOp) -> bool:
     }
     new.append(type(op)(new[-2].results[0], weight.results[0], **props))
     replace(op, new)
+    return True
+
+
+def _pad_apart(op: relay.ConvOp, win: relay.Window) -> bool:
+    """A convolution strided along its last axis but not rewritten onto phases
+    (a kernel not a multiple of the stride: Whisper's kernel 3, stride 2):
+    its padding as a `relay.pad` before it, as TVM's conv schedules pad their
+    data, so its strided vector reads need no mask at the edges. Whether it
+    had padding to move."""
+    n = op.SPATIAL
+    if not any(win.pad_begin) and not any(win.pad_end):
+        return False
+    x, w = op.operands
+    pads = [0, 0, *win.pad_begin, 0, 0, *win.pad_end]
+    props = {
+        "strides": relay.i64_array(list(win.strides)),
+        "dilation": relay.i64_array(list(win.dilation)),
+        "padding": relay.i64_array([0] * (2 * n)),
+        "groups": relay.i64_attr(op.attrs.groups),
+    }
+    pad = relay.PadOp(x, pad_width=relay.i64_array(pads))
+    replace(op, [pad, type(op)(pad.results[0], w, **props)])
     return True
 
 
