@@ -3,6 +3,11 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# The torch tests' torch (tests/test_torch_*.py), installed only where the venv
+# has none, so a venv's own torch is left alone. An exact release: pip's
+# configuration on these machines finds its CPU build on disk, where a bare
+# `torch` or a range would pull a multi-GB CUDA build.
+TORCH  ?= torch==2.13.0
 
 .PHONY: demo test lint pytest lit clean
 
@@ -10,6 +15,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,tune,cross]'
+	$(BIN)/python -c 'import torch' 2>/dev/null || $(BIN)/pip install --quiet '$(TORCH)'
 	touch $(STAMP)
 
 demo: $(STAMP)

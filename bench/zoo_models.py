@@ -32,7 +32,7 @@ class Entry:
     dynamo: bool = True
 
 
-def _vision(name: str, **kw: Any) -> Callable[[], tuple[Any, tuple[Any, ...], list[str]]]:
+def vision(name: str, **kw: Any) -> Callable[[], tuple[Any, tuple[Any, ...], list[str]]]:
     def build() -> tuple[Any, tuple[Any, ...], list[str]]:
         import torch
         import torchvision
@@ -43,7 +43,7 @@ def _vision(name: str, **kw: Any) -> Callable[[], tuple[Any, tuple[Any, ...], li
     return build
 
 
-def _text(config: str, model: str, **kw: Any) -> Callable[[], tuple[Any, tuple[Any, ...], list[str]]]:
+def text(config: str, model: str, **kw: Any) -> Callable[[], tuple[Any, tuple[Any, ...], list[str]]]:
     def build() -> tuple[Any, tuple[Any, ...], list[str]]:
         import torch
         import transformers
@@ -134,31 +134,31 @@ def _audio(
 
 ZOO: dict[str, Entry] = {
     # plain convnets: residual, bottleneck, inception-style, dense, fire modules
-    "resnet18": Entry("plain convnet", _vision("resnet18")),
-    "resnet50": Entry("plain convnet", _vision("resnet50")),
-    "googlenet": Entry("plain convnet", _vision("googlenet", aux_logits=False, init_weights=True)),
-    "densenet121": Entry("plain convnet", _vision("densenet121")),
-    "squeezenet": Entry("plain convnet", _vision("squeezenet1_1")),
+    "resnet18": Entry("plain convnet", vision("resnet18")),
+    "resnet50": Entry("plain convnet", vision("resnet50")),
+    "googlenet": Entry("plain convnet", vision("googlenet", aux_logits=False, init_weights=True)),
+    "densenet121": Entry("plain convnet", vision("densenet121")),
+    "squeezenet": Entry("plain convnet", vision("squeezenet1_1")),
     # depthwise and grouped convnets
-    "mobilenet_v2": Entry("depthwise convnet", _vision("mobilenet_v2")),
-    "mobilenet_v3": Entry("depthwise convnet", _vision("mobilenet_v3_small")),
-    "efficientnet_b0": Entry("depthwise convnet", _vision("efficientnet_b0")),
-    "shufflenet_v2": Entry("grouped convnet", _vision("shufflenet_v2_x1_0")),
-    "regnet_y_400mf": Entry("grouped convnet", _vision("regnet_y_400mf")),
-    "convnext_tiny": Entry("depthwise convnet", _vision("convnext_tiny")),
+    "mobilenet_v2": Entry("depthwise convnet", vision("mobilenet_v2")),
+    "mobilenet_v3": Entry("depthwise convnet", vision("mobilenet_v3_small")),
+    "efficientnet_b0": Entry("depthwise convnet", vision("efficientnet_b0")),
+    "shufflenet_v2": Entry("grouped convnet", vision("shufflenet_v2_x1_0")),
+    "regnet_y_400mf": Entry("grouped convnet", vision("regnet_y_400mf")),
+    "convnext_tiny": Entry("depthwise convnet", vision("convnext_tiny")),
     # transformers: encoders, a decoder-only model, a vision transformer
-    "bert": Entry("attention encoder", _text("BertConfig", "BertModel")),
+    "bert": Entry("attention encoder", text("BertConfig", "BertModel")),
     # BERT-base with a sequence-classification head (10 classes): logits, for
     # comparisons by top-1 (bench/int8.py)
-    "bert_cls": Entry("attention encoder", _text("BertConfig", "BertForSequenceClassification", num_labels=10)),
-    "distilbert": Entry("attention encoder", _text("DistilBertConfig", "DistilBertModel")),
-    "gpt2": Entry("decoder-only transformer", _text("GPT2Config", "GPT2Model")),
-    "vit_b_16": Entry("vision transformer", _vision("vit_b_16")),
-    "swin_t": Entry("vision transformer", _vision("swin_t")),
+    "bert_cls": Entry("attention encoder", text("BertConfig", "BertForSequenceClassification", num_labels=10)),
+    "distilbert": Entry("attention encoder", text("DistilBertConfig", "DistilBertModel")),
+    "gpt2": Entry("decoder-only transformer", text("GPT2Config", "GPT2Model")),
+    "vit_b_16": Entry("vision transformer", vision("vit_b_16")),
+    "swin_t": Entry("vision transformer", vision("swin_t")),
     # off the beaten path: grouped convolutions, audio (1-D convolutions with
     # large strides, GroupNorm, a grouped positional convolution of kernel 128),
     # video (3-D convolutions), segmentation (dilated convolutions, upsampling)
-    "resnext50": Entry("grouped convnet", _vision("resnext50_32x4d")),
+    "resnext50": Entry("grouped convnet", vision("resnext50_32x4d")),
     "wav2vec2": Entry("audio", _audio("Wav2Vec2Config", "Wav2Vec2Model", (1, 16000)), dynamo=False),
     "whisper_tiny_encoder": Entry("audio", _audio(
         "WhisperConfig", "WhisperModel", (1, 80, 3000), encoder=True, d_model=384, encoder_layers=4,
@@ -208,4 +208,4 @@ def export(name: str, path: Path) -> None:
         os.replace(part, path)
 
 
-__all__ = ["SEQ", "ZOO", "Entry", "export", "load", "zoo_dir"]
+__all__ = ["SEQ", "ZOO", "Entry", "export", "load", "text", "vision", "zoo_dir"]

@@ -11,7 +11,8 @@ it here:
 - `context`: `NodeContext`, what a converter sees; torch's symbolic sizes and
   dtypes as lamina's;
 - `registry`: `CONVERTERS`, ATen op name -> converter (`@converter(...)`);
-- the converters by family: `elementwise`, `nn`, `layout`;
+- the converters by family: `elementwise`, `nn`, `layout`, and `scatter` (writes
+  into slices and indices, strided views), which builds on `layout`'s;
 - `importer`: `from_torch` and `import_program`, which walk the graph.
 
 Nothing here imports torch at import time: `from_torch` does, when called
@@ -22,6 +23,7 @@ from lamina.frontends.torch import (  # noqa: F401  (imported to register their 
     elementwise,
     layout,
     nn,
+    scatter,
 )
 from lamina.frontends.torch.context import NodeContext
 from lamina.frontends.torch.importer import from_torch, import_program

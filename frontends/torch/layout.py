@@ -66,6 +66,20 @@ def _expand(ctx: NodeContext) -> Sequence[SSAValue]:
     return [ctx.emit(relay.BroadcastToOp(x, shape=dims_attr(out)))]
 
 
+@converter("aten.repeat.default")
+def _repeat(ctx: NodeContext) -> Sequence[SSAValue]:
+    """`x.repeat(*reps)`: a tile, over leading size-1 axes where `reps` is longer."""
+    x = ctx.input(0)
+    reps = [int(r) for r in ctx.arg(1)]
+    dims = list(shape(x))
+    if len(reps) < len(dims):
+        raise ctx.error(f"repeat needs at least {len(dims)} repeats, got {reps}")
+    x = reshape(ctx, x, [1] * (len(reps) - len(dims)) + dims)
+    if all(r == 1 for r in reps):
+        return [x]
+    return [ctx.emit(relay.TileOp(x, reps=relay.i64_array(reps)))]
+
+
 @converter("aten.cat.default", "aten.concat.default")
 def _cat(ctx: NodeContext) -> Sequence[SSAValue]:
     to = ctx.out_elem()
@@ -77,7 +91,7 @@ def _cat(ctx: NodeContext) -> Sequence[SSAValue]:
     return [ctx.emit(relay.ConcatenateOp(*xs, axis=relay.i64_attr(axis)))]
 
 
-def _bound(v: int | Dim | None, size: Dim, default: Dim) -> Dim:
+def bound(v: int | Dim | None, size: Dim, default: Dim) -> Dim:
     """A slice bound as torch reads it: None is `default`, a negative int counts
     from the end, and an int is clamped to the size (when the size is known)."""
     if v is None:
@@ -90,7 +104,7 @@ def _bound(v: int | Dim | None, size: Dim, default: Dim) -> Dim:
     return v
 
 
-def _slice(ctx: NodeContext, x: SSAValue, axis: int, begin: Dim, end: Dim, step: int = 1) -> SSAValue:
+def slice_axis(ctx: NodeContext, x: SSAValue, axis: int, begin: Dim, end: Dim, step: int = 1) -> SSAValue:
     dims = shape(x)
     if (begin, end, step) == (0, dims[axis], 1):
         return x
@@ -110,10 +124,10 @@ def _slice_tensor(ctx: NodeContext) -> Sequence[SSAValue]:
     start = ctx.dim(start) if start is not None else None
     end = ctx.dim(end) if end is not None else None
     step = int(ctx.arg(4, "step", 1))
-    b, e = _bound(start, size, 0), _bound(end, size, size)
+    b, e = bound(start, size, 0), bound(end, size, size)
     if isinstance(b, int) and isinstance(e, int) and e <= b:
         raise ctx.unsupported("an empty slice is not supported")
-    return [_slice(ctx, x, axis, b, e, step)]
+    return [slice_axis(ctx, x, axis, b, e, step)]
 
 
 @converter("aten.select.int", "aten.select_copy.int")
@@ -124,7 +138,7 @@ def _select(ctx: NodeContext) -> Sequence[SSAValue]:
     index = ctx.dim(ctx.arg(2))
     if isinstance(index, int) and index < 0:
         index = size + index
-    y = _slice(ctx, x, axis, index, index + 1)
+    y = slice_axis(ctx, x, axis, index, index + 1)
     return [reshape(ctx, y, ctx.out_shape())]
 
 
@@ -150,27 +164,31 @@ def _pad(ctx: NodeContext) -> Sequence[SSAValue]:
     return [ctx.emit(relay.PadOp(x, pad_width=relay.i64_array(begin + end), pad_value=relay.f64_attr(value)))]
 
 
-@converter("aten.index.Tensor")
-def _index(ctx: NodeContext) -> Sequence[SSAValue]:
-    """`x[i0, i1, ...]` with index tensors on the leading axes (broadcast
-    together): a `gather_nd` over their stacked values."""
-    x = ctx.input(0)
-    indices = list(ctx.arg(1))
+def stacked_indices(ctx: NodeContext, indices: Sequence[object]) -> SSAValue:
+    """Index tensors for the leading axes (`x[i0, i1, ...]`), broadcast
+    together and stacked on a last axis: the indices of a `gather_nd` or a
+    `scatter_nd`."""
     if any(i is None for i in indices):
         raise ctx.unsupported("indexing with slices (None) between index tensors is not supported")
-    idx = [cast(ctx, ctx.tensor(i), elem_of("int64")) for i in indices]
     if any(elem(ctx.tensor(i)) == elem_of("bool") for i in indices):
         raise ctx.unsupported("boolean mask indexing is not supported")
+    idx = [cast(ctx, ctx.tensor(i), elem_of("int64")) for i in indices]
     common = relay.broadcast_shapes(ctx.op, *(shape(i) for i in idx))
     parts = []
     for i in idx:
         if shape(i) != tuple(common):
             i = ctx.emit(relay.BroadcastToOp(i, shape=dims_attr(common)))
         parts.append(reshape(ctx, i, [*common, 1]))
-    stacked = parts[0] if len(parts) == 1 else ctx.emit(
-        relay.ConcatenateOp(*parts, axis=relay.i64_attr(len(common)))
-    )
-    return [ctx.emit(relay.GatherNDOp(x, stacked))]
+    if len(parts) == 1:
+        return parts[0]
+    return ctx.emit(relay.ConcatenateOp(*parts, axis=relay.i64_attr(len(common))))
+
+
+@converter("aten.index.Tensor")
+def _index(ctx: NodeContext) -> Sequence[SSAValue]:
+    """`x[i0, i1, ...]` with index tensors on the leading axes (broadcast
+    together): a `gather_nd` over their stacked values."""
+    return [ctx.emit(relay.GatherNDOp(ctx.input(0), stacked_indices(ctx, list(ctx.arg(1)))))]
 
 
 @converter("aten.gather.default")

@@ -234,6 +234,53 @@ def _ngram_count(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     return out.reshape(*data.shape[:-1], width)
 
 
+# Data movement over constants: a model's masks and position tables built by
+# slicing and assigning into slices (torch's functionalized writes) fold.
+@register_evaluator("relay.strided_slice")
+def _strided_slice(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    x = args[0]
+    attrs = op.attrs
+    steps = attrs.strides or [1] * x.ndim
+    for axis, (b, e, s) in enumerate(zip(attrs.begin, attrs.end, steps, strict=True)):
+        if not (isinstance(b, int) and isinstance(e, int)):
+            raise NotFoldable("symbolic slice bounds")
+        n = relay.StridedSliceOp.extent(b, e, s)
+        x = np.take(x, b + s * np.arange(n, dtype=np.int64), axis=axis)
+    return x
+
+
+@register_evaluator("relay.concatenate")
+def _concatenate(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(args, axis=relay.normalize_axis(op.name, op.attrs.axis, args[0].ndim))
+
+
+@register_evaluator("relay.pad")
+def _pad(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    x = args[0]
+    widths = list(op.attrs.pad_width)
+    if op.attrs.pad_mode != "constant" or min(widths) < 0:
+        raise NotFoldable("a pad other than a constant one")
+    pairs = list(zip(widths[: x.ndim], widths[x.ndim :], strict=True))
+    return np.pad(x, pairs, constant_values=np.asarray(op.attrs.pad_value).astype(x.dtype))
+
+
+@register_evaluator("relay.where")
+def _where(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return np.where(args[0], args[1], args[2])
+
+
+_COMPARE = {
+    "relay.equal": np.equal, "relay.not_equal": np.not_equal, "relay.less": np.less,
+    "relay.less_equal": np.less_equal, "relay.greater": np.greater,
+    "relay.greater_equal": np.greater_equal,
+}
+
+
+@register_evaluator(*_COMPARE)
+def _compare(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return _COMPARE[op.name](args[0], args[1])
+
+
 def evaluate(block: Block, args: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Run a graph block (a function body or a `relay.fused` body) on numpy arrays
     with `EVALUATORS`: a reference interpreter for testing graph passes. Returns
