@@ -6,7 +6,7 @@
     python bench/conformance.py --kinds node simple pytorch-converted pytorch-operator
 
 Scope is decided from each case's model (`lamina.tools.onnx_conformance`):
-default domain only; tensors of f32, f64, int8/16/32/64, uint8 or bool; no random,
+default domain only; tensors of f32, f64, int8/16/32/64, uint8/16 or bool; no random,
 training, sequence or optional op. Each in-scope case runs the way onnx's
 `BackendTest` runs it (`LaminaBackend.prepare`, then `run` on every data set, then
 `Runner.assert_similar_outputs` with the case's rtol/atol) inside worker

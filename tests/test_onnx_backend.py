@@ -58,10 +58,6 @@ UNSUPPORTED: dict[str, str] = {}
 #: why. Each is a known lamina limitation or bug, reported, not hidden; strict: an
 #: entry that starts to pass fails the run (remove it then).
 XFAIL: dict[str, str] = {
-    r"^test_affine_grid_(2d|2d_align_corners)_expanded$": (
-        "the expanded function builds its shapes in If branches from run-time values, and a "
-        "ConstantOfShape needs a size one branch sets"
-    ),
     r"^test_dft_inverse(_opset19)?$": (
         "the expected values hold numpy's complex64 FFT rounding (1.9e-7 where the exact "
         "value, which lamina gives, is 0) and atol is 1e-7; onnxruntime fails them too"

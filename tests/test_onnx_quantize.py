@@ -34,7 +34,7 @@ import lamina
 from tests import ort_int8
 
 RNG = np.random.default_rng(20240607)
-QTYPES = {"ui8": np.uint8, "i8": np.int8, "i16": np.int16}
+QTYPES = {"ui8": np.uint8, "i8": np.int8, "i16": np.int16, "ui16": np.uint16}
 
 
 # ------------------------------------------------------------------ helpers
@@ -239,7 +239,7 @@ def _halves(scale: float, n: int) -> np.ndarray:
     return ((RNG.integers(-300, 300, n) + 0.5) * scale).astype(np.float32)
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint16])
 def test_quantize_linear_per_tensor(dtype):
     x = RNG.standard_normal((3, 4, 5)).astype(np.float32)
     m = Compiled(_model("QuantizeLinear", {"x": x, "s": np.float32(1), "z": dtype(0)}, {"y": dtype}))
@@ -315,13 +315,14 @@ def test_quantize_linear_blocked(dtype, shape, axis, block):
 
 
 def test_quantize_linear_without_zero_point_and_opsets():
-    """No zero point: u8 (or `output_dtype`); a 1-element scale; opsets 10 and 13;
+    """No zero point: u8 (or `output_dtype`: s8, u16); a 1-element scale; opsets 10 and 13;
     `precision` (opset 23) computes the division of f16 data in f32."""
     x = (RNG.standard_normal((3, 8)) * 2).astype(np.float32)
     s = np.array(0.02, np.float32)
     for model, dtype in [
         (_model("QuantizeLinear", {"x": x, "s": s}, {"y": np.uint8}, opset=10), np.uint8),
         (_model("QuantizeLinear", {"x": x, "s": s}, {"y": np.int8}, {"output_dtype": TensorProto.INT8}), np.int8),
+        (_model("QuantizeLinear", {"x": x, "s": s}, {"y": np.uint16}, {"output_dtype": TensorProto.UINT16}), np.uint16),
         (_model("QuantizeLinear", {"x": x, "s": s.reshape(1), "z": np.array([5], np.uint8)}, {"y": np.uint8}, opset=13), np.uint8),
     ]:
         m = Compiled(model)
@@ -342,7 +343,7 @@ def test_quantize_linear_without_zero_point_and_opsets():
 
 
 # ------------------------------------------------------- DequantizeLinear
-@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int32])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint16, np.int32])
 def test_dequantize_linear_per_tensor(dtype):
     lo, hi = (-(2**20), 2**20) if dtype == np.int32 else (None, None)
     q = _ints(dtype, (4, 5, 3), lo, hi)

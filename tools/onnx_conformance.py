@@ -14,10 +14,10 @@ In scope (`out_of_scope(model) is None`) is decided from the model alone:
   (`""` / `ai.onnx`), so no `ai.onnx.ml`, `ai.onnx.preview(.training)`;
 - every graph input and output is a tensor (no sequence, optional, map or sparse
   tensor) whose element type is one of f32, f64, int8, int16, int32, int64, uint8,
-  bool (`IN_SCOPE_DTYPES`); the same holds for initializers, tensor attributes
+  uint16, bool (`IN_SCOPE_DTYPES`); the same holds for initializers, tensor attributes
   (e.g. Constant's value) and dtype attributes (Cast's `to`, `dtype`,
   `output_dtype`), so a hidden cast to fp16 is out too. Out: fp16, bf16, fp8, fp4,
-  int2/int4/uint2/uint4, uint16/32/64, complex, string;
+  int2/int4/uint2/uint4, uint32/64, complex, string;
 - no random op (RandomNormal*, RandomUniform*, Bernoulli, Multinomial), no training
   op (`*Grad`, Gradient, Adagrad, Adam, Momentum), no Dropout in training mode
   (a `training_mode` input that is not a constant false), and no sequence or optional
@@ -49,6 +49,7 @@ IN_SCOPE_DTYPES = frozenset(
         TensorProto.INT32,
         TensorProto.INT64,
         TensorProto.UINT8,
+        TensorProto.UINT16,
         TensorProto.BOOL,
     }
 )

@@ -84,26 +84,25 @@ from lamina.dialects.relay.base import (
 )
 
 I32 = IntegerType(32)
-#: The quantized element types: u8 and s8 (and s16, for ONNX's int16
-#: QuantizeLinear/DequantizeLinear).
-QUANTIZED = (IntegerType(8, Signedness.UNSIGNED), IntegerType(8), IntegerType(16))
+#: The quantized element types: u8 and s8 (the integer kernels' two), then s16
+#: and u16 (ONNX's 16-bit QuantizeLinear/DequantizeLinear).
+QUANTIZED = (
+    IntegerType(8, Signedness.UNSIGNED), IntegerType(8), IntegerType(16), IntegerType(16, Signedness.UNSIGNED)
+)
+_RANGES = dict(zip(QUANTIZED, ((0, 255), (-128, 127), (-32768, 32767), (0, 65535)), strict=True))
 
 
 def quantized_range(t: Attribute) -> tuple[int, int]:
     """The values of a quantized element type."""
-    if t == QUANTIZED[0]:
-        return 0, 255
-    if t == QUANTIZED[1]:
-        return -128, 127
-    if t == QUANTIZED[2]:
-        return -32768, 32767
-    raise VerifyException(f"{t} is not a quantized type (ui8, i8 or i16)")
+    if t in _RANGES:
+        return _RANGES[t]  # type: ignore[index]
+    raise VerifyException(f"{t} is not a quantized type (ui8, i8, i16 or ui16)")
 
 
 def _quantized(op: str, what: str, t: TensorType, also_i32: bool = False) -> None:
     elem = t.get_element_type()
     if elem not in QUANTIZED and not (also_i32 and elem == I32):
-        allowed = "ui8, i8, i16 or i32" if also_i32 else "ui8, i8 or i16"
+        allowed = "ui8, i8, i16, ui16 or i32" if also_i32 else "ui8, i8, i16 or ui16"
         raise VerifyException(f"{op}: {what} must be {allowed}, got {t}")
 
 

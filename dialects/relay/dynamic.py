@@ -48,7 +48,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.traits import Pure
+from xdsl.traits import MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects.relay.base import (
@@ -72,6 +72,12 @@ from lamina.dialects.relay.layout import ResizeChoices
 from lamina.symbolic import Dim, Sym
 
 I64 = IntegerType(64)
+
+
+class SetsSizes(MemoryWriteEffect):
+    """An op that sets sizes when it runs: an effect, since other ops may use a
+    size (`arange(n)`, a `relay.dims`) without using the op's result, so
+    dead-code elimination and CSE keep it; it is pure otherwise."""
 
 
 def _numel(shape: tuple[Dim, ...]) -> Dim:
@@ -131,7 +137,7 @@ class NarrowOp(RelayOp):
     axis = prop_def(IntegerAttr)
     size = prop_def(StringAttr)
     output = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(SetsSizes())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
     ATTRS: ClassVar[type[OpAttrs]] = NarrowAttrs
 
@@ -328,7 +334,7 @@ class DynReshapeOp(DynShapeOp):
     `%y = relay.dyn_reshape %x, %s {sizes = ["r0", "r1"], dims = ["r0", "r1"]}`."""
 
     name = "relay.dyn_reshape"
-    traits = traits_def(Pure())
+    traits = traits_def(SetsSizes())
 
 
 @irdl_op_definition
@@ -338,7 +344,7 @@ class DynBroadcastToOp(DynShapeOp):
     the result's."""
 
     name = "relay.dyn_broadcast_to"
-    traits = traits_def(Pure())
+    traits = traits_def(SetsSizes())
 
     @classmethod
     def check_data(cls, data: tuple[Dim, ...], out: tuple[Dim, ...]) -> None:
@@ -379,7 +385,7 @@ class DynResizeOp(DynShapeOp):
     cubic_alpha = opt_prop_def(Attribute)
     cubic_exclude = opt_prop_def(UnitAttr)
     extrapolation_value = opt_prop_def(Attribute)
-    traits = traits_def(Pure())
+    traits = traits_def(SetsSizes())
     ATTRS: ClassVar[type[OpAttrs]] = DynResizeAttrs
 
     @classmethod
@@ -429,7 +435,7 @@ class DynArangeOp(RelayOp):
     count = operand_def(TensorType)
     size = prop_def(StringAttr)
     output = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(SetsSizes())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
     ATTRS: ClassVar[type[OpAttrs]] = DynArangeAttrs
 
@@ -482,5 +488,6 @@ __all__ = [
     "NarrowOp",
     "NonMaxSuppressionOp",
     "NonZeroOp",
+    "SetsSizes",
     "UniqueOp",
 ]

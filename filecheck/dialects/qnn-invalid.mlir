@@ -28,7 +28,7 @@ func.func @quantize_scale_widens(%x: tensor<4xf32>, %s: tensor<2x4xf32>, %z: ten
 // -----
 
 func.func @quantize_zero_point_type(%x: tensor<2x4xf32>, %s: tensor<f32>, %z: tensor<i32>) {
-  // CHECK: qnn.quantize: zero_point must be ui8, i8 or i16, got tensor<i32>
+  // CHECK: qnn.quantize: zero_point must be ui8, i8, i16 or ui16, got tensor<i32>
   %0 = qnn.quantize %x, %s, %z : (tensor<2x4xf32>, tensor<f32>, tensor<i32>)
   func.return
 }
@@ -52,7 +52,7 @@ func.func @dequantize_zero_point_type(%q: tensor<2x4xui8>, %s: tensor<f32>, %z: 
 // -----
 
 func.func @dequantize_float(%q: tensor<2x4xf32>, %s: tensor<f32>, %z: tensor<f32>) {
-  // CHECK: qnn.dequantize: data must be ui8, i8, i16 or i32, got tensor<2x4xf32>
+  // CHECK: qnn.dequantize: data must be ui8, i8, i16, ui16 or i32, got tensor<2x4xf32>
   %0 = qnn.dequantize %q, %s, %z : (tensor<2x4xf32>, tensor<f32>, tensor<f32>)
   func.return
 }
@@ -100,7 +100,7 @@ func.func @requantize_clamp_empty(%acc: tensor<3x5xi32>, %m: tensor<f32>, %z: te
 // -----
 
 func.func @requantize_to_i32(%acc: tensor<3x5xi32>, %m: tensor<f32>, %z: tensor<i32>) {
-  // CHECK: qnn.requantize: zero_point must be ui8, i8 or i16, got tensor<i32>
+  // CHECK: qnn.requantize: zero_point must be ui8, i8, i16 or ui16, got tensor<i32>
   %0 = qnn.requantize %acc, %m, %z : (tensor<3x5xi32>, tensor<f32>, tensor<i32>)
   func.return
 }
@@ -116,7 +116,7 @@ func.func @matmul_zero_point_type(%a: tensor<3x4xui8>, %b: tensor<4x5xi8>, %za: 
 // -----
 
 func.func @matmul_float(%a: tensor<3x4xf32>, %b: tensor<4x5xi8>, %za: tensor<f32>, %zb: tensor<i8>) {
-  // CHECK: qnn.matmul: lhs must be ui8, i8 or i16, got tensor<3x4xf32>
+  // CHECK: qnn.matmul: lhs must be ui8, i8, i16 or ui16, got tensor<3x4xf32>
   %0 = qnn.matmul %a, %b, %za, %zb : (tensor<3x4xf32>, tensor<4x5xi8>, tensor<f32>, tensor<i8>)
   func.return
 }
@@ -174,7 +174,7 @@ func.func @mul_output_scale(%a: tensor<2x3xui8>, %b: tensor<3xui8>, %sa: tensor<
 // -----
 
 func.func @add_output_zero_point(%a: tensor<2x3xui8>, %b: tensor<2x3xui8>, %sa: tensor<f32>, %za: tensor<ui8>, %sb: tensor<f32>, %zb: tensor<ui8>, %sy: tensor<f32>, %zy: tensor<f32>) {
-  // CHECK: qnn.add: output_zero_point must be ui8, i8 or i16, got tensor<f32>
+  // CHECK: qnn.add: output_zero_point must be ui8, i8, i16 or ui16, got tensor<f32>
   %0 = qnn.add %a, %b, %sa, %za, %sb, %zb, %sy, %zy : (tensor<2x3xui8>, tensor<2x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<f32>)
   func.return
 }

@@ -19,8 +19,9 @@ from lamina.dialects.dtypes import element_type, numpy_dtype
 from lamina.dialects.shapes import dims_attr
 from lamina.frontends.onnx import runtime_shapes as rs
 from lamina.frontends.onnx.context import NodeContext, shape
-from lamina.frontends.onnx.helpers import _dtype, _elem, _ints, _rank, _reshape
+from lamina.frontends.onnx.helpers import _dims, _dtype, _elem, _rank, _reshape
 from lamina.frontends.onnx.registry import converter
+from lamina.symbolic import Sym
 
 
 # ------------------------------------------------------------------ shapes
@@ -55,15 +56,20 @@ def _constant(ctx: NodeContext) -> Sequence[SSAValue]:
     raise ctx.error("Constant without a value")
 
 
-@converter("ConstantOfShape", emits=("relay.dyn_broadcast_to",), notes="a constant; a run-time shape")
+@converter(
+    "ConstantOfShape", emits=("relay.broadcast_to", "relay.dyn_broadcast_to"),
+    notes="a constant; symbolic dims; a run-time shape",
+)
 def _constant_of_shape(ctx: NodeContext) -> Sequence[SSAValue]:
     value = ctx.attr("value")
     arr = onnx.numpy_helper.to_array(value) if value is not None else np.zeros(1, np.float32)
+    fill = np.array(arr.reshape(-1)[0], dtype=arr.dtype)
     if ctx.at_run_time(0):
-        fill = ctx.constant(np.array(arr.reshape(-1)[0], dtype=arr.dtype))
-        return [rs.broadcast(ctx, fill, rs.values(ctx, 0))]
-    dims = _ints(ctx.const_value(0))
-    return [ctx.constant(np.full(dims, arr.reshape(-1)[0], dtype=arr.dtype))]
+        return [rs.broadcast(ctx, ctx.constant(fill), rs.values(ctx, 0))]
+    dims = _dims(ctx.const_value(0))
+    if any(isinstance(d, Sym) for d in dims):  # the model's sizes: a broadcast
+        return [ctx.emit(relay.BroadcastToOp(ctx.constant(fill), shape=dims_attr(dims)))]
+    return [ctx.constant(np.full(dims, fill, dtype=arr.dtype))]
 
 
 @converter(

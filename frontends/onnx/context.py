@@ -139,6 +139,12 @@ class NodeContext:
                 stack.extend(u.owner.operands)
         return [name for a, name in self.graph_inputs.items() if a in found]
 
+    def known_element(self, v: SSAValue, i: int) -> Dim | None:
+        """Element `i` (flat) of the run-time integer `v` as a dim, when it is a
+        constant or a size some op set from the same value before (the
+        importer's `known_sizes`); None when only the run knows it."""
+        return None if self.importer is None else self.importer.known_element(v, i, self.block)
+
     def at_run_time(self, i: int) -> bool:
         """Whether input `i`, read as structure (a shape, axes, a count), is
         given only when the model runs, so that the converter computes its

@@ -71,8 +71,7 @@ def _if(ctx: NodeContext) -> Sequence[SSAValue]:
     importer = ctx.importer
     if ctx.is_const(0):
         taken = then_g if bool(np.asarray(ctx.const_value(0)).reshape(-1)[0]) else else_g
-        region, captured = importer.body(taken, [], ctx.scope, _where(ctx, "branch"))
-        return _inline(ctx, region, captured)
+        return importer.inline(taken, ctx.block, ctx.scope, _where(ctx, "branch"))
     cond = _scalar(ctx, ctx.input(0), i1, "the condition")
     capture = importer.captures([then_g, else_g], ctx.scope)
     then_r, ins = importer.body(then_g, [], ctx.scope, _where(ctx, "then_branch"), capture)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,12 +51,13 @@ from lamina.frontends.onnx.checks import (
 from lamina.frontends.onnx.context import NodeContext, constant, describe_node, shape
 from lamina.frontends.onnx.folding import fold
 from lamina.frontends.onnx.inference import Inferred, as_inferred
+from lamina.frontends.onnx.known_sizes import KnownSizes
 from lamina.frontends.onnx.registry import (
     find_converter,
     has_converter,
     unsupported_summary,
 )
-from lamina.symbolic import Sym, names_of
+from lamina.symbolic import Dim, Sym, names_of
 
 
 def load_model(model: Any) -> onnx.ModelProto:
@@ -310,6 +311,8 @@ class GraphImporter:
     taken: set[str]
     #: Whether structure inputs may be given when the model runs (`from_onnx`).
     run_time_values: bool = True
+    #: The sizes set from run-time values so far (`known_sizes`).
+    known: KnownSizes = field(default_factory=KnownSizes)
 
     def convert(
         self, nodes: Sequence[onnx.NodeProto], block: Block, values: dict[str, SSAValue]
@@ -343,6 +346,12 @@ class GraphImporter:
                 node, ins, opset, block, consts, self.arg_names, self.assumptions, self.taken,
                 scope=values, importer=self, index=index,
             )
+            for v in ins:  # a run-time value whose every element is a known size
+                if v is not None and v not in consts:
+                    known = self.known.value(v, consts, block)
+                    if known is not None:
+                        consts[v] = known
+            last = block.last_op
             folded = fold(node, ins, consts, opset) if not implicit_inputs(node) else None
             if folded is not None:
                 outs = [
@@ -372,6 +381,10 @@ class GraphImporter:
                         f"cannot convert it ({type(e).__name__}: {e}); check the node's "
                         "attributes and inputs against the ONNX spec"
                     ) from e
+            op = last.next_op if last is not None else block.first_op
+            while op is not None:
+                self.known.record(op, consts)
+                op = op.next_op
             for name, v in zip(node.output, outs, strict=False):
                 if name:
                     if isinstance(v.type, TensorType):
@@ -387,6 +400,32 @@ class GraphImporter:
             if missing:
                 raise ctx.unsupported(f"output(s) {missing} are not supported")
         return unsupported
+
+    def inline(self, graph: onnx.GraphProto, block: Block, outer: dict[str, SSAValue], where: str) -> list[SSAValue]:
+        """A subgraph's nodes converted into `block` itself (an If's branch on a
+        constant condition), reading the outer values directly; its outputs."""
+        return self._convert_graph(graph, block, dict(outer), where)
+
+    def _convert_graph(
+        self, graph: onnx.GraphProto, block: Block, values: dict[str, SSAValue], where: str
+    ) -> list[SSAValue]:
+        """A subgraph's initializers and nodes converted into `block`, given the
+        values it reads (`values`, completed with its own); its outputs."""
+        for t in graph.initializer:
+            arr = tensor_to_array(t)
+            values[t.name] = constant(None, block, arr, t.name)
+            self.consts[values[t.name]] = arr
+        unsupported = self.convert(topological_order(graph.node, list(values)), block, values)
+        if unsupported:
+            raise UnsupportedOpError(f"{where}: " + unsupported_summary(unsupported, self.opset, graph.node))
+        missing = [o.name for o in graph.output if o.name not in values]
+        if missing:
+            raise FrontendError(f"{where}: output(s) {missing} are not produced by any node")
+        return [values[o.name] for o in graph.output]
+
+    def known_element(self, v: SSAValue, i: int, block: Block) -> Dim | None:
+        """Element `i` of run-time `v` as a dim, if it is known (`known_sizes`)."""
+        return self.known.element(v, i, self.consts, block)
 
     def captures(self, graphs: Sequence[onnx.GraphProto], outer: dict[str, SSAValue]) -> list[str]:
         """The outer values some of `graphs` read, constants left out (they are
@@ -425,20 +464,7 @@ class GraphImporter:
             if n not in values:
                 values[n] = constant(None, block, self.consts[outer[n]], n)
                 self.consts[values[n]] = self.consts[outer[n]]
-        for t in graph.initializer:
-            arr = tensor_to_array(t)
-            values[t.name] = constant(None, block, arr, t.name)
-            self.consts[values[t.name]] = arr
-        nodes = topological_order(graph.node, list(values))
-        unsupported = self.convert(nodes, block, values)
-        if unsupported:
-            raise UnsupportedOpError(
-                f"{where}: " + unsupported_summary(unsupported, self.opset, graph.node)
-            )
-        missing = [o.name for o in graph.output if o.name not in values]
-        if missing:
-            raise FrontendError(f"{where}: output(s) {missing} are not produced by any node")
-        block.add_op(relay.YieldOp(*(values[o.name] for o in graph.output)))
+        block.add_op(relay.YieldOp(*self._convert_graph(graph, block, values, where)))
         return Region(block), [outer[n] for n in captured]
 
 

@@ -69,18 +69,19 @@ def _param(ctx: NodeContext, param: SSAValue, of: SSAValue, axis: int) -> SSAVal
     return x
 
 
-@converter("QuantizeLinear", emits=("qnn.quantize",), notes="u8/s8/s16; per tensor, per axis or blocked")
+@converter("QuantizeLinear", emits=("qnn.quantize",), notes="u8/s8/u16/s16; per tensor, per axis or blocked")
 def _quantize_linear(ctx: NodeContext) -> Sequence[SSAValue]:
     x, scale = ctx.input(0), ctx.input(1)
     zp = ctx.optional_input(2)
     if zp is None:
         out = int(ctx.attr("output_dtype", 0))
-        types = {0: U8, 2: U8, 3: IntegerType(8), 5: IntegerType(16)}  # ONNX uint8, int8, int16
+        # ONNX uint8 (the default), int8, uint16, int16
+        types = {0: U8, 2: U8, 3: IntegerType(8), 4: IntegerType(16, Signedness.UNSIGNED), 5: IntegerType(16)}
         if out not in types:
-            raise ctx.unsupported("only uint8, int8 and int16 quantization are supported")
+            raise ctx.unsupported("only uint8, int8, uint16 and int16 quantization are supported")
         zp = _zero(ctx, types[out])
     if _elem(zp) not in qnn.QUANTIZED:
-        raise ctx.unsupported(f"quantizing to {_elem(zp)} is not supported (uint8, int8 and int16 are)")
+        raise ctx.unsupported(f"quantizing to {_elem(zp)} is not supported (uint8, int8, uint16 and int16 are)")
     axis = int(ctx.attr("axis", 1))
     precision = int(ctx.attr("precision", 0))  # opset 23: the type x / scale is computed in
     if precision:
@@ -89,7 +90,7 @@ def _quantize_linear(ctx: NodeContext) -> Sequence[SSAValue]:
     return [ctx.emit(qnn.QuantizeOp(x, scale, _param(ctx, zp, x, axis)))]
 
 
-@converter("DequantizeLinear", emits=("qnn.dequantize",), notes="u8/s8/s16/i32; per tensor, per axis or blocked")
+@converter("DequantizeLinear", emits=("qnn.dequantize",), notes="u8/s8/u16/s16/i32; per tensor, per axis or blocked")
 def _dequantize_linear(ctx: NodeContext) -> Sequence[SSAValue]:
     q, scale = ctx.input(0), ctx.input(1)
     zp = ctx.optional_input(2) or _zero(ctx, _elem(q))

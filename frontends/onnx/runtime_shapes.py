@@ -236,6 +236,11 @@ def broadcast(ctx: NodeContext, x: SSAValue, target: SSAValue) -> SSAValue:
             names.append("")
             dims.append(xd)
         elif xd == 1:
+            known = ctx.known_element(full, a)
+            if known is not None and known >= 0:  # a size set before, or a constant
+                names.append("")
+                dims.append(known)
+                continue
             (name,) = fresh(ctx, f"e{a}_", 1)
             names.append(name)
             dims.append(Sym.var(name))
