@@ -25,6 +25,16 @@ from lamina.dialects.resources import blobs
 from lamina.errors import LaminaError
 
 
+def dense_array(value: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The elements of `value` as a flat, writable numpy array, read straight
+    from its bytes: xDSL's `get_values` unpacks them into a tuple of Python
+    numbers, seconds for a large constant (xDSL stores a splat in full, so a
+    ConstantOfShape weight of 100M elements is one)."""
+    t = value.get_element_type()
+    raw = np.frombuffer(value.data.data, dtype=np.dtype(t.format))  # type: ignore[union-attr]
+    return raw.astype(numpy_dtype(t))  # a copy (i1 is stored as i8: bool here)
+
+
 def constant_data(op: Operation) -> np.ndarray | None:
     """The data of a constant op as a numpy array, if it can be read."""
     value = op.properties.get("value") or op.attributes.get("value")  # any constant op
@@ -32,7 +42,7 @@ def constant_data(op: Operation) -> np.ndarray | None:
         if isinstance(value, DenseIntOrFPElementsAttr):
             t = value.get_type()
             assert isinstance(t, TensorType)
-            data = np.array(value.get_values(), dtype=numpy_dtype(t.get_element_type()))
+            data = dense_array(value)
             shape = tuple(t.get_shape())
             # A splat (one value, any shape, rank 0 included) or the full data.
             return np.broadcast_to(data.reshape(()), shape) if data.size == 1 else data.reshape(shape)
@@ -51,4 +61,4 @@ def constant_data(op: Operation) -> np.ndarray | None:
     return None
 
 
-__all__ = ["constant_data"]
+__all__ = ["constant_data", "dense_array"]

@@ -28,7 +28,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from lamina.dialects import relay, te, tir
-from lamina.dialects.dtypes import numpy_dtype
+from lamina.dialects.constants import dense_array
 from lamina.dialects.resources import blobs
 from lamina.dialects.shapes import dims, symbolic_tensor
 from lamina.dialects.tir import memref_of
@@ -284,7 +284,7 @@ def _tir_constant(op: relay.ConstantOp) -> Operation:
     t = op.output.type
     assert isinstance(t, TensorType)
     if isinstance(value, DenseIntOrFPElementsAttr):
-        arr = np.asarray(value.get_values(), dtype=numpy_dtype(t.get_element_type()))
+        arr = dense_array(value)
         arr = np.broadcast_to(arr.reshape(()), dims(t)) if arr.size == 1 else arr
         key = blobs.add("cst", np.ascontiguousarray(arr.reshape(dims(t))))
         value = DenseResourceAttr.from_params(key, t)
