@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import types
@@ -35,6 +36,15 @@ def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
     set to 80: tests check the tables' contents, not the runner's terminal, so
     they see no `COLUMNS` (a test of the width sets it)."""
     monkeypatch.delenv("COLUMNS", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _default_sigint() -> None:
+    """Each test starts with Python's own SIGINT handler, whatever an earlier
+    test in the same worker left (in one CI run something in the torch tests'
+    stack left SIGINT ignored, which subprocesses inherit): the signal tests
+    check lamina's handling from the default."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 settings.register_profile(
