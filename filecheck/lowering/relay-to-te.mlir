@@ -612,7 +612,7 @@ func.func @main(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
 // CHECK-NEXT:  }
 // CHECK-LABEL: te.func @avg_pool1d {
 // CHECK-NEXT:    [[IN0:%[0-9A-Za-z_]+]] = te.placeholder "in0" : tensor<1x1x3xf32>
-// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]], [[I2:%[0-9A-Za-z_]+]]) reduce sum ([[I3:%[0-9A-Za-z_]+]]) [2] : tensor<1x1x3xf32> {
+// CHECK-NEXT:    [[T0:%[0-9A-Za-z_]+]] = te.compute ([[I0:%[0-9A-Za-z_]+]], [[I1:%[0-9A-Za-z_]+]], [[I2:%[0-9A-Za-z_]+]]) reduce sum ([[I3:%[0-9A-Za-z_]+]]) [2] attributes {schedule = "{{.*}}vectorize(i2.i)"} : tensor<1x1x3xf32> {
 // CHECK-NEXT:      [[V0:%[0-9A-Za-z_]+]] = arith.addi [[I2]], [[I3]] : index
 // CHECK-NEXT:      [[C0:%[0-9A-Za-z_]+]] = arith.constant -1 : index
 // CHECK-NEXT:      [[V1:%[0-9A-Za-z_]+]] = arith.addi [[V0]], [[C0]] : index
