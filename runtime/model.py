@@ -314,10 +314,7 @@ class CompiledModel:
                 return outs
         ins = self._bind(args, kwargs)
         env: dict[str, int] = self._local.env
-        n = self._num_threads
-        set_num_threads(
-            system.CORE_SHARE.threads(n) if self.adaptive_threads and n > 1 else n, self._pool
-        )
+        self._set_team()
         for _ in range(64 * len(self.bounds) + 2):  # each stop to replan at least doubles a size
             try:
                 outs, table, first_size = self._call(ins, env)
@@ -338,6 +335,14 @@ class CompiledModel:
             self._remember(table, first_size, env)
             return self._actual(outs, env, table, first_size)
         return outs
+
+    def _set_team(self) -> None:
+        """Set this run's team size on the pool: `num_threads`, or with
+        `adaptive_threads` the cores other processes leave free, up to it."""
+        n = self._num_threads
+        set_num_threads(
+            system.CORE_SHARE.threads(n) if self.adaptive_threads and n > 1 else n, self._pool
+        )
 
     def _run_fast(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[np.ndarray] | None:
         """`run` through the generated shape code and this thread's frame of the
@@ -381,10 +386,7 @@ class CompiledModel:
             table[first + k] = base + start
         if self.exits:
             table[len(table) - 1] = 0
-        n = self._num_threads
-        set_num_threads(
-            system.CORE_SHARE.threads(n) if self.adaptive_threads and n > 1 else n, self._pool
-        )
+        self._set_team()
         assert self._entry is not None
         self._entry(
             ctypes.addressof(table), ctypes.addressof(self._param_table),

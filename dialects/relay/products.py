@@ -10,6 +10,7 @@ computed by the shared `Window` geometry.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import (
@@ -19,7 +20,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
@@ -45,6 +46,8 @@ from lamina.dialects.relay.base import (
     _same_element_type,
     _spatial,
     broadcast_shapes,
+    i64_array,
+    i64_attr,
     require_element,
     shape_of,
     tensor,
@@ -224,6 +227,17 @@ class ConvOp(RelayOp):
         win = Window(cls.name, props, n)
         out = [win.output_size(cls.name, i, x[2 + i], w[2 + i]) for i in range(n)]
         return tensor([x[0], w[0], *out], elem)
+
+    def rebuilt(
+        self, data: SSAValue, weight: SSAValue, strides: Sequence[int], dilation: Sequence[int],
+        pad_begin: Sequence[int], pad_end: Sequence[int],
+    ) -> ConvOp:
+        """A convolution of this one's rank and groups over `data` and `weight`
+        with the window given (what the graph rewrites of convolutions build)."""
+        return type(self)(
+            data, weight, strides=i64_array(strides), dilation=i64_array(dilation),
+            padding=i64_array([*pad_begin, *pad_end]), groups=i64_attr(self.attrs.groups),
+        )
 
 
 @irdl_op_definition

@@ -89,13 +89,10 @@ def phases_of(op: relay.ConvOp) -> bool:
         (wv.name_hint or "weight") + "_phases",
     )
     new.append(weight)
-    props = {
-        "strides": relay.i64_array([*win.strides[:-1], 1]),
-        "dilation": relay.i64_array(list(win.dilation)),
-        "padding": relay.i64_array([*win.pad_begin[:-1], 0, *win.pad_end[:-1], 0]),
-        "groups": relay.i64_attr(op.attrs.groups),
-    }
-    new.append(type(op)(new[-2].results[0], weight.results[0], **props))
+    new.append(op.rebuilt(
+        new[-2].results[0], weight.results[0], [*win.strides[:-1], 1], win.dilation,
+        [*win.pad_begin[:-1], 0], [*win.pad_end[:-1], 0],
+    ))
     replace(op, new)
     return True
 
@@ -110,15 +107,8 @@ def _pad_apart(op: relay.ConvOp, win: relay.Window) -> bool:
     if not any(win.pad_begin) and not any(win.pad_end):
         return False
     x, w = op.operands
-    pads = [0, 0, *win.pad_begin, 0, 0, *win.pad_end]
-    props = {
-        "strides": relay.i64_array(list(win.strides)),
-        "dilation": relay.i64_array(list(win.dilation)),
-        "padding": relay.i64_array([0] * (2 * n)),
-        "groups": relay.i64_attr(op.attrs.groups),
-    }
-    pad = relay.PadOp(x, pad_width=relay.i64_array(pads))
-    replace(op, [pad, type(op)(pad.results[0], w, **props)])
+    pad = relay.PadOp(x, pad_width=relay.i64_array([0, 0, *win.pad_begin, 0, 0, *win.pad_end]))
+    replace(op, [pad, op.rebuilt(pad.results[0], w, win.strides, win.dilation, [0] * n, [0] * n)])
     return True
 
 

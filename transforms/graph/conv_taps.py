@@ -77,14 +77,9 @@ def prune_taps(op: relay.ConvOp) -> bool:
         return False
     kept = w[(slice(None), slice(None), *cuts)].copy()
     weight = make_constant(kept, relay.tensor(kept.shape, wt.get_element_type()), (wv.name_hint or "weight") + "_live")
-    props = {
-        "strides": relay.i64_array(list(win.strides)),
-        # (an axis left with one tap has no dilation to speak of)
-        "dilation": relay.i64_array([1 if c.stop - c.start == 1 else d for c, d in zip(cuts, win.dilation, strict=True)]),
-        "padding": relay.i64_array([*begins, *ends]),
-        "groups": relay.i64_attr(op.attrs.groups),
-    }
-    replace(op, [weight, type(op)(x, weight.results[0], **props)])
+    # (an axis left with one tap has no dilation to speak of)
+    dilation = [1 if c.stop - c.start == 1 else d for c, d in zip(cuts, win.dilation, strict=True)]
+    replace(op, [weight, op.rebuilt(x, weight.results[0], win.strides, dilation, begins, ends)])
     return True
 
 
