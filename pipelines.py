@@ -64,6 +64,16 @@ LOWERING_PIPELINE: tuple[str, ...] = (
     "lower-tir-to-llvm",
 )
 
+#: What `lamina.compile` lowers with: LOWERING_PIPELINE with `compile-kernels`
+#: (lamina.codegen.kernels, registered when lamina is imported) after
+#: lower-te-to-tir, which compiles each kernel on its own (in parallel, cached),
+#: so that the passes after it lower `@main` alone.
+COMPILE_LOWERING: tuple[str, ...] = (
+    *LOWERING_PIPELINE[: LOWERING_PIPELINE.index("lower-te-to-tir") + 1],
+    "compile-kernels",
+    *LOWERING_PIPELINE[LOWERING_PIPELINE.index("lower-te-to-tir") + 1 :],
+)
+
 #: Where each level ends: the lowering to the next one starts (TIR passes between
 #: lower-te-to-tir and lower-tir-to-llvm belong to the tir level).
 LEVEL_ENDS: dict[str, str | None] = {
@@ -105,7 +115,7 @@ def standard_pipeline(
         if isinstance(opt_level, PassContext)
         else PassContext(opt_level=opt_level)
     )
-    names = graph_passes(ctx) + (list(LOWERING_PIPELINE) if lower else [])
+    names = graph_passes(ctx) + (list(COMPILE_LOWERING) if lower else [])
     return [n for n in names if ctx.pass_enabled(n)]
 
 
@@ -131,12 +141,13 @@ class LowerPipeline(PipelinePass):
 
 @register_pass
 class DefaultPipeline(PipelinePass):
-    """`optimize` then `lower`: what `lamina.compile` runs."""
+    """`optimize`, then `lower` with each kernel compiled apart
+    (`COMPILE_LOWERING`): what `lamina.compile` runs."""
 
     name = "default"
 
     def names(self) -> list[str]:
-        return graph_passes() + list(LOWERING_PIPELINE)
+        return graph_passes() + list(COMPILE_LOWERING)
 
 
 def lower_to(module: ModuleOp, level: str, ctx: PassContext) -> ModuleOp:
@@ -150,6 +161,7 @@ def lower_to(module: ModuleOp, level: str, ctx: PassContext) -> ModuleOp:
 
 __all__ = [
     "BYOC_PASSES",
+    "COMPILE_LOWERING",
     "GRAPH_PIPELINE",
     "LEVEL_ENDS",
     "LOWERING_PIPELINE",

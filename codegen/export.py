@@ -69,6 +69,7 @@ from lamina.codegen.descriptor import (
     model_name,
     name_from_path,
 )
+from lamina.codegen.kernels import kernel_objects
 from lamina.codegen.pool import pool_ir
 from lamina.codegen.toolchain import c_compiler, is_cross
 from lamina.errors import CompileError
@@ -283,6 +284,10 @@ def export_library(
     with temporary_folder("lamina-export-") as tmpdir:
         work = Path(tmpdir)
         (work / "model.o").write_bytes(obj)
+        kernels = []  # compile-kernels' objects, as the JIT links them
+        for i, code in enumerate(kernel_objects(lowered)):
+            kernels.append(f"kernel{i}.o")
+            (work / kernels[-1]).write_bytes(code)
         (work / "pool.o").write_bytes(pool_object(target, opt_level))
         params_size = _write_params(work / "params.bin", model._params, layout)
         (work / "metadata.json").write_bytes(meta)
@@ -303,7 +308,7 @@ def export_library(
 
         def produce(tmp: Path) -> None:
             if wasm:
-                _run([*cc, *wasm_link_args(name), "model.o", "descriptor.o", "pool.o",
+                _run([*cc, *wasm_link_args(name), "model.o", *kernels, "descriptor.o", "pool.o",
                       "data.o", "-o", str(tmp), "-lm"], work, f"link '{out}'")
                 seal(tmp, record, wasm=True)
                 return
@@ -314,6 +319,7 @@ def export_library(
                     "-Wl,-Bsymbolic",
                     "-Wl,--no-undefined",
                     "model.o",
+                    *kernels,
                     "descriptor.o",
                     "pool.o",
                     "data.o",

@@ -41,6 +41,7 @@ from lamina.codegen.codegen import (
     target_machine,
     translate,
 )
+from lamina.codegen.kernels import kernel_objects
 from lamina.codegen.pool import EXPORTS, pool_ir
 from lamina.errors import CompileError
 from lamina.lowering.record import read_entry
@@ -208,9 +209,10 @@ def _sigint_deferred() -> Iterator[None]:
 
 
 def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
-    """Compile a lowered module for the host and load it with MCJIT. Object code
-    is cached on disk by the module's structural hash (see `cache_dir`), so an
-    unchanged model skips LLVM's optimizer and code generator."""
+    """Compile a lowered module for the host and load it with MCJIT, with the
+    object code of the kernels `compile-kernels` compiled. Object code is cached
+    on disk by the module's structural hash (see `cache_dir`), so an unchanged
+    model skips LLVM's optimizer and code generator."""
     check_opt_level(opt_level)
     with LLVM_LOCK:
         _initialize()
@@ -232,6 +234,8 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
         try:
             engine = llvm.create_mcjit_compiler(mod, tm)
             engine.set_object_cache(callbacks.notify, callbacks.getbuffer)
+            for obj in kernel_objects(module):  # compile-kernels' code
+                engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
             with _sigint_deferred():
                 engine.finalize_object()
         except RuntimeError as e:

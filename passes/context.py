@@ -94,7 +94,14 @@ def not_converged(what: str, cap: int, detail: str = "") -> LaminaError:
 
 # --------------------------------------------------------------------- instruments
 class PassInstrument:
-    """Hooks around each pass run (TVM's `tvm.instrument.PassInstrument`)."""
+    """Hooks around each pass run (TVM's `tvm.instrument.PassInstrument`).
+
+    `needs_whole_module`: whether it must see every pass run on the whole
+    module (it prints or rewrites the IR between passes); a pass that compiles
+    parts of the module on their own (`compile-kernels`) steps aside for such
+    instruments."""
+
+    needs_whole_module: ClassVar[bool] = True
 
     def enter_pass_ctx(self) -> None:
         """Called when the `PassContext` holding this instrument is entered."""

@@ -37,6 +37,8 @@ class TimingInstrument(PassInstrument):
     """Wall time per pass, summed over runs of the same pass; `table()` renders
     MLIR's `--mlir-timing` report."""
 
+    needs_whole_module = False
+
     def __init__(self) -> None:
         self.timings: dict[str, float] = {}
         self.runs: dict[str, int] = {}
@@ -134,6 +136,8 @@ class VerifyInstrument(PassInstrument):
     """Verify the module after each pass; a failure is an `IRError` naming the pass
     that left the IR invalid."""
 
+    needs_whole_module = False
+
     def run_after_pass(self, module: ModuleOp, info: PassInfo) -> None:
         try:
             module.verify()
@@ -163,6 +167,8 @@ class StatisticsInstrument(PassInstrument):
     """Per pass run: the number of operations before and after, and the counters
     the pass reported (`record_statistic`, e.g. pattern applications). `report()`
     renders MLIR's `--mlir-pass-statistics` format."""
+
+    needs_whole_module = False
 
     def __init__(self) -> None:
         self.records: list[PassStatistics] = []

@@ -404,7 +404,7 @@ def test_record_statistic_outside_a_pass_is_a_noop():
 
 # ------------------------------------------------------------------ pipelines
 def test_standard_pipeline_contents():
-    lower = ["lower-relay-to-te", "lower-te-to-tir", "tir-unroll", "tir-vectorize"]
+    lower = ["lower-relay-to-te", "lower-te-to-tir", "compile-kernels", "tir-unroll", "tir-vectorize"]
     lower_o2 = [*lower, "cse", "lower-tir-to-llvm"]
     lower = [*lower, "lower-tir-to-llvm"]
     # at every level: integer products onto the int8 kernels, then the other
@@ -452,7 +452,10 @@ def test_named_pipelines_expand():
         "fold-constant", "cse", "dce",
     ]
     names = [p.name for p in manager.resolve_pipeline("default")]
-    assert names == [*o2, "fuse-ops", *pipelines.LOWERING_PIPELINE]
+    assert names == [*o2, "fuse-ops", *pipelines.COMPILE_LOWERING]
+    lowering = list(pipelines.LOWERING_PIPELINE)  # with compile-kernels after lower-te-to-tir
+    lowering.insert(lowering.index("lower-te-to-tir") + 1, "compile-kernels")
+    assert list(pipelines.COMPILE_LOWERING) == lowering
     assert [p.name for p in manager.resolve_pipeline("lower")] == list(
         pipelines.LOWERING_PIPELINE
     )
@@ -503,7 +506,7 @@ def test_default_pipeline_lowers_to_llvm_and_instruments_see_each_pass():
         "cse",
         "dce",
         "fuse-ops",
-        *pipelines.LOWERING_PIPELINE,
+        *pipelines.COMPILE_LOWERING,
     ]
 
 

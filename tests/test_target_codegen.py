@@ -15,9 +15,8 @@ from onnx import TensorProto, helper, numpy_helper
 import lamina
 from lamina.codegen import codegen
 from lamina.frontends.onnx import from_onnx
-from lamina.ir import context
-from lamina.passes import PassContext, run_pipeline
-from lamina.pipelines import DefaultPipeline
+from lamina.passes import PassContext
+from lamina.pipelines import lower_to
 from lamina.target import Target
 
 NEON, RVV, WASM = "aarch64-linux-gnu", "riscv64-linux-gnu -mattr=+v", "wasm32"
@@ -47,9 +46,9 @@ def _conv_mlp(seed: int = 0) -> bytes:
 
 
 def _lower(model: bytes | object, target: str) -> tuple[str, str]:
-    """The optimized LLVM IR and the assembly of `model` for `target`."""
-    module = from_onnx(model)
-    run_pipeline(module, DefaultPipeline.name, PassContext(opt_level=3, target=target), mlir_ctx=context())
+    """The optimized LLVM IR and the assembly of `model` for `target`: its kernels
+    lowered in the module (`lower_to`, no compile-kernels), to read their code."""
+    module = lower_to(from_onnx(model), "llvm", PassContext(opt_level=3, target=target))
     tm = codegen.target_machine(codegen.module_target(module), 3)
     with codegen.LLVM_LOCK:
         mod = codegen.parse_ir(str(codegen.translate(module, tm)))

@@ -100,6 +100,8 @@ class _PrintBetweenPasses(passes.PassInstrument):
 class _CurrentPass(passes.PassInstrument):
     """Remembers the pass that started last, to name it in a crash report."""
 
+    needs_whole_module = False
+
     def __init__(self) -> None:
         self.name: str | None = None
 

@@ -56,6 +56,8 @@ class CompileProgress(PassInstrument):
     """A progress bar over the passes of a compile, and optionally a log line per
     pass (`name`, time, ops after)."""
 
+    needs_whole_module = False
+
     def __init__(self, out: Console, total: int, log: bool = False) -> None:
         self.out = out
         self.log = log

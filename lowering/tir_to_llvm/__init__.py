@@ -43,11 +43,13 @@ binding), `control_flow` (CFG flattening), `lower` (the pass).
 """
 
 from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK
+from lamina.lowering.tir_to_llvm.buffers import ALIASED_ATTR, noalias_unsafe
 from lamina.lowering.tir_to_llvm.lower import LowerTirToLlvmPass, lower_module
 from lamina.lowering.tir_to_llvm.memory import WorkspacePlan, plan_workspace
 from lamina.lowering.tir_to_llvm.types import byte_size, convert_type
 
 __all__ = [
+    "ALIASED_ATTR",
     "BUFFER_ALIGN",
     "BUFFER_SLACK",
     "LowerTirToLlvmPass",
@@ -55,5 +57,6 @@ __all__ = [
     "byte_size",
     "convert_type",
     "lower_module",
+    "noalias_unsafe",
     "plan_workspace",
 ]

@@ -433,9 +433,17 @@ def _bind_param(
 
 
 # ===================================================================== kernel ABI
+#: A module attribute: names of kernels some call (not in the module) passes
+#: one buffer twice.
+ALIASED_ATTR = "lamina.aliased"
+
+
 def noalias_unsafe(module: ModuleOp) -> set[str]:
-    """Kernels that some call passes the same buffer twice (no `noalias` then)."""
-    unsafe: set[str] = set()
+    """Kernels that some call passes the same buffer twice (no `noalias` then),
+    and those the module's `ALIASED_ATTR` names (a kernel compiled apart from
+    its callers: `lamina.codegen.kernels`)."""
+    listed = module.attributes.get(ALIASED_ATTR)
+    unsafe = {a.data for a in listed.data} if isinstance(listed, ArrayAttr) else set()  # type: ignore[attr-defined]
     for op in module.walk():
         if isinstance(op, tir.CallOp) and len(set(op.args)) != len(op.args):
             unsafe.add(op.callee.string_value())

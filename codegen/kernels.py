@@ -1,0 +1,304 @@
+"""`compile-kernels`: each kernel compiled to object code on its own, in
+parallel, and cached across models.
+
+Kernels are independent once lowered to TIR: a `tir.prim_func` reads and writes
+only its arguments. `lamina.compile` runs this pass right after
+`lower-te-to-tir` (`lamina.pipelines.COMPILE_LOWERING`): each kernel goes through the rest of
+the lowering (`KERNEL_PASSES`: the TIR passes and `lower-tir-to-llvm`) and
+LLVM's optimizer and code generator alone, as MLIR's nested function pipelines
+and `gpu-module-to-binary` do, and is replaced in the module by an `llvm.func`
+declaration carrying its object code (`lamina.object`, base64). The passes
+after it lower only `@main`; the JIT and the exporter link the kernels' objects
+with `@main`'s (`kernel_objects`). LLVM runs once per kernel and compile, for the
+JIT and an export alike.
+
+- **Content-addressed.** A kernel's symbol is its name without the uniquing
+  suffix plus a hash of its TIR (printed under a fixed name), of whether a
+  call may alias its buffers, of the target, the opt level, the pass context's
+  settings and the compiler (`source_fingerprint`: lamina's sources, llvmlite,
+  the host CPU). Identical kernels of one model are compiled once, and a kernel
+  any model compiled before comes from the object cache (`lamina.codegen.cache`)
+  without running a pass.
+- **Parallel.** Kernels that miss are compiled in `compile-kernels.jobs`
+  processes (default: the cores this process may use), forked so that they
+  share the module without copying it, the most expensive first. A kernel that
+  fails in a worker is compiled again here, so its error is raised as it would
+  be without workers. One core, one kernel to compile, a daemonic process (no
+  children) or no `fork` compile in this process.
+- **Out of the way of debugging.** Under an instrument that must see every
+  pass on the whole module (printing the IR, profiling) the pass does nothing:
+  the later passes then lower every kernel in the module, as `--emit` does.
+  Verification (`VerifyInstrument`) follows each kernel's passes.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import functools
+import hashlib
+import multiprocessing
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import llvmlite
+from xdsl.context import Context
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, SymbolRefAttr, i64
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from lamina import version
+from lamina.codegen import codegen as llvm_codegen
+from lamina.codegen.cache import cache_get, cache_put
+from lamina.codegen.codegen import LLVM_LOCK
+from lamina.dialects import tir
+from lamina.ir import print_ir
+from lamina.lowering.tir_to_llvm import ALIASED_ATTR, noalias_unsafe
+from lamina.lowering.tir_to_llvm.types import PTR
+from lamina.passes import (
+    PassContext,
+    VerifyInstrument,
+    record_statistic,
+    register_config,
+    register_pass,
+    run_pipeline,
+)
+from lamina.pipelines import LOWERING_PIPELINE
+from lamina.target import Target
+
+register_config(
+    "compile-kernels.jobs",
+    int,
+    0,
+    "processes compile-kernels compiles kernels in (0: the cores this process may use)",
+)
+
+#: The attribute of a kernel's declaration that holds its object code (base64).
+OBJECT_ATTR = "lamina.object"
+#: The lowering each kernel goes through on its own.
+KERNEL_PASSES: tuple[str, ...] = LOWERING_PIPELINE[LOWERING_PIPELINE.index("lower-te-to-tir") + 1 :]
+_SUFFIX = re.compile(r"_\d+$")
+
+
+@functools.cache
+def source_fingerprint() -> bytes:
+    """The compiler a kernel's object comes from: lamina's version and Python
+    sources, llvmlite's version, the host CPU (a kernel is keyed by its TIR, so a
+    change to a pass below it must change the key)."""
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parent.parent
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if rel.parts[0] in ("tests", "bench", "examples", "docs", "filecheck") or any(
+            p.startswith(".") for p in rel.parts
+        ):
+            continue
+        h.update(str(rel).encode() + b"\0" + path.read_bytes() + b"\0")
+    host = Target.host()
+    for part in (version.__version__, llvmlite.__version__, host.cpu, host.feature_string):
+        h.update(part.encode() + b"\0")
+    return h.digest()
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """One kernel to compile: the op, its content-addressed symbol and key."""
+
+    op: tir.PrimFuncOp
+    symbol: str
+    key: str
+    noalias: bool
+
+
+def _context_key(ctx: PassContext) -> str:
+    config = sorted((k, repr(v)) for k, v in ctx.config.items())
+    return repr((ctx.opt_level, sorted(ctx.required_passes), sorted(ctx.disabled_passes), config))
+
+
+def _unit(op: tir.PrimFuncOp, noalias: bool, ctx: PassContext) -> _Unit:
+    name = op.sym_name
+    op.sym_name = StringAttr("kernel")
+    try:
+        text = print_ir(op)
+    finally:
+        op.sym_name = name
+    h = hashlib.sha256()
+    for part in (text, str(noalias), str(ctx.target), _context_key(ctx)):
+        h.update(part.encode() + b"\0")
+    h.update(source_fingerprint())
+    key = h.hexdigest()
+    return _Unit(op, f"{_SUFFIX.sub('', name.data)}_{key[:12]}", key, noalias)
+
+
+def _object(unit: _Unit, ctx: PassContext) -> bytes:
+    """The object code of one kernel: KERNEL_PASSES on a module of its own, then
+    LLVM; every symbol it defines is hidden (it links into a model's library)."""
+    fn = unit.op.clone()
+    fn.sym_name = StringAttr(unit.symbol)
+    module = ModuleOp([fn])
+    if not unit.noalias:
+        module.attributes[ALIASED_ATTR] = ArrayAttr([StringAttr(unit.symbol)])
+    checks = [i for i in ctx.instruments if isinstance(i, VerifyInstrument)]
+    run_pipeline(module, KERNEL_PASSES, ctx.replace(instruments=checks))
+    target = llvm_codegen.module_target(module)
+    tm = llvm_codegen.target_machine(target, ctx.opt_level)
+    with LLVM_LOCK:
+        mod = llvm_codegen.parse_ir(str(llvm_codegen.translate(module, tm)))
+        for value in [*mod.functions, *mod.global_variables]:
+            if not value.is_declaration and value.linkage.name not in ("internal", "private"):
+                value.visibility = "hidden"
+        llvm_codegen.optimize(mod, tm, ctx.opt_level)
+        return llvm_codegen.emit_object(mod, tm)
+
+
+# ------------------------------------------------------------- worker processes
+#: What forked workers compile: set by the parent just before it forks.
+_PENDING: tuple[list[_Unit], PassContext] | None = None
+
+
+def _worker_start() -> None:
+    """A worker inherits LLVM_LOCK held by the parent's forking thread: free it."""
+    with contextlib.suppress(RuntimeError):  # a worker forked later, without it
+        LLVM_LOCK.release()
+
+
+def _worker_compile(index: int) -> tuple[int, bytes | None]:
+    assert _PENDING is not None
+    units, ctx = _PENDING
+    try:
+        return index, _object(units[index], ctx)
+    except BaseException:  # compiled again in the parent, which raises the error
+        return index, None
+
+
+def _jobs(ctx: PassContext) -> int:
+    jobs = int(ctx.get_config("compile-kernels.jobs"))
+    if jobs > 0:
+        return jobs
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _can_fork() -> bool:
+    return (
+        "fork" in multiprocessing.get_all_start_methods()
+        and not multiprocessing.current_process().daemon
+    )
+
+
+def _compile(units: list[_Unit], ctx: PassContext) -> dict[str, bytes]:
+    """Object code of every unit, in `_jobs` forked processes where it pays."""
+    jobs = min(_jobs(ctx), len(units))
+    done: dict[str, bytes] = {}
+    if jobs > 1 and _can_fork():
+        global _PENDING
+        order = sorted(range(len(units)), key=lambda i: -_cost(units[i].op))
+        _PENDING = (units, ctx)
+        try:
+            with LLVM_LOCK:  # no other thread is inside LLVM while forking
+                pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_worker_start)
+            try:
+                for index, obj in pool.imap_unordered(_worker_compile, order, chunksize=1):
+                    if obj is not None:
+                        done[units[index].symbol] = obj
+            finally:
+                pool.terminate()
+                pool.join()
+        finally:
+            _PENDING = None
+    for unit in units:  # the rest, and any a worker could not compile
+        if unit.symbol not in done:
+            done[unit.symbol] = _object(unit, ctx)
+    return done
+
+
+def _cost(op: tir.PrimFuncOp) -> int:
+    return sum(1 for _ in op.walk())
+
+
+# ---------------------------------------------------------------------- the pass
+def _declaration(op: tir.PrimFuncOp, symbol: str, obj: bytes) -> llvm.FuncOp:
+    """The kernel's `llvm.func` declaration (buffers as pointers, sizes as
+    i64), carrying its object code."""
+    nsizes = len(op.sizes)
+    inputs = [PTR] * (len(op.args) - nsizes) + [i64] * nsizes
+    decl = llvm.FuncOp(
+        symbol, llvm.LLVMFunctionType(inputs, llvm.LLVMVoidType()),
+        linkage=llvm.LinkageAttr("external"),
+    )
+    decl.attributes[OBJECT_ATTR] = StringAttr(base64.b64encode(obj).decode())
+    return decl
+
+
+def compile_kernels(module: ModuleOp, ctx: PassContext) -> None:
+    """Replace every `tir.prim_func` of `module` by its compiled declaration."""
+    kernels = [op for op in module.ops if isinstance(op, tir.PrimFuncOp)]
+    if not kernels:
+        return
+    unsafe = noalias_unsafe(module)
+    units = [_unit(op, op.sym_name.data not in unsafe, ctx) for op in kernels]
+    objects: dict[str, bytes] = {}
+    missing: dict[str, _Unit] = {}
+    for unit in units:
+        if unit.symbol in objects or unit.symbol in missing:
+            continue
+        cached = cache_get(unit.key)
+        if cached is not None:
+            objects[unit.symbol] = cached
+        else:
+            missing[unit.symbol] = unit
+    record_statistic("kernels", len(kernels))
+    record_statistic("cached", len(objects))
+    record_statistic("compiled", len(missing))
+    for symbol, obj in _compile(list(missing.values()), ctx).items():
+        cache_put(missing[symbol].key, obj)
+        objects[symbol] = obj
+    renamed = {u.op.sym_name.data: u.symbol for u in units}
+    for op in module.walk():
+        if isinstance(op, tir.CallOp) and op.callee.string_value() in renamed:
+            op.callee = SymbolRefAttr(renamed[op.callee.string_value()])
+    declared: set[str] = set()
+    for unit in units:
+        if unit.symbol in declared:
+            Rewriter.erase_op(unit.op)
+            continue
+        declared.add(unit.symbol)
+        Rewriter.replace_op(unit.op, _declaration(unit.op, unit.symbol, objects[unit.symbol]))
+
+
+def kernel_objects(module: ModuleOp) -> list[bytes]:
+    """The object code of the kernels `compile-kernels` compiled, in module order."""
+    return [
+        base64.b64decode(op.attributes[OBJECT_ATTR].data)  # type: ignore[attr-defined]
+        for op in module.ops
+        if isinstance(op, llvm.FuncOp) and OBJECT_ATTR in op.attributes
+    ]
+
+
+@register_pass
+@dataclass(frozen=True)
+class CompileKernelsPass(ModulePass):
+    """Compile each `tir.prim_func` to object code on its own (in parallel,
+    cached by content) and replace it by an `llvm.func` declaration holding it."""
+
+    name = "compile-kernels"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        pctx = PassContext.current()
+        if not any(i.needs_whole_module for i in pctx.instruments):
+            compile_kernels(op, pctx)
+
+
+__all__ = [
+    "KERNEL_PASSES",
+    "OBJECT_ATTR",
+    "CompileKernelsPass",
+    "compile_kernels",
+    "kernel_objects",
+    "source_fingerprint",
+]
