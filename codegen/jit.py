@@ -27,9 +27,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
+from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import ModuleOp
 
-from lamina.abi import SET_NUM_THREADS
+from lamina.abi import IMAGE_DECODE, SET_NUM_THREADS
 from lamina.codegen.cache import cache_get, cache_key, cache_put
 from lamina.codegen.codegen import (
     LLVM_LOCK,
@@ -42,8 +43,9 @@ from lamina.codegen.codegen import (
     translate,
 )
 from lamina.codegen.pool import EXPORTS, pool_ir
-from lamina.errors import CompileError
+from lamina.errors import CompileError, LaminaError
 from lamina.lowering.record import read_entry
+from lamina.runtime import image
 from lamina.runtime.record import EntryABI
 from lamina.system import runtime_libraries
 from lamina.target import Target
@@ -63,6 +65,8 @@ def _initialize() -> None:
         for lib in runtime_libraries():
             llvm.load_library_permanently(lib)
         _bind_half_conversions()
+        # the runtime's image decoder (Pillow, imported at its first call)
+        llvm.add_symbol(IMAGE_DECODE, image.decoder_address())
         _load_pool()
         _initialized = True
 
@@ -207,6 +211,13 @@ def _sigint_deferred() -> Iterator[None]:
                 signal.raise_signal(signal.SIGINT)  # runs `previous` right away
 
 
+def calls_image_decoder(module: ModuleOp) -> bool:
+    """Whether the lowered module calls the runtime's image decoder."""
+    return any(
+        isinstance(op, llvm_dialect.FuncOp) and op.sym_name.data == IMAGE_DECODE for op in module.ops
+    )
+
+
 def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
     """Compile a lowered module for the host and load it with MCJIT. Object code
     is cached on disk by the module's structural hash (see `cache_dir`), so an
@@ -221,6 +232,11 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
                 f"machine ({Target.host().describe()}): it cannot run here; export it "
                 "instead of running it"
             )
+        if calls_image_decoder(module):
+            try:
+                image.require_pillow()
+            except LaminaError as e:
+                raise CompileError(str(e)) from None
         tm = target_machine(target, opt_level, jit=True)
         text = str(translate(module, tm))
         key = cache_key(text, tm, opt_level, target)
@@ -244,4 +260,4 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
         )
 
 
-__all__ = ["NativeModule", "jit_compile", "pool_address", "set_num_threads"]
+__all__ = ["NativeModule", "calls_image_decoder", "jit_compile", "pool_address", "set_num_threads"]
