@@ -41,6 +41,9 @@ SET_NUM_THREADS = "lamina_set_num_threads"
 #: to `lamina.runtime.image`'s Pillow decoder; an exported library's C runtime
 #: forwards it to the decoder an application registers (`lamina.h`).
 IMAGE_DECODE = "lamina_image_decode"
+#: The runtime's functions compiled code may call (TVM's runtime registry):
+#: `lower-tir-to-llvm` records which a model calls (`HOST_FUNCTIONS_ATTR`).
+HOST_FUNCTIONS = (IMAGE_DECODE,)
 #: `pixel_format` codes of `IMAGE_DECODE`, by ONNX's names (channels: 3, 3, 1).
 PIXEL_FORMATS = {"RGB": 0, "BGR": 1, "Grayscale": 2}
 #: `IMAGE_DECODE`'s error codes (lamina.h's `LAMINA_IMAGE_*`) and what each means.
@@ -61,6 +64,8 @@ WORKSPACE_SIZE_ATTR = "lamina.workspace_size"
 INTERMEDIATE_BYTES_ATTR = "lamina.intermediate_bytes"
 #: Module attribute: shared libraries the BYOC-generated code calls into.
 EXTERNAL_LIBRARIES_ATTR = "lamina.external_libraries"
+#: Module attribute: the runtime's functions (`HOST_FUNCTIONS`) the code calls.
+HOST_FUNCTIONS_ATTR = "lamina.host_functions"
 #: Module attribute: the target (its string form) the module was lowered for.
 TARGET_ATTR = "lamina.target_spec"
 #: Module attribute: the sizes `main` reads from `args` (after the buffers), in order.
@@ -89,8 +94,10 @@ __all__ = [
     "ENTRY",
     "EXITS_ATTR",
     "EXTERNAL_LIBRARIES_ATTR",
-    "IMAGE_DECODE",
+    "HOST_FUNCTIONS",
+    "HOST_FUNCTIONS_ATTR",
     "IMAGE_CORRUPT",
+    "IMAGE_DECODE",
     "IMAGE_ERRORS",
     "IMAGE_FAILED",
     "IMAGE_NO_DECODER",

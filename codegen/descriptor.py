@@ -296,6 +296,10 @@ def descriptor_source(
             f"LAMINA_EXPORT const lamina_model *{name}_model(void) {{ return &MODEL; }}",
             "LAMINA_EXPORT __attribute__((weak)) const lamina_model *lamina_get_model(void) "
             "{ return &MODEL; }",
+            f"LAMINA_EXPORT void {name}_set_image_decoder(lamina_image_decoder decoder) "
+            "{ set_image_decoder(decoder); }",
+            "LAMINA_EXPORT __attribute__((weak)) void lamina_set_image_decoder(lamina_image_decoder decoder) "
+            "{ set_image_decoder(decoder); }",
             *(['#include "wasm.c"'] if wasm else []),
             "",
         ]

@@ -27,7 +27,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
-from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import ModuleOp
 
 from lamina.abi import IMAGE_DECODE, SET_NUM_THREADS
@@ -211,13 +210,6 @@ def _sigint_deferred() -> Iterator[None]:
                 signal.raise_signal(signal.SIGINT)  # runs `previous` right away
 
 
-def calls_image_decoder(module: ModuleOp) -> bool:
-    """Whether the lowered module calls the runtime's image decoder."""
-    return any(
-        isinstance(op, llvm_dialect.FuncOp) and op.sym_name.data == IMAGE_DECODE for op in module.ops
-    )
-
-
 def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
     """Compile a lowered module for the host and load it with MCJIT. Object code
     is cached on disk by the module's structural hash (see `cache_dir`), so an
@@ -232,7 +224,8 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
                 f"machine ({Target.host().describe()}): it cannot run here; export it "
                 "instead of running it"
             )
-        if calls_image_decoder(module):
+        entry = read_entry(module)
+        if IMAGE_DECODE in entry.host_functions:
             try:
                 image.require_pillow()
             except LaminaError as e:
@@ -256,8 +249,8 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
         return NativeModule(
             engine,
             str(mod) if cached is None else "",  # a cache hit skipped the optimizer
-            read_entry(module),
+            entry,
         )
 
 
-__all__ = ["NativeModule", "calls_image_decoder", "jit_compile", "pool_address", "set_num_threads"]
+__all__ = ["NativeModule", "jit_compile", "pool_address", "set_num_threads"]

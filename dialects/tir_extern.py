@@ -7,9 +7,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import FlatSymbolRefAttr, IndexType, IntegerType, MemRefType, SymbolRefAttr
+from xdsl.dialects.builtin import (
+    FlatSymbolRefAttr,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    SymbolRefAttr,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, result_def, traits_def, var_operand_def
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 

@@ -18,7 +18,13 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerType, Signedness, StringAttr, TensorType
 from xdsl.ir import Attribute
-from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, result_def, traits_def
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -31,7 +37,12 @@ from lamina.dialects.relay.base import (
     shape_of,
     tensor,
 )
-from lamina.dialects.relay.dynamic import DynShapeAttrs, DynShapeOp, SetsSizes, _size_names
+from lamina.dialects.relay.dynamic import (
+    DynShapeAttrs,
+    DynShapeOp,
+    SetsSizes,
+    _size_names,
+)
 
 I64 = IntegerType(64)
 U8 = IntegerType(8, Signedness.UNSIGNED)

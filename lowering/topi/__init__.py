@@ -86,6 +86,7 @@ __all__ = [
     "extern_kernel",
     "flops",
     "highest",
+    "image",
     "int8",
     "is_extern",
     "layout",

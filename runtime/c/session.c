@@ -42,6 +42,19 @@
 extern void LAMINA_ENTRY(void **args, void **params, char *workspace);
 extern void lamina_set_num_threads(int32_t threads);
 
+/* The image decoder the model's code calls (lamina.h, lamina.abi.IMAGE_DECODE):
+ * the one registered with NAME_set_image_decoder, else none. */
+static lamina_image_decoder image_decoder;
+
+int64_t lamina_image_decode(const uint8_t *data, int64_t size, int32_t pixel_format,
+                            uint8_t *out, int64_t capacity, int64_t *shape) {
+    lamina_image_decoder decode = image_decoder;
+    if (decode == NULL) return LAMINA_IMAGE_NO_DECODER;
+    return decode(data, size, pixel_format, out, capacity, shape);
+}
+
+static void set_image_decoder(lamina_image_decoder decoder) { image_decoder = decoder; }
+
 typedef struct buffer {
     void *data;
     size_t capacity;
