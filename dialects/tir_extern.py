@@ -54,7 +54,7 @@ class CallExternOp(IRDLOperation):
                     f"tir.call_extern @{self.callee.string_value()}: argument #{i} has type {t}; "
                     "an external function takes buffers (memrefs), index values and integers"
                 )
-        if not isinstance(self.callee, FlatSymbolRefAttr):
+        if self.callee.nested_references.data:
             raise VerifyException("tir.call_extern: the callee must be a flat symbol (a C function's name)")
         if SymbolTable.lookup_symbol(self, self.callee) is not None:
             raise VerifyException(

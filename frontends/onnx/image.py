@@ -37,7 +37,7 @@ def _decoded(m: rs.ShapeMath, x: SSAValue, status: SSAValue) -> SSAValue:
 
 @converter(
     "ImageDecoder",
-    emits=("image_shape", "image_decode", "check"),
+    emits=("relay.image_shape", "relay.image_decode", "relay.check"),
     notes="decoded when the model runs, by Pillow (or the C runtime's registered decoder); "
     "an image Pillow opens in another mode is converted to RGB",
 )
