@@ -31,6 +31,31 @@ ENTRY = "main"
 #: code reaches: the runtime sets the team size of each run through it.
 SET_NUM_THREADS = "lamina_set_num_threads"
 
+#: The host function compiled code calls to decode an image (ONNX ImageDecoder),
+#: the C ABI `int64_t lamina_image_decode(const uint8_t *data, int64_t size,
+#: int32_t pixel_format, uint8_t *out, int64_t capacity, int64_t *shape)`: it
+#: reads the image in `data[0..size)`, writes its `[height, width, channels]` to
+#: `shape` and, unless `capacity` is 0 (a header-only call; `out` may then be
+#: NULL), its pixels (uint8, height x width x channels) to `out`, which holds
+#: `capacity` bytes. It returns 0, or one of `IMAGE_ERRORS`. The JIT binds it
+#: to `lamina.runtime.image`'s Pillow decoder; an exported library's C runtime
+#: forwards it to the decoder an application registers (`lamina.h`).
+IMAGE_DECODE = "lamina_image_decode"
+#: The runtime's functions compiled code may call (TVM's runtime registry):
+#: `lower-tir-to-llvm` records which a model calls (`HOST_FUNCTIONS_ATTR`).
+HOST_FUNCTIONS = (IMAGE_DECODE,)
+#: `pixel_format` codes of `IMAGE_DECODE`, by ONNX's names (channels: 3, 3, 1).
+PIXEL_FORMATS = {"RGB": 0, "BGR": 1, "Grayscale": 2}
+#: `IMAGE_DECODE`'s error codes (lamina.h's `LAMINA_IMAGE_*`) and what each means.
+IMAGE_UNKNOWN_FORMAT, IMAGE_CORRUPT, IMAGE_RESHAPED, IMAGE_NO_DECODER, IMAGE_FAILED = 1, 2, 3, 4, 5
+IMAGE_ERRORS = {
+    IMAGE_UNKNOWN_FORMAT: "not a known image format",
+    IMAGE_CORRUPT: "the image data is corrupt or truncated",
+    IMAGE_RESHAPED: "the decoder gave another shape than the image's header did",
+    IMAGE_NO_DECODER: "no image decoder is registered with the runtime (lamina_set_image_decoder)",
+    IMAGE_FAILED: "the image decoder failed",
+}
+
 #: Module attribute: the weight blob keys, in the order of the `params` table.
 PARAMS_ATTR = "lamina.params"
 #: Module attribute: bytes of the workspace arena `main` needs.
@@ -39,6 +64,8 @@ WORKSPACE_SIZE_ATTR = "lamina.workspace_size"
 INTERMEDIATE_BYTES_ATTR = "lamina.intermediate_bytes"
 #: Module attribute: shared libraries the BYOC-generated code calls into.
 EXTERNAL_LIBRARIES_ATTR = "lamina.external_libraries"
+#: Module attribute: the runtime's functions (`HOST_FUNCTIONS`) the code calls.
+HOST_FUNCTIONS_ATTR = "lamina.host_functions"
 #: Module attribute: the target (its string form) the module was lowered for.
 TARGET_ATTR = "lamina.target_spec"
 #: Module attribute: the sizes `main` reads from `args` (after the buffers), in order.
@@ -67,10 +94,20 @@ __all__ = [
     "ENTRY",
     "EXITS_ATTR",
     "EXTERNAL_LIBRARIES_ATTR",
+    "HOST_FUNCTIONS",
+    "HOST_FUNCTIONS_ATTR",
+    "IMAGE_CORRUPT",
+    "IMAGE_DECODE",
+    "IMAGE_ERRORS",
+    "IMAGE_FAILED",
+    "IMAGE_NO_DECODER",
+    "IMAGE_RESHAPED",
+    "IMAGE_UNKNOWN_FORMAT",
     "INTERMEDIATE_BYTES_ATTR",
     "MAX_LOAD_STRIDE",
     "NAME_ATTR",
     "PARAMS_ATTR",
+    "PIXEL_FORMATS",
     "REPLAN",
     "SIZES_ATTR",
     "TARGET_ATTR",

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 
-from lamina.abi import SET_NUM_THREADS
+from lamina.abi import IMAGE_DECODE, SET_NUM_THREADS
 from lamina.codegen.cache import cache_get, cache_key, cache_put
 from lamina.codegen.codegen import (
     LLVM_LOCK,
@@ -43,8 +43,9 @@ from lamina.codegen.codegen import (
 )
 from lamina.codegen.kernels import kernel_objects
 from lamina.codegen.pool import EXPORTS, pool_ir
-from lamina.errors import CompileError
+from lamina.errors import CompileError, LaminaError
 from lamina.lowering.record import read_entry
+from lamina.runtime import image
 from lamina.runtime.record import EntryABI
 from lamina.system import runtime_libraries
 from lamina.target import Target
@@ -64,6 +65,8 @@ def _initialize() -> None:
         for lib in runtime_libraries():
             llvm.load_library_permanently(lib)
         _bind_half_conversions()
+        # the runtime's image decoder (Pillow, imported at its first call)
+        llvm.add_symbol(IMAGE_DECODE, image.decoder_address())
         _load_pool()
         _initialized = True
 
@@ -223,6 +226,12 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
                 f"machine ({Target.host().describe()}): it cannot run here; export it "
                 "instead of running it"
             )
+        entry = read_entry(module)
+        if IMAGE_DECODE in entry.host_functions:
+            try:
+                image.require_pillow()
+            except LaminaError as e:
+                raise CompileError(str(e)) from None
         tm = target_machine(target, opt_level, jit=True)
         text = str(translate(module, tm))
         key = cache_key(text, tm, opt_level, target)
@@ -244,7 +253,7 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
         return NativeModule(
             engine,
             str(mod) if cached is None else "",  # a cache hit skipped the optimizer
-            read_entry(module),
+            entry,
         )
 
 

@@ -88,6 +88,7 @@ from xdsl.utils.str_enum import StrEnum
 
 from lamina.dialects.resources import blobs
 from lamina.dialects.shapes import SizesAttr, dims
+from lamina.dialects.tir_extern import CallExternOp
 from lamina.dialects.tir_sizes import (
     CheckOp,
     SetSizeOp,
@@ -722,6 +723,7 @@ TIR = Dialect(
         PrimFuncOp,
         ReturnOp,
         CallOp,
+        CallExternOp,
         YieldOp,
         ForOp,
         IfOp,
@@ -745,6 +747,7 @@ __all__ = [
     "TIR",
     "AllocOp",
     "AllocScope",
+    "CallExternOp",
     "CallOp",
     "CheckOp",
     "ConstantOp",

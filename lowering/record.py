@@ -6,6 +6,7 @@ driver and the JIT read it back (`read_entry`). The attribute names are
 `lamina.abi`'s:
 
     lamina.external_libraries  ["/path/libx.so", ...]     (external-codegen's)
+    lamina.host_functions      ["lamina_image_decode"]
     lamina.sizes               ["batch", "seq", ...]
     lamina.bounds              [["k", "n"], ["r", ""], ...]   ("": unbounded)
     lamina.exits               ["message", ...]
@@ -14,7 +15,7 @@ driver and the JIT read it back (`read_entry`). The attribute names are
     lamina.workspace_size      N : i64
     lamina.intermediate_bytes  N : i64
 
-The first five are left out when empty (none: a static model), the last
+The first six are left out when empty (none: a static model), the last
 three always written.
 """
 
@@ -30,6 +31,7 @@ from lamina.abi import (
     DYNAMIC_PLAN_ATTR,
     EXITS_ATTR,
     EXTERNAL_LIBRARIES_ATTR,
+    HOST_FUNCTIONS_ATTR,
     INTERMEDIATE_BYTES_ATTR,
     PARAMS_ATTR,
     SIZES_ATTR,
@@ -42,6 +44,7 @@ from lamina.symbolic import Sym
 #: The attributes of the encoding, in the order `write_entry` writes them.
 ENTRY_ATTRS: tuple[str, ...] = (
     EXTERNAL_LIBRARIES_ATTR,
+    HOST_FUNCTIONS_ATTR,
     SIZES_ATTR,
     BOUNDS_ATTR,
     EXITS_ATTR,
@@ -62,6 +65,8 @@ def entry_attributes(entry: EntryABI) -> dict[str, Attribute]:
     out: dict[str, Attribute] = {}
     if entry.external_libraries:
         out[EXTERNAL_LIBRARIES_ATTR] = _strings(entry.external_libraries)
+    if entry.host_functions:
+        out[HOST_FUNCTIONS_ATTR] = _strings(entry.host_functions)
     if entry.sizes:
         out[SIZES_ATTR] = _strings(entry.sizes)
     if entry.bounds:
@@ -153,6 +158,7 @@ def entry_from_attributes(attrs: Mapping[str, Attribute]) -> EntryABI:
             for a, b, n in _rows(attrs, DYNAMIC_PLAN_ATTR, (IntegerAttr, IntegerAttr, StringAttr))
         ),
         external_libraries=_string_list(attrs, EXTERNAL_LIBRARIES_ATTR),
+        host_functions=_string_list(attrs, HOST_FUNCTIONS_ATTR),
     )
 
 

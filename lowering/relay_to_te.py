@@ -23,6 +23,7 @@ from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
+from lamina.abi import IMAGE_DECODE
 from lamina.dialects import relay, te, tir
 from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.errors import LoweringError
@@ -32,10 +33,11 @@ from lamina.lowering.topi import Kernel, compute_for, extern_kernel, is_extern
 from lamina.passes.registry import register_pass
 
 #: C library functions that compiled code may call (LLVM lowers `llvm.exp.f64` to
-#: `exp`, tanh and erf are libm calls, ...): a kernel must not take their names.
+#: `exp`, tanh and erf are libm calls, ...) and the runtime's (`lamina.abi`): a
+#: kernel must not take their names.
 _LIBM = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "floor", "ceil", "round", "roundeven", "trunc", "rint", "nearbyint", "lround", "fabs", "fmod", "remainder", "fmin", "fmax", "copysign", "fma", "ldexp", "frexp", "modf", "hypot"]
 RESERVED_SYMBOLS = frozenset(
-    [*_LIBM, *(f + "f" for f in _LIBM), "abs", "labs", "memcpy", "memmove", "memset"]
+    [*_LIBM, *(f + "f" for f in _LIBM), "abs", "labs", "memcpy", "memmove", "memset", IMAGE_DECODE]
 )
 
 

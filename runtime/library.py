@@ -16,7 +16,9 @@ the prefix of its symbols (the entry point is `NAME_main`), and the C runtime
 A library carries its own copy of lamina's thread pool; the one pool symbol it
 exports, `lamina_set_num_threads`, is how `CompiledModel.run` sets each run's
 team size (`lamina.runtime.model.pool_threads`). A library exported before the
-pool (linked against libgomp) has none and runs on libgomp's default team.
+pool (linked against libgomp) has none and runs on libgomp's default team. A
+model that decodes images (`host_functions`) is given the Pillow decoder
+(`lamina.runtime.image`) through its `NAME_set_image_decoder`.
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ from typing import Any
 
 import numpy as np
 
-from lamina.abi import BUFFER_ALIGN, ENTRY
+from lamina.abi import BUFFER_ALIGN, ENTRY, IMAGE_DECODE
 from lamina.errors import LaminaError
 from lamina.fileio import check_writable, write_atomic_with
+from lamina.runtime import image
 from lamina.runtime.model import CompiledModel
 from lamina.runtime.record import ModelRecord
 from lamina.runtime.seal import check_seal
@@ -283,11 +286,27 @@ def load(path: str | os.PathLike[str], verify: bool | None = None) -> CompiledMo
         params.append(arr)
 
     name = meta.get("name")
+    if IMAGE_DECODE in model_record.entry.host_functions:
+        _set_image_decoder(lib, name)
     return CompiledModel(
         model_record, lib, params,
         exporter=LibraryCopy(file, name if isinstance(name, str) else None),
     )
 
+
+def _set_image_decoder(lib: SharedLibrary, name: object) -> None:
+    """Give a model that decodes images the Pillow decoder (its C runtime has
+    none of its own)."""
+    image.require_pillow()
+    setter = f"{name}_set_image_decoder"
+    if not isinstance(name, str) or not hasattr(lib.lib, setter):
+        raise LaminaError(
+            f"cannot load '{lib.path}': it decodes images but has no {setter}; export it again"
+        )
+    _SETTER(lib.address(setter))(image.decoder_address())
+
+
+_SETTER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 __all__ = [
     "ALIGN",

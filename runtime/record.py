@@ -13,6 +13,7 @@ and the weights, defined once.
         exits            the messages `main` may stop with
         dynamic_plan     LiveRange (first, last, bytes): a per-shape arena plan
         external_libraries  the shared libraries BYOC code calls into
+        host_functions      the runtime's functions the code calls (`lamina.abi.HOST_FUNCTIONS`)
 
 Two encodings, each defined once:
 
@@ -88,6 +89,7 @@ class EntryABI:
     exits: tuple[str, ...] = ()
     dynamic_plan: tuple[LiveRange, ...] | None = None
     external_libraries: tuple[str, ...] = ()
+    host_functions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,7 @@ class ModelRecord:
             "sizes": list(e.sizes),
             "bounds": [[b.name, None if b.limit is None else str(b.limit)] for b in e.bounds],
             "exits": list(e.exits),
+            "host_functions": list(e.host_functions),
             "dynamic_plan": None
             if e.dynamic_plan is None
             else [[r.first, r.last, str(r.nbytes)] for r in e.dynamic_plan],
@@ -144,6 +147,7 @@ class ModelRecord:
                     Bound(str(n), None if b is None else _dim(b)) for n, b in data.get("bounds", [])
                 ),
                 exits=tuple(str(m) for m in data.get("exits", [])),
+                host_functions=tuple(str(f) for f in data.get("host_functions", [])),
                 dynamic_plan=None
                 if ranges is None
                 else tuple(LiveRange(int(a), int(b), _dim(n)) for a, b, n in ranges),

@@ -23,7 +23,7 @@ the shared type-inference helpers, `Window`, the attribute builders), `constant`
 (softmax, bias_add, pooling, normalizations), `layout` (reshape, transpose,
 slicing, gather, pad, resize, im2col, ...), `algorithm` (scatters, top-k,
 cumulative scans), `dynamic` (ops of data-dependent size: nonzero, NMS,
-unique, narrow), `blocked` (conv2d_nchwc, layout_transform), `sampling` (grid_sample, col2im) and `winograd` (Winograd convolution's transforms); the region ops
+unique, narrow), `image` (decoding an encoded image at run time), `blocked` (conv2d_nchwc, layout_transform), `sampling` (grid_sample, col2im) and `winograd` (Winograd convolution's transforms); the region ops
 `relay.fused` and `relay.yield` are in `lamina.dialects.relay_region`. This
 package re-exports every public name of those modules, and builds `RELAY_OPS`
 (and `__all__`) from the op classes they define. An installed package may add
@@ -48,6 +48,7 @@ from lamina.dialects.relay import (
     constant,
     dynamic,
     elementwise,
+    image,
     layout,
     nn,
     products,
@@ -65,6 +66,7 @@ from lamina.dialects.relay.blocked import *  # noqa: F403
 from lamina.dialects.relay.constant import *  # noqa: F403
 from lamina.dialects.relay.dynamic import *  # noqa: F403
 from lamina.dialects.relay.elementwise import *  # noqa: F403
+from lamina.dialects.relay.image import *  # noqa: F403
 from lamina.dialects.relay.layout import *  # noqa: F403
 from lamina.dialects.relay.nn import *  # noqa: F403
 from lamina.dialects.relay.products import *  # noqa: F403
@@ -88,6 +90,7 @@ _FAMILIES: tuple[ModuleType, ...] = (
     blocked,
     algorithm,
     dynamic,
+    image,
     sampling,
     winograd,
 )

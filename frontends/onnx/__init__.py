@@ -18,7 +18,7 @@ The package is layered, each module importing only the ones above it here:
   `losses`, `sampling`, `algorithm`, `dynamic` (ops of data-dependent
   size), `control` (If, Loop, Scan), `quantize` (QuantizeLinear, QLinearConv,
   ... to the qnn dialect), `einsum`, `signal` (DFT), `vision` (RoiAlign,
-  DeformConv, MaxUnpool), `windows` (Blackman, Hann, Hamming);
+  DeformConv, MaxUnpool), `image` (ImageDecoder, decoded by the runtime), `windows` (Blackman, Hann, Hamming);
 - `folding` (constant nodes evaluated by `onnx.reference`) and `inference`
   (ONNX shape inference as a check);
 - `importer`: `load_model` and `from_onnx`, which walk the graph;
@@ -35,6 +35,7 @@ from lamina.frontends.onnx import (  # noqa: F401  (imported to register their c
     dynamic,
     einsum,
     elementwise,
+    image,
     layout,
     losses,
     nn,

@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    MemRefType,
     ModuleOp,
     UnitAttr,
     VectorType,
@@ -141,6 +142,19 @@ def _lower_call(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     e.state.declare(callee, [convert_type(a.type) for a in op.args], llvm.LLVMVoidType())
     e.put(llvm.CallOp(callee, *op.args))
     return []
+
+
+@lowers(ACCESS_LOWERINGS, tir.CallExternOp)
+def _lower_call_extern(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    """A C function the runtime provides: buffers as pointers, `index` as i64."""
+    assert isinstance(op, tir.CallExternOp)
+    callee = op.callee.string_value()
+    for i, a in enumerate(op.args):
+        if isinstance(a.type, MemRefType):
+            check_buffer(a.type, f"tir.call_extern @{callee} argument #{i}")
+    result = convert_type(op.result.type)
+    e.state.declare(callee, [convert_type(a.type) for a in op.args], result)
+    return [e.emit(llvm.CallOp(callee, *op.args, return_type=result))]
 
 
 # ========================================================================= binding

@@ -22,7 +22,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from lamina.abi import PARAMS_ATTR, TARGET_ATTR
+from lamina.abi import HOST_FUNCTIONS, PARAMS_ATTR, TARGET_ATTR
 from lamina.dialects import tir
 from lamina.errors import LoweringError
 from lamina.lowering.record import read_entry, write_entry
@@ -223,9 +223,10 @@ def lower_module(module: ModuleOp) -> None:
         # (a module without @main, or lowered again, keeps the entry it has)
         libraries = read_entry(module).external_libraries  # external-codegen's
         entry = entry or EntryABI()
+        calls = tuple(f for f in HOST_FUNCTIONS if f in state.decls)
         write_entry(
             module,
-            replace(entry, params=tuple(state.params), external_libraries=libraries),
+            replace(entry, params=tuple(state.params), external_libraries=libraries, host_functions=calls),
         )
 
 

@@ -19,6 +19,8 @@ multi-result op such as `relay.split`). The computes live by op family:
   computes: scatters, top-k, cumulative scans (`register_extern`);
 - `dynamic`: extern kernels of the ops of data-dependent size (nonzero,
   non-max suppression, unique), which write padded results and a count;
+- `image`: extern kernels of the image ops, calls of the runtime's decoder
+  (`tir.call_extern`);
 - `sampling`: grid_sample, col2im;
 - `winograd`: Winograd convolution's transforms and their matrices;
 - `int8`: the packed int8 kernels (`qnn.conv2d_nchwc`, `qnn.dense_packed`),
@@ -36,6 +38,7 @@ from lamina.lowering.topi import (
     blocked,
     dynamic,
     elemwise,
+    image,
     int8,
     layout,
     nn,
@@ -83,6 +86,7 @@ __all__ = [
     "extern_kernel",
     "flops",
     "highest",
+    "image",
     "int8",
     "is_extern",
     "layout",

@@ -123,6 +123,35 @@ typedef struct lamina_model {
 
 typedef const lamina_model *(*lamina_get_model_fn)(void);
 
+/* ---- image decoding (ONNX ImageDecoder) -------------------------------------
+ *
+ * A model with an ImageDecoder calls a decoder when it runs: it reads the
+ * image in data[0..size), writes its {height, width, channels} to shape and,
+ * unless capacity is 0 (a header-only call; out may then be NULL), its pixels
+ * (uint8, height x width x channels, C order) to out, which holds capacity
+ * bytes. pixel_format is LAMINA_PIXEL_RGB, _BGR or _GRAYSCALE (channels 3, 3,
+ * 1). It returns 0 or a LAMINA_IMAGE_* code; the run then stops with
+ * LAMINA_ERROR_MODEL and lamina_session_error says what the code means. The
+ * C runtime has no decoder of its own: register one (stb_image, libpng,
+ * libjpeg, ...) before running such a model, for each library:
+ *
+ *     NAME_set_image_decoder(my_decoder);        (or, for dlopen, the
+ *     lamina_set_image_decoder symbol, the same function)
+ *
+ * Without one, every image is LAMINA_IMAGE_NO_DECODER. */
+typedef int64_t (*lamina_image_decoder)(const uint8_t *data, int64_t size, int32_t pixel_format,
+                                        uint8_t *out, int64_t capacity, int64_t *shape);
+typedef void (*lamina_set_image_decoder_fn)(lamina_image_decoder decoder);
+
+#define LAMINA_PIXEL_RGB 0
+#define LAMINA_PIXEL_BGR 1
+#define LAMINA_PIXEL_GRAYSCALE 2
+#define LAMINA_IMAGE_UNKNOWN_FORMAT 1 /* not a known image format */
+#define LAMINA_IMAGE_CORRUPT 2        /* corrupt or truncated data */
+#define LAMINA_IMAGE_RESHAPED 3       /* another shape than the header call gave */
+#define LAMINA_IMAGE_NO_DECODER 4     /* none registered */
+#define LAMINA_IMAGE_FAILED 5         /* anything else */
+
 /* ---- helpers (header-only, so the API has no library of its own) ---------- */
 
 static inline lamina_status lamina_model_check(const lamina_model *model) {

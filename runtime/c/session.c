@@ -19,7 +19,8 @@
  * The descriptor defines: NUM_INPUTS, NUM_OUTPUTS, NUM_SIZES, NUM_RANGES,
  * NUM_EXITS, REPLAN_EXIT, WORKSPACE_SIZE, INPUTS, OUTPUTS, EXITS, SIZE_KIND,
  * RANGE_FIRST, RANGE_LAST, PARAMS, NUM_NAMES (the sizes, then other names
- * shapes mention), LAMINA_ENTRY and the functions
+ * shapes mention), LAMINA_ENTRY, LAMINA_IMAGE_DECODER (1 when the model's code
+ * calls the image decoder) and the functions
  * bind_sizes, plan_sizes, replan_sizes, output_shape and range_bytes.
  */
 #include <stdarg.h>
@@ -41,6 +42,22 @@
 
 extern void LAMINA_ENTRY(void **args, void **params, char *workspace);
 extern void lamina_set_num_threads(int32_t threads);
+
+#if LAMINA_IMAGE_DECODER
+/* The image decoder the model's code calls (lamina.h, lamina.abi.IMAGE_DECODE),
+ * when it has an ImageDecoder: the one registered with NAME_set_image_decoder,
+ * else none. */
+static lamina_image_decoder image_decoder;
+
+int64_t lamina_image_decode(const uint8_t *data, int64_t size, int32_t pixel_format,
+                            uint8_t *out, int64_t capacity, int64_t *shape) {
+    lamina_image_decoder decode = image_decoder;
+    if (decode == NULL) return LAMINA_IMAGE_NO_DECODER;
+    return decode(data, size, pixel_format, out, capacity, shape);
+}
+
+static void set_image_decoder(lamina_image_decoder decoder) { image_decoder = decoder; }
+#endif
 
 typedef struct buffer {
     void *data;
