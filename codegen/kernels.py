@@ -55,8 +55,9 @@ from lamina.codegen import codegen as llvm_codegen
 from lamina.codegen.cache import cache_get, cache_put
 from lamina.codegen.codegen import LLVM_LOCK
 from lamina.dialects import tir
+from lamina.dialects.tir_extern import CallExternOp
 from lamina.ir import print_ir
-from lamina.lowering.tir_to_llvm import ALIASED_ATTR, noalias_unsafe
+from lamina.lowering.tir_to_llvm import ALIASED_ATTR, CALLS_ATTR, noalias_unsafe
 from lamina.lowering.tir_to_llvm.types import PTR
 from lamina.passes import (
     PassContext,
@@ -232,6 +233,9 @@ def _declaration(op: tir.PrimFuncOp, symbol: str, obj: bytes) -> llvm.FuncOp:
         linkage=llvm.LinkageAttr("external"),
     )
     decl.attributes[OBJECT_ATTR] = StringAttr(base64.b64encode(obj).decode())
+    calls = sorted({c.callee.string_value() for c in op.walk() if isinstance(c, CallExternOp)})
+    if calls:  # the runtime's functions the model needs (lower-tir-to-llvm records them)
+        decl.attributes[CALLS_ATTR] = ArrayAttr([StringAttr(c) for c in calls])
     return decl
 
 

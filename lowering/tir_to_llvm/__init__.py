@@ -44,7 +44,11 @@ binding), `control_flow` (CFG flattening), `lower` (the pass).
 
 from lamina.abi import BUFFER_ALIGN, BUFFER_SLACK
 from lamina.lowering.tir_to_llvm.buffers import ALIASED_ATTR, noalias_unsafe
-from lamina.lowering.tir_to_llvm.lower import LowerTirToLlvmPass, lower_module
+from lamina.lowering.tir_to_llvm.lower import (
+    CALLS_ATTR,
+    LowerTirToLlvmPass,
+    lower_module,
+)
 from lamina.lowering.tir_to_llvm.memory import WorkspacePlan, plan_workspace
 from lamina.lowering.tir_to_llvm.types import byte_size, convert_type
 
@@ -52,6 +56,7 @@ __all__ = [
     "ALIASED_ATTR",
     "BUFFER_ALIGN",
     "BUFFER_SLACK",
+    "CALLS_ATTR",
     "LowerTirToLlvmPass",
     "WorkspacePlan",
     "byte_size",

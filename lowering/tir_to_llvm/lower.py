@@ -192,6 +192,22 @@ def _check_function(op: Operation) -> None:
 
 
 # ========================================================================== module
+#: On a kernel's `llvm.func` declaration that holds its compiled code
+#: (`compile-kernels`): the C functions the kernel calls.
+CALLS_ATTR = "lamina.calls"
+
+
+def _compiled_calls(module: ModuleOp) -> set[str]:
+    """The functions the kernels compiled apart (`CALLS_ATTR`) call."""
+    return {
+        name.data
+        for op in module.ops
+        if isinstance(op, llvm.FuncOp) and isinstance(calls := op.attributes.get(CALLS_ATTR), ArrayAttr)
+        for name in calls.data
+        if isinstance(name, StringAttr)
+    }
+
+
 def lower_module(module: ModuleOp) -> None:
     """Lower all of `module` to `llvm.func`s (see the package docstring)."""
     module.attributes[TARGET_ATTR] = StringAttr(str(current_target()))
@@ -223,7 +239,7 @@ def lower_module(module: ModuleOp) -> None:
         # (a module without @main, or lowered again, keeps the entry it has)
         libraries = read_entry(module).external_libraries  # external-codegen's
         entry = entry or EntryABI()
-        calls = tuple(f for f in HOST_FUNCTIONS if f in state.decls)
+        calls = tuple(f for f in HOST_FUNCTIONS if f in state.decls or f in _compiled_calls(module))
         write_entry(
             module,
             replace(entry, params=tuple(state.params), external_libraries=libraries, host_functions=calls),
@@ -241,4 +257,4 @@ class LowerTirToLlvmPass(ModulePass):
         lower_module(op)
 
 
-__all__ = ["LowerTirToLlvmPass", "lower_module"]
+__all__ = ["CALLS_ATTR", "LowerTirToLlvmPass", "lower_module"]
