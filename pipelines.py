@@ -29,6 +29,9 @@ GRAPH_PIPELINE: tuple[str, ...] = (
     "simplify-inference",
     "canonicalize",
     "simplify-expr",
+    # O1+: constants folded before the passes that read weights (a weight
+    # PyTorch's linear transposes is a constant only once folded); again below
+    "fold-constant",
     # BYOC, only when targets are configured (`byoc.targets`, which
     # lamina.compile(targets=...) sets): targets see the graph's own ops, before
     # lamina's layout choices; external-codegen compiles the outlined functions.

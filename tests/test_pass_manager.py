@@ -411,25 +411,26 @@ def test_standard_pipeline_contents():
     # qnn ops as relay ops (qnn ops have no lowering of their own)
     q = ["qnn-legalize", "qnn-canonicalize"]
     qdq = "qnn-fold-qdq"  # O1+: QDQ chains as integer qnn ops, before q
-    o2 = [qdq, *q, "simplify-inference", "canonicalize", "conv-dead-taps", "fold-constant", "cse", "dce"]
+    fold = "fold-constant"  # O1+, before the passes reading weights and after them
+    o2 = [qdq, *q, "simplify-inference", "canonicalize", fold, "conv-dead-taps", fold, "cse", "dce"]
     o3 = [
-        qdq, *q, "simplify-inference", "canonicalize", "simplify-expr", "conv-dead-taps", "conv2d-winograd",
-        "conv-phases", "alter-op-layout", "fold-constant", "cse", "dce",
+        qdq, *q, "simplify-inference", "canonicalize", "simplify-expr", fold, "conv-dead-taps",
+        "conv2d-winograd", "conv-phases", "alter-op-layout", fold, "cse", "dce",
     ]
     assert standard_pipeline(0) == [*q, *lower]
-    assert standard_pipeline(1) == [qdq, *q, "simplify-inference", "fold-constant", *lower]
+    assert standard_pipeline(1) == [qdq, *q, "simplify-inference", fold, fold, *lower]
     assert standard_pipeline(2) == [*o2, "fuse-ops", *lower_o2]
     assert standard_pipeline(3) == [*o3, "fuse-ops", *lower_o2]
     assert standard_pipeline(2, lower=False) == [*o2, "fuse-ops"]
     assert standard_pipeline(3, lower=False) == [*o3, "fuse-ops"]
-    assert standard_pipeline(1, lower=False) == [qdq, *q, "simplify-inference", "fold-constant"]
+    assert standard_pipeline(1, lower=False) == [qdq, *q, "simplify-inference", fold, fold]
     ctx = PassContext(
         opt_level=3,
         disabled_passes=["cse", "fuse-ops", "simplify-expr", "simplify-inference"],
     )
     assert standard_pipeline(ctx, lower=False) == [
-        qdq, *q, "canonicalize", "conv-dead-taps", "conv2d-winograd", "conv-phases",
-        "alter-op-layout", "fold-constant", "dce",
+        qdq, *q, "canonicalize", fold, "conv-dead-taps", "conv2d-winograd", "conv-phases",
+        "alter-op-layout", fold, "dce",
     ]
     with PassContext(opt_level=0, required_passes=["dce"]):
         assert standard_pipeline(lower=False) == [*q, "dce"]
@@ -448,8 +449,8 @@ def test_named_pipelines_expand():
     # expansion lists every registered pass; the context filters when running
     o2 = [
         "qnn-fold-qdq", "qnn-legalize", "qnn-canonicalize", "simplify-inference", "canonicalize",
-        "simplify-expr", "conv-dead-taps", "conv2d-winograd", "conv-phases", "alter-op-layout",
-        "fold-constant", "cse", "dce",
+        "simplify-expr", "fold-constant", "conv-dead-taps", "conv2d-winograd", "conv-phases",
+        "alter-op-layout", "fold-constant", "cse", "dce",
     ]
     names = [p.name for p in manager.resolve_pipeline("default")]
     assert names == [*o2, "fuse-ops", *pipelines.COMPILE_LOWERING]
@@ -501,6 +502,7 @@ def test_default_pipeline_lowers_to_llvm_and_instruments_see_each_pass():
         "qnn-canonicalize",
         "simplify-inference",
         "canonicalize",
+        "fold-constant",
         "conv-dead-taps",
         "fold-constant",
         "cse",

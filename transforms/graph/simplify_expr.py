@@ -9,6 +9,10 @@ TVM's `SimplifyExpr`, as `lamina.pattern.rewrite` callbacks:
 - `transpose(transpose(x))` -> one transpose with the composed permutation, or `x`
   when it is the identity; an identity transpose -> `x`;
 - `relu(relu(x))` -> `relu(x)`;
+- `f(reshape(x))` -> `reshape(f(x))` for an elementwise `f` of one operand
+  (PyTorch's `linear` views its input as a matrix and its result back: the
+  activation between two linears then lands next to the GEMM, whose epilogue
+  fusion makes it, and the two views cancel);
 - `power(x, k)` for a constant k of 2, 3 or 4 -> products of `x` (GPT-2's
   tanh-GELU has `x ** 3`: a libm `pow` per element otherwise), when that keeps
   the type.
@@ -29,6 +33,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from lamina.dialects import relay
+from lamina.dialects.relay.base import OpPattern
 from lamina.dialects.relay.constant import value_data
 from lamina.passes.registry import register_pass
 from lamina.pattern import (
@@ -125,6 +130,25 @@ class ReluRelu(PatternCallback):
         return match[self.inner]
 
 
+class ElementwiseOverReshape(PatternCallback):
+    """`f(reshape(x))` -> `reshape(f(x))` for an elementwise op `f` of one operand."""
+
+    def __init__(self) -> None:
+        self.x = wildcard()
+        self.reshape = is_op("reshape")(self.x)
+        super().__init__(wildcard().has_attr({"PATTERN": OpPattern.ELEMWISE})(self.reshape))
+
+    def callback(self, match: Match) -> Operation | None:
+        op = match.root.op
+        if op is None or len(op.operands) != 1 or len(op.results) != 1:
+            return None
+        moved = type(op)(match[self.x], **op.properties)
+        if moved.results[0].type.get_element_type() != match.root.type.get_element_type():  # type: ignore[attr-defined]
+            return None
+        shape = match[self.reshape].op.shape  # type: ignore[union-attr]
+        return relay.ReshapeOp(moved, shape=shape)
+
+
 class SmallPower(PatternCallback):
     """`x ** 2` -> `x * x`, `x ** 3` -> `x * x * x`, `x ** 4` -> `(x * x) ** 2`."""
 
@@ -159,6 +183,7 @@ RULES: tuple[type[PatternCallback], ...] = (
     ReshapeChain,
     TransposeChain,
     ReluRelu,
+    ElementwiseOverReshape,
     SmallPower,
 )
 
