@@ -285,7 +285,7 @@ def export_library(
         work = Path(tmpdir)
         (work / "model.o").write_bytes(obj)
         kernels = []  # compile-kernels' objects, as the JIT links them
-        for i, code in enumerate(kernel_objects(lowered)):
+        for i, code in enumerate(kernel_objects(lowered).values()):
             kernels.append(f"kernel{i}.o")
             (work / kernels[-1]).write_bytes(code)
         (work / "pool.o").write_bytes(pool_object(target, opt_level))

@@ -129,6 +129,8 @@ class NativeModule:
     engine: llvm.ExecutionEngine
     optimized_ir: str
     entry: EntryABI
+    #: The kernels' object code the engine loaded, which LLVM reads in place.
+    objects: tuple[bytes, ...] = ()
 
     @property
     def params(self) -> tuple[str, ...]:
@@ -243,13 +245,22 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
         try:
             engine = llvm.create_mcjit_compiler(mod, tm)
             engine.set_object_cache(callbacks.notify, callbacks.getbuffer)
-            for obj in kernel_objects(module):  # compile-kernels' code
-                engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+            objects = kernel_objects(module)  # compile-kernels' code
+            for obj in objects.values():
+                ref = llvm.ObjectFileRef.from_data(obj)  # reads `obj` in place
+                engine.add_object_file(ref)
+                ref.detach()  # the engine owns the object file now: not freed twice
             with _sigint_deferred():
                 engine.finalize_object()
         except RuntimeError as e:
             raise CompileError(f"JIT compilation failed: {e}") from e
         callbacks.reraise()
+        missing = [name for name in objects if not engine.get_function_address(name)]
+        if missing:  # a call to it would jump to address 0
+            raise CompileError(
+                f"the object code of kernel(s) {', '.join(missing)} does not define them; "
+                "this is a bug in lamina (`LAMINA_CACHE=0` rules out a damaged cache)"
+            )
         return NativeModule(
             engine,
             str(mod) if cached is None else "",  # a cache hit skipped the optimizer

@@ -16,7 +16,8 @@ JIT and an export alike.
   suffix plus a hash of its TIR (printed under a fixed name), of whether a
   call may alias its buffers, of the target, the opt level, the pass context's
   settings and the compiler (`source_fingerprint`: lamina's sources, llvmlite,
-  the host CPU). Identical kernels of one model are compiled once, and a kernel
+  the host CPU); its cache key is that hash and the symbol (the object code
+  defines the symbol: the same code named otherwise is another entry). Identical kernels of one model are compiled once, and a kernel
   any model compiled before comes from the object cache (`lamina.codegen.cache`)
   without running a pass.
 - **Parallel.** Kernels that miss are compiled in `compile-kernels.jobs`
@@ -130,8 +131,11 @@ def _unit(op: tir.PrimFuncOp, noalias: bool, ctx: PassContext) -> _Unit:
     for part in (text, str(noalias), str(ctx.target), _context_key(ctx)):
         h.update(part.encode() + b"\0")
     h.update(source_fingerprint())
-    key = h.hexdigest()
-    return _Unit(op, f"{_SUFFIX.sub('', name.data)}_{key[:12]}", key, noalias)
+    content = h.hexdigest()
+    symbol = f"{_SUFFIX.sub('', name.data)}_{content[:12]}"
+    # the object defines `symbol`: the same code under another name is another entry
+    key = hashlib.sha256(f"{content}\0{symbol}".encode()).hexdigest()
+    return _Unit(op, symbol, key, noalias)
 
 
 def _object(unit: _Unit, ctx: PassContext) -> bytes:
@@ -275,13 +279,14 @@ def compile_kernels(module: ModuleOp, ctx: PassContext) -> None:
         Rewriter.replace_op(unit.op, _declaration(unit.op, unit.symbol, objects[unit.symbol]))
 
 
-def kernel_objects(module: ModuleOp) -> list[bytes]:
-    """The object code of the kernels `compile-kernels` compiled, in module order."""
-    return [
-        base64.b64decode(op.attributes[OBJECT_ATTR].data)  # type: ignore[attr-defined]
+def kernel_objects(module: ModuleOp) -> dict[str, bytes]:
+    """The object code of the kernels `compile-kernels` compiled, by symbol, in
+    module order."""
+    return {
+        op.sym_name.data: base64.b64decode(op.attributes[OBJECT_ATTR].data)  # type: ignore[attr-defined]
         for op in module.ops
         if isinstance(op, llvm.FuncOp) and OBJECT_ATTR in op.attributes
-    ]
+    }
 
 
 @register_pass

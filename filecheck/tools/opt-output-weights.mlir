@@ -4,7 +4,7 @@
 // RUN: filecheck %s --check-prefix=FILE < %t.mlir
 // RUN: lamina-opt %s --print-op-generic -o %t.generic.mlir
 // RUN: filecheck %s --check-prefix=FILE < %t.generic.mlir
-// RUN: lamina-opt %s -p canonicalize,cse -o %t.pipeline.mlir
+// RUN: lamina-opt %s -p cse,dce -o %t.pipeline.mlir
 // RUN: filecheck %s --check-prefix=FILE < %t.pipeline.mlir
 // The written file reads again with its weights: printed in full, nothing elided.
 // RUN: lamina-opt %t.generic.mlir --print-resources | filecheck %s --check-prefix=FILE

@@ -15,6 +15,7 @@ from xdsl.ir import SSAValue
 
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
+from lamina.dialects.relay.constant import make_constant
 from lamina.dialects.shapes import dims_attr
 from lamina.frontends.common import cast, elem, positions, rank, reshape, shape
 from lamina.frontends.torch.context import NodeContext, elem_of
@@ -201,8 +202,9 @@ def _gather(ctx: NodeContext) -> Sequence[SSAValue]:
 # ------------------------------------------------------------ new tensors
 def _filled(ctx: NodeContext, value: float | bool, dims: Sequence[Dim]) -> SSAValue:
     dtype = numpy_dtype(ctx.out_elem())
-    if all(isinstance(d, int) for d in dims):
-        return ctx.constant(np.full([int(d) for d in dims], value, dtype=dtype), "full")
+    if all(isinstance(d, int) for d in dims):  # a splat: one value, not a buffer of them
+        t = relay.tensor([int(d) for d in dims], ctx.out_elem())
+        return ctx.emit(make_constant(np.array(value, dtype=dtype), t, "full"))
     v = ctx.constant(np.array(value, dtype=dtype), "full")
     return ctx.emit(relay.BroadcastToOp(v, shape=dims_attr(list(dims))))
 

@@ -335,19 +335,30 @@ class Expr:
         return self.select(self.all_of(conds), value, fill_value())
 
     def linearize(self, idx: Sequence[SSAValue], shape: Sequence[int]) -> SSAValue:
-        """Row-major flat offset of `idx` in `shape`."""
-        flat = self.index(0)
+        """Row-major flat offset of `idx` in `shape` (unit axes add nothing)."""
+        flat: SSAValue | None = None
         for i, extent in zip(idx, shape, strict=True):
-            flat = self.iadd(self.imul(flat, self.index(extent)), i)
-        return flat
+            if extent == 1:
+                continue
+            flat = i if flat is None else self.iadd(self.imul(flat, self.index(extent)), i)
+        return flat if flat is not None else self.index(0)
 
     def delinearize(self, flat: SSAValue, shape: Sequence[int]) -> list[SSAValue]:
-        """Row-major multi-index of the flat offset `flat` in `shape`."""
+        """Row-major multi-index of `flat`, an offset within `shape`: unit axes
+        are 0 and the outermost other axis takes the quotient as it is (so a
+        reshape that keeps an axis reads it at its own index, which
+        vectorizes, rather than through a remainder)."""
+        outer = next((a for a, extent in enumerate(shape) if extent != 1), len(shape))
         out: list[SSAValue] = []
-        for extent in reversed(shape):
-            c = self.index(extent)
-            out.append(self.irem(flat, c))
-            flat = self.idiv(flat, c)
+        for a in range(len(shape) - 1, -1, -1):
+            if shape[a] == 1 or a < outer:
+                out.append(self.index(0))
+            elif a == outer:
+                out.append(flat)
+            else:
+                c = self.index(shape[a])
+                out.append(self.irem(flat, c))
+                flat = self.idiv(flat, c)
         return out[::-1]
 
     def broadcast_index(

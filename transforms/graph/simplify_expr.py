@@ -13,6 +13,10 @@ TVM's `SimplifyExpr`, as `lamina.pattern.rewrite` callbacks:
   (PyTorch's `linear` views its input as a matrix and its result back: the
   activation between two linears then lands next to the GEMM, whose epilogue
   fusion makes it, and the two views cancel);
+- a constant operand of an elementwise or broadcasting op whose elements are
+  all one value -> that value as a rank-0 constant, when the result keeps its
+  type (PyTorch's safe softmax selects from a `full_like` of the scores: a
+  scalar then, not a buffer of their size read on every call);
 - `power(x, k)` for a constant k of 2, 3 or 4 -> products of `x` (GPT-2's
   tanh-GELU has `x ** 3`: a libm `pow` per element otherwise), when that keeps
   the type.
@@ -31,10 +35,11 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects import relay
 from lamina.dialects.relay.base import OpPattern
-from lamina.dialects.relay.constant import value_data
+from lamina.dialects.relay.constant import make_constant, value_data
 from lamina.passes.registry import register_pass
 from lamina.pattern import (
     Match,
@@ -149,6 +154,40 @@ class ElementwiseOverReshape(PatternCallback):
         return relay.ReshapeOp(moved, shape=shape)
 
 
+class SplatOperand(PatternCallback):
+    """A splat constant operand of an elementwise/broadcast op -> a rank-0 one."""
+
+    def __init__(self) -> None:
+        kinds = [wildcard().has_attr({"PATTERN": k}) for k in (OpPattern.ELEMWISE, OpPattern.BROADCAST)]
+        super().__init__(kinds[0] | kinds[1])
+
+    def callback(self, match: Match) -> Operation | None:
+        op = match.root.op
+        if op is None or len(op.results) != 1 or isinstance(op, relay.ConstantOp):
+            return None
+        operands: list[SSAValue] = []
+        changed = False
+        for v in op.operands:
+            data = value_data(v) if relay.shape_of(v.type) else None  # type: ignore[arg-type]
+            if data is not None and data.size > 1 and _splat(data):
+                scalar = relay.tensor([], v.type.get_element_type())  # type: ignore[attr-defined]
+                v = make_constant(data.reshape(-1)[:1], scalar, "splat").result
+                changed = True
+            operands.append(v)
+        if not changed:
+            return None
+        try:
+            new = type(op)(*operands, **op.properties)
+        except VerifyException:  # an op that wants the operand's shape (bias_add)
+            return None
+        return new if new.results[0].type == match.root.type else None
+
+
+def _splat(data: np.ndarray) -> bool:
+    first = data.reshape(-1)[0]
+    return bool(np.all(data == first)) or bool(np.all(np.isnan(data)) and np.isnan(first))
+
+
 class SmallPower(PatternCallback):
     """`x ** 2` -> `x * x`, `x ** 3` -> `x * x * x`, `x ** 4` -> `(x * x) ** 2`."""
 
@@ -184,6 +223,7 @@ RULES: tuple[type[PatternCallback], ...] = (
     TransposeChain,
     ReluRelu,
     ElementwiseOverReshape,
+    SplatOperand,
     SmallPower,
 )
 
