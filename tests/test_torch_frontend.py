@@ -137,6 +137,23 @@ def test_layer_norm_and_matmuls() -> None:
     run_both(Fn(f), rand(2, 5, 8), rand(2, 8, 5))
 
 
+def test_attention_rows_with_no_key_give_zeros() -> None:
+    """scaled_dot_product_attention decomposes to `_safe_softmax`: a query
+    whose every key is masked out (-inf) gets zeros, not NaN; it is converted
+    as one softmax (`safe`), not as the decomposition's extra passes."""
+    mask = torch.zeros(1, 1, 8, 8)
+    mask[..., 3, :] = float("-inf")  # no key at all
+    mask[..., 5, 2:] = float("-inf")  # two keys
+
+    def f(q, k, v):
+        return nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+    q, k, v = rand(1, 2, 8, 4), rand(1, 2, 8, 4), rand(1, 2, 8, 4)
+    run_both(Fn(f), q, k, v)
+    softmaxes = [line for line in lamina.print_ir(lamina.from_torch(Fn(f), (q, k, v))).splitlines() if "softmax" in line]
+    assert len(softmaxes) == 1 and "safe" in softmaxes[0], softmaxes
+
+
 def test_layout_ops() -> None:
     def f(x):
         y = x.view(2, 12).permute(1, 0).reshape(4, 3, 2).transpose(0, 2)

@@ -58,6 +58,7 @@ from lamina.dialects.relay.base import (
 
 class SoftmaxAttrs(OpAttrs):
     axis = IntField(-1)
+    safe = FlagField()
 
 
 class BiasAddAttrs(OpAttrs):
@@ -115,9 +116,12 @@ class SoftmaxBase(RelayOp):
 
 @irdl_op_definition
 class SoftmaxOp(SoftmaxBase):
-    """softmax along one axis (ONNX opset >= 13 semantics)."""
+    """softmax along one axis (ONNX opset >= 13 semantics). With `safe`
+    (PyTorch's `_safe_softmax`, what its attention decomposes to), a slice
+    whose every element is -inf gives zeros, not NaN."""
 
     name = "relay.softmax"
+    safe = opt_prop_def(UnitAttr)
 
 
 @irdl_op_definition

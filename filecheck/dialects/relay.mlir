@@ -123,6 +123,7 @@ func.func @dense(%x: tensor<2x3xf32>, %xt: tensor<3x2xf32>, %k: tensor<3x4xf32>,
 // CHECK-LABEL: func.func @nn_and_layout(
 // CHECK-NEXT:    %0 = relay.softmax %x {axis = -1 : i64} : tensor<2x3x4xf32>
 // CHECK-NEXT:    %1 = relay.softmax %x {axis = 0 : i64} : tensor<2x3x4xf32>
+// CHECK-NEXT:    %safe = relay.softmax %x {axis = 2 : i64, safe} : tensor<2x3x4xf32>
 // CHECK-NEXT:    %2 = relay.reshape %x {shape = array<i64: 6, 4>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
 // CHECK-NEXT:    %3 = relay.reshape %x {shape = array<i64: 24>} : (tensor<2x3x4xf32>) -> tensor<24xf32>
 // CHECK-NEXT:    %4 = relay.transpose %x {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
@@ -131,6 +132,7 @@ func.func @dense(%x: tensor<2x3xf32>, %xt: tensor<3x2xf32>, %k: tensor<3x4xf32>,
 // GENERIC-LABEL: "func.func"() <{sym_name = "nn_and_layout"
 // GENERIC:       %0 = "relay.softmax"(%x) <{axis = -1 : i64}> : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
 // GENERIC-NEXT:  %1 = "relay.softmax"(%x) <{axis = 0 : i64}> : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// GENERIC-NEXT:  %safe = "relay.softmax"(%x) <{axis = 2 : i64, safe}> : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
 // GENERIC-NEXT:  %2 = "relay.reshape"(%x) <{shape = array<i64: 6, 4>}> : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
 // GENERIC-NEXT:  %3 = "relay.reshape"(%x) <{shape = array<i64: 24>}> : (tensor<2x3x4xf32>) -> tensor<24xf32>
 // GENERIC-NEXT:  %4 = "relay.transpose"(%x) <{perm = array<i64: 2, 0, 1>}> : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
@@ -138,6 +140,7 @@ func.func @dense(%x: tensor<2x3xf32>, %xt: tensor<3x2xf32>, %k: tensor<3x4xf32>,
 func.func @nn_and_layout(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
   %0 = relay.softmax %x {axis = -1 : i64} : tensor<2x3x4xf32>
   %1 = relay.softmax %x {axis = 0 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %safe = relay.softmax %x {axis = 2 : i64, safe} : tensor<2x3x4xf32>
   %2 = relay.reshape %x {shape = array<i64: 6, 4>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
   %3 = relay.reshape %x {shape = array<i64: 24>} : (tensor<2x3x4xf32>)
   %4 = relay.transpose %x {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>)

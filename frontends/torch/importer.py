@@ -92,7 +92,7 @@ def from_torch(
             f"{type(module).__name__}"
         )
     try:
-        program = program.run_decompositions()
+        program = program.run_decompositions(_decompositions())
     except Exception as e:
         raise FrontendError(
             f"torch cannot decompose the exported program to core ATen ops: "
@@ -332,6 +332,17 @@ def output_names(program: Any, n: int) -> list[str]:
 def _hint(name: str) -> str | None:
     h = re.sub(r"\W", "_", name)
     return h if h and not h[0].isdigit() else None
+
+
+def _decompositions() -> dict[Any, Any]:
+    """torch's core ATen decompositions but `_safe_softmax` (scaled dot-product
+    attention's), which is converted as it is: decomposed, it adds two passes
+    over the attention scores (`x == -inf`, any, where) to the softmax."""
+    import torch  # the caller imported it: a torch model is being converted
+
+    table = torch.export.default_decompositions()
+    table.pop(torch.ops.aten._safe_softmax.default, None)
+    return table
 
 
 __all__ = ["dim_names", "from_torch", "import_program", "output_names", "unsupported_summary"]

@@ -65,12 +65,18 @@ def _matmul(ctx: NodeContext) -> Sequence[SSAValue]:
     return [ctx.emit(relay.MatmulOp(ctx.input(0), ctx.input(1)))]
 
 
-@converter("aten._softmax.default", "aten.softmax.int", "aten._log_softmax.default", "aten.log_softmax.int")
+@converter(
+    "aten._softmax.default", "aten.softmax.int", "aten._log_softmax.default",
+    "aten.log_softmax.int", "aten._safe_softmax.default",
+)
 def _softmax(ctx: NodeContext) -> Sequence[SSAValue]:
     x = cast(ctx, ctx.input(0), ctx.out_elem())
     axis = relay.normalize_axis(ctx.op, int(ctx.arg(1)), rank(x))
-    op = relay.LogSoftmaxOp if "log_softmax" in ctx.op else relay.SoftmaxOp
-    return [ctx.emit(op(x, axis=relay.i64_attr(axis)))]
+    if "log_softmax" in ctx.op:
+        return [ctx.emit(relay.LogSoftmaxOp(x, axis=relay.i64_attr(axis)))]
+    # _safe_softmax (attention's): a row of -inf gives zeros, in the kernel
+    safe = UnitAttr() if ctx.op == "aten._safe_softmax.default" else None
+    return [ctx.emit(relay.SoftmaxOp(x, axis=relay.i64_attr(axis), safe=safe))]
 
 
 def _ones(ctx: NodeContext, n: int, like: SSAValue, value: float = 1.0) -> SSAValue:

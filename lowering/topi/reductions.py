@@ -129,8 +129,8 @@ def arg_reduce(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 # ------------------------------------------------------------------- softmax
 @register_compute(relay.SoftmaxOp, relay.LogSoftmaxOp)
 def softmax(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
-    """softmax: max-reduce, shifted exp, sum-reduce, divide; log_softmax:
-    `x - max - log(sum)`."""
+    """softmax: max-reduce, shifted exp, sum-reduce, divide (`safe`: a slice
+    of -inf gives zeros); log_softmax: `x - max - log(sum)`."""
     (x,) = ins
     out = _type(op)
     shape = list(dims(out))
@@ -149,8 +149,14 @@ def softmax(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
         reduced, lambda e, i: e.read(x, at(i[:n], i[n])), ReduceKind.MAX, [extent]
     )
 
+    safe = isinstance(op, relay.SoftmaxOp) and op.attrs.safe
+    elem = out.get_element_type()
+
     def shifted(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
-        return e.sub(e.read(x, idx), e.read(mx, drop(idx)))
+        m = e.read(mx, drop(idx))
+        if safe:  # a slice of -inf: shift by 0, so that every exp is 0 (not NaN)
+            m = e.select(e.cmp("eq", m, e.const(float("-inf"), elem)), e.const(0.0, elem), m)
+        return e.sub(e.read(x, idx), m)
 
     if isinstance(op, relay.LogSoftmaxOp):
         sm = k.compute(
@@ -166,4 +172,11 @@ def softmax(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     sm = k.compute(
         reduced, lambda e, i: e.read(ex, at(i[:n], i[n])), ReduceKind.SUM, [extent]
     )
-    return k.compute(out, lambda e, i: e.div(e.read(ex, i), e.read(sm, drop(i))))
+    def normalized(e: Expr, i: Sequence[SSAValue]) -> SSAValue:
+        total = e.read(sm, drop(i))
+        q = e.div(e.read(ex, i), total)
+        if safe:  # the sum of a slice of -inf is 0: zeros
+            q = e.select(e.cmp("eq", total, e.const(0.0, elem)), e.const(0.0, elem), q)
+        return q
+
+    return k.compute(out, normalized)
