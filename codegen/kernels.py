@@ -83,6 +83,7 @@ OBJECT_ATTR = "lamina.object"
 #: The lowering each kernel goes through on its own.
 KERNEL_PASSES: tuple[str, ...] = LOWERING_PIPELINE[LOWERING_PIPELINE.index("lower-te-to-tir") + 1 :]
 _SUFFIX = re.compile(r"_\d+$")
+_HASHED = re.compile(r"_[0-9a-f]{12}$")
 
 
 @functools.cache
@@ -279,6 +280,11 @@ def compile_kernels(module: ModuleOp, ctx: PassContext) -> None:
         Rewriter.replace_op(unit.op, _declaration(unit.op, unit.symbol, objects[unit.symbol]))
 
 
+def kernel_name(symbol: str) -> str:
+    """The name a compiled kernel's symbol was made from (its hash taken off)."""
+    return _HASHED.sub("", symbol)
+
+
 def kernel_objects(module: ModuleOp) -> dict[str, bytes]:
     """The object code of the kernels `compile-kernels` compiled, by symbol, in
     module order."""
@@ -308,6 +314,7 @@ __all__ = [
     "OBJECT_ATTR",
     "CompileKernelsPass",
     "compile_kernels",
+    "kernel_name",
     "kernel_objects",
     "source_fingerprint",
 ]

@@ -15,6 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import lamina
 from lamina.codegen.jit import jit_compile
+from lamina.codegen.kernels import kernel_name
 from lamina.dialects import qnn
 from lamina.frontends.onnx import from_onnx
 from lamina.lowering.tir_to_llvm import arith as llvm_arith
@@ -108,7 +109,8 @@ def _conv_reference(x: np.ndarray, p: dict[str, np.ndarray], pads: int, stride: 
 
 
 def _kernels(exe: lamina.CompiledModel) -> list[str]:
-    return [op.sym_name.data for op in exe.exporter.module.ops if hasattr(op, "sym_name")]  # type: ignore[union-attr]
+    """The model's kernels by name (compile-kernels' symbols without their hash)."""
+    return [kernel_name(op.sym_name.data) for op in exe.exporter.module.ops if hasattr(op, "sym_name")]  # type: ignore[union-attr]
 
 
 CONVS = [
