@@ -150,7 +150,9 @@ def _object(unit: _Unit, ctx: PassContext) -> bytes:
     checks = [i for i in ctx.instruments if isinstance(i, VerifyInstrument)]
     run_pipeline(module, KERNEL_PASSES, ctx.replace(instruments=checks))
     target = llvm_codegen.module_target(module)
-    tm = llvm_codegen.target_machine(target, ctx.opt_level)
+    # the JIT's code model where the JIT may load it (the host): MCJIT places
+    # sections anywhere, out of reach of the small model's 32-bit offsets
+    tm = llvm_codegen.target_machine(target, ctx.opt_level, jit=target.is_host)
     with LLVM_LOCK:
         mod = llvm_codegen.parse_ir(str(llvm_codegen.translate(module, tm)))
         for value in [*mod.functions, *mod.global_variables]:
