@@ -284,8 +284,8 @@ def export_library(
     with temporary_folder("lamina-export-") as tmpdir:
         work = Path(tmpdir)
         (work / "model.o").write_bytes(obj)
-        kernels = []  # compile-kernels' objects, as the JIT links them
-        for i, code in enumerate(kernel_objects(lowered).values()):
+        kernels = []  # compile-kernels' kernels: their bitcode, made position independent
+        for i, code in enumerate(kernel_objects(lowered, target_machine(target, opt_level))):
             kernels.append(f"kernel{i}.o")
             (work / kernels[-1]).write_bytes(code)
         (work / "pool.o").write_bytes(pool_object(target, opt_level))

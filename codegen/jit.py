@@ -20,6 +20,7 @@ MCJIT engine: when it is collected, the engine and its code are freed.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import signal
 import threading
 from collections.abc import Iterator
@@ -41,7 +42,7 @@ from lamina.codegen.codegen import (
     target_machine,
     translate,
 )
-from lamina.codegen.kernels import kernel_objects
+from lamina.codegen.kernels import kernel_bitcode, parse_bitcode
 from lamina.codegen.pool import EXPORTS, pool_ir
 from lamina.errors import CompileError, LaminaError
 from lamina.lowering.record import read_entry
@@ -129,8 +130,6 @@ class NativeModule:
     engine: llvm.ExecutionEngine
     optimized_ir: str
     entry: EntryABI
-    #: The kernels' object code the engine loaded, which LLVM reads in place.
-    objects: tuple[bytes, ...] = ()
 
     @property
     def params(self) -> tuple[str, ...]:
@@ -214,8 +213,8 @@ def _sigint_deferred() -> Iterator[None]:
 
 
 def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
-    """Compile a lowered module for the host and load it with MCJIT, with the
-    object code of the kernels `compile-kernels` compiled. Object code is cached
+    """Compile a lowered module for the host and load it with MCJIT, the
+    kernels `compile-kernels` compiled (their optimized bitcode) linked in. Object code is cached
     on disk by the module's structural hash (see `cache_dir`), so an unchanged
     model skips LLVM's optimizer and code generator."""
     check_opt_level(opt_level)
@@ -236,34 +235,34 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
                 raise CompileError(str(e)) from None
         tm = target_machine(target, opt_level, jit=True)
         text = str(translate(module, tm))
-        key = cache_key(text, tm, opt_level, target)
+        kernels = kernel_bitcode(module)  # compile-kernels' code, optimized already
+        digests = "".join(f"; kernel {n} {hashlib.sha256(c).hexdigest()}\n" for n, c in kernels.items())
+        key = cache_key(text + digests, tm, opt_level, target)
         cached = cache_get(key)
         mod = parse_ir(text)
         if cached is None:
             optimize(mod, tm, opt_level)
+        optimized = "" if cached is not None else str(mod)  # @main's (export reuses it)
+        for code in kernels.values():  # one module: MCJIT's code for several did not run
+            mod.link_in(parse_bitcode(code))
         callbacks = _ObjectCache(key, cached)
         try:
             engine = llvm.create_mcjit_compiler(mod, tm)
             engine.set_object_cache(callbacks.notify, callbacks.getbuffer)
-            objects = kernel_objects(module)  # compile-kernels' code
-            for obj in objects.values():
-                ref = llvm.ObjectFileRef.from_data(obj)  # reads `obj` in place
-                engine.add_object_file(ref)
-                ref.detach()  # the engine owns the object file now: not freed twice
             with _sigint_deferred():
                 engine.finalize_object()
         except RuntimeError as e:
             raise CompileError(f"JIT compilation failed: {e}") from e
         callbacks.reraise()
-        missing = [name for name in objects if not engine.get_function_address(name)]
+        missing = [name for name in kernels if not engine.get_function_address(name)]
         if missing:  # a call to it would jump to address 0
             raise CompileError(
-                f"the object code of kernel(s) {', '.join(missing)} does not define them; "
+                f"the code of kernel(s) {', '.join(missing)} does not define them; "
                 "this is a bug in lamina (`LAMINA_CACHE=0` rules out a damaged cache)"
             )
         return NativeModule(
             engine,
-            str(mod) if cached is None else "",  # a cache hit skipped the optimizer
+            optimized,  # empty: a cache hit skipped the optimizer
             entry,
         )
 

@@ -1,25 +1,27 @@
-"""`compile-kernels`: each kernel compiled to object code on its own, in
+"""`compile-kernels`: each kernel lowered and optimized on its own, in
 parallel, and cached across models.
 
 Kernels are independent once lowered to TIR: a `tir.prim_func` reads and writes
 only its arguments. `lamina.compile` runs this pass right after
-`lower-te-to-tir` (`lamina.pipelines.COMPILE_LOWERING`): each kernel goes through the rest of
-the lowering (`KERNEL_PASSES`: the TIR passes and `lower-tir-to-llvm`) and
-LLVM's optimizer and code generator alone, as MLIR's nested function pipelines
-and `gpu-module-to-binary` do, and is replaced in the module by an `llvm.func`
-declaration carrying its object code (`lamina.object`, base64). The passes
-after it lower only `@main`; the JIT and the exporter link the kernels' objects
-with `@main`'s (`kernel_objects`). LLVM runs once per kernel and compile, for the
-JIT and an export alike.
+`lower-te-to-tir` (`lamina.pipelines.COMPILE_LOWERING`): each kernel goes
+through the rest of the lowering (`KERNEL_PASSES`: the TIR passes and
+`lower-tir-to-llvm`) and LLVM's optimizer alone, as MLIR's nested function
+pipelines do, and is replaced in the module by an `llvm.func` declaration
+carrying its optimized bitcode (`lamina.bitcode`, base64). The passes after it
+lower only `@main`; the JIT links the kernels' bitcode into `@main`'s module
+(MCJIT generates the machine code, in its code model: objects of the small
+model loaded apart had their sections placed out of 32-bit reach), and the
+exporter generates a position-independent object of each (`kernel_objects`).
 
 - **Content-addressed.** A kernel's symbol is its name without the uniquing
   suffix plus a hash of its TIR (printed under a fixed name), of whether a
   call may alias its buffers, of the target, the opt level, the pass context's
   settings and the compiler (`source_fingerprint`: lamina's sources, llvmlite,
-  the host CPU); its cache key is that hash and the symbol (the object code
-  defines the symbol: the same code named otherwise is another entry). Identical kernels of one model are compiled once, and a kernel
-  any model compiled before comes from the object cache (`lamina.codegen.cache`)
-  without running a pass.
+  the host CPU); its cache key is that hash and the symbol (the bitcode
+  defines the symbol: the same code named otherwise is another entry).
+  Identical kernels of one model are compiled once, and a kernel any model
+  compiled before comes from the cache (`lamina.codegen.cache`) without
+  running a pass.
 - **Parallel.** Kernels that miss are compiled in `compile-kernels.jobs`
   processes (default: the cores this process may use), forked so that they
   share the module without copying it, the most expensive first. A kernel that
@@ -43,8 +45,10 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import llvmlite
+import llvmlite.binding as llvm_binding
 from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, SymbolRefAttr, i64
@@ -78,8 +82,9 @@ register_config(
     "processes compile-kernels compiles kernels in (0: the cores this process may use)",
 )
 
-#: The attribute of a kernel's declaration that holds its object code (base64).
-OBJECT_ATTR = "lamina.object"
+#: The attribute of a kernel's declaration that holds its optimized LLVM
+#: bitcode (base64).
+BITCODE_ATTR = "lamina.bitcode"
 #: The lowering each kernel goes through on its own.
 KERNEL_PASSES: tuple[str, ...] = LOWERING_PIPELINE[LOWERING_PIPELINE.index("lower-te-to-tir") + 1 :]
 _SUFFIX = re.compile(r"_\d+$")
@@ -139,9 +144,12 @@ def _unit(op: tir.PrimFuncOp, noalias: bool, ctx: PassContext) -> _Unit:
     return _Unit(op, symbol, key, noalias)
 
 
-def _object(unit: _Unit, ctx: PassContext) -> bytes:
-    """The object code of one kernel: KERNEL_PASSES on a module of its own, then
-    LLVM; every symbol it defines is hidden (it links into a model's library)."""
+def _bitcode(unit: _Unit, ctx: PassContext) -> bytes:
+    """One kernel's optimized LLVM bitcode: KERNEL_PASSES on a module of its
+    own, then LLVM's optimizer. Machine code is generated where it is loaded:
+    by MCJIT in its code model (an object of the small model placed its
+    sections out of its 32-bit reach), or by the exporter as a
+    position-independent object whose symbols are hidden."""
     fn = unit.op.clone()
     fn.sym_name = StringAttr(unit.symbol)
     module = ModuleOp([fn])
@@ -150,16 +158,12 @@ def _object(unit: _Unit, ctx: PassContext) -> bytes:
     checks = [i for i in ctx.instruments if isinstance(i, VerifyInstrument)]
     run_pipeline(module, KERNEL_PASSES, ctx.replace(instruments=checks))
     target = llvm_codegen.module_target(module)
-    # the JIT's code model where the JIT may load it (the host): MCJIT places
-    # sections anywhere, out of reach of the small model's 32-bit offsets
-    tm = llvm_codegen.target_machine(target, ctx.opt_level, jit=target.is_host)
+    tm = llvm_codegen.target_machine(target, ctx.opt_level)
     with LLVM_LOCK:
         mod = llvm_codegen.parse_ir(str(llvm_codegen.translate(module, tm)))
-        for value in [*mod.functions, *mod.global_variables]:
-            if not value.is_declaration and value.linkage.name not in ("internal", "private"):
-                value.visibility = "hidden"
+        mod.name = unit.symbol
         llvm_codegen.optimize(mod, tm, ctx.opt_level)
-        return llvm_codegen.emit_object(mod, tm)
+        return mod.as_bitcode()
 
 
 # ------------------------------------------------------------- worker processes
@@ -177,7 +181,7 @@ def _worker_compile(index: int) -> tuple[int, bytes | None]:
     assert _PENDING is not None
     units, ctx = _PENDING
     try:
-        return index, _object(units[index], ctx)
+        return index, _bitcode(units[index], ctx)
     except BaseException:  # compiled again in the parent, which raises the error
         return index, None
 
@@ -200,7 +204,7 @@ def _can_fork() -> bool:
 
 
 def _compile(units: list[_Unit], ctx: PassContext) -> dict[str, bytes]:
-    """Object code of every unit, in `_jobs` forked processes where it pays."""
+    """Bitcode of every unit, in `_jobs` forked processes where it pays."""
     jobs = min(_jobs(ctx), len(units))
     done: dict[str, bytes] = {}
     if jobs > 1 and _can_fork():
@@ -221,7 +225,7 @@ def _compile(units: list[_Unit], ctx: PassContext) -> dict[str, bytes]:
             _PENDING = None
     for unit in units:  # the rest, and any a worker could not compile
         if unit.symbol not in done:
-            done[unit.symbol] = _object(unit, ctx)
+            done[unit.symbol] = _bitcode(unit, ctx)
     return done
 
 
@@ -230,16 +234,16 @@ def _cost(op: tir.PrimFuncOp) -> int:
 
 
 # ---------------------------------------------------------------------- the pass
-def _declaration(op: tir.PrimFuncOp, symbol: str, obj: bytes) -> llvm.FuncOp:
+def _declaration(op: tir.PrimFuncOp, symbol: str, code: bytes) -> llvm.FuncOp:
     """The kernel's `llvm.func` declaration (buffers as pointers, sizes as
-    i64), carrying its object code."""
+    i64), carrying its bitcode."""
     nsizes = len(op.sizes)
     inputs = [PTR] * (len(op.args) - nsizes) + [i64] * nsizes
     decl = llvm.FuncOp(
         symbol, llvm.LLVMFunctionType(inputs, llvm.LLVMVoidType()),
         linkage=llvm.LinkageAttr("external"),
     )
-    decl.attributes[OBJECT_ATTR] = StringAttr(base64.b64encode(obj).decode())
+    decl.attributes[BITCODE_ATTR] = StringAttr(base64.b64encode(code).decode())
     calls = sorted({c.callee.string_value() for c in op.walk() if isinstance(c, CallExternOp)})
     if calls:  # the runtime's functions the model needs (lower-tir-to-llvm records them)
         decl.attributes[CALLS_ATTR] = ArrayAttr([StringAttr(c) for c in calls])
@@ -287,21 +291,42 @@ def kernel_name(symbol: str) -> str:
     return _HASHED.sub("", symbol)
 
 
-def kernel_objects(module: ModuleOp) -> dict[str, bytes]:
-    """The object code of the kernels `compile-kernels` compiled, by symbol, in
-    module order."""
+def kernel_bitcode(module: ModuleOp) -> dict[str, bytes]:
+    """The optimized bitcode of the kernels `compile-kernels` compiled, by
+    symbol, in module order."""
     return {
-        op.sym_name.data: base64.b64decode(op.attributes[OBJECT_ATTR].data)  # type: ignore[attr-defined]
+        op.sym_name.data: base64.b64decode(op.attributes[BITCODE_ATTR].data)  # type: ignore[attr-defined]
         for op in module.ops
-        if isinstance(op, llvm.FuncOp) and OBJECT_ATTR in op.attributes
+        if isinstance(op, llvm.FuncOp) and BITCODE_ATTR in op.attributes
     }
+
+
+def kernel_objects(module: ModuleOp, tm: Any) -> list[bytes]:
+    """Position-independent object code of those kernels for the target
+    machine `tm` (the exporter's), every symbol they define hidden. (Hidden
+    symbols in the JIT's large code model are reached through GOT offsets,
+    which MCJIT resolved wrongly: the JIT keeps them default.)"""
+    objects = []
+    with LLVM_LOCK:
+        for code in kernel_bitcode(module).values():
+            mod = parse_bitcode(code)
+            for value in [*mod.functions, *mod.global_variables]:  # inside the library only
+                if not value.is_declaration and value.linkage.name not in ("internal", "private"):
+                    value.visibility = "hidden"
+            objects.append(llvm_codegen.emit_object(mod, tm))
+    return objects
+
+
+def parse_bitcode(code: bytes) -> Any:
+    """LLVM's module of a kernel's bitcode."""
+    return llvm_binding.parse_bitcode(code)
 
 
 @register_pass
 @dataclass(frozen=True)
 class CompileKernelsPass(ModulePass):
-    """Compile each `tir.prim_func` to object code on its own (in parallel,
-    cached by content) and replace it by an `llvm.func` declaration holding it."""
+    """Lower and optimize each `tir.prim_func` on its own (in parallel, cached
+    by content) and replace it by an `llvm.func` declaration holding its bitcode."""
 
     name = "compile-kernels"
 
@@ -312,11 +337,13 @@ class CompileKernelsPass(ModulePass):
 
 
 __all__ = [
+    "BITCODE_ATTR",
     "KERNEL_PASSES",
-    "OBJECT_ATTR",
     "CompileKernelsPass",
     "compile_kernels",
+    "kernel_bitcode",
     "kernel_name",
     "kernel_objects",
+    "parse_bitcode",
     "source_fingerprint",
 ]

@@ -1,5 +1,5 @@
-// compile-kernels compiles each tir.prim_func to object code on its own and
-// replaces it by an llvm.func declaration holding the code (base64 ELF): the
+// compile-kernels compiles each tir.prim_func to optimized LLVM bitcode on its
+// own and replaces it by an llvm.func declaration holding it (base64): the
 // symbol is the kernel's name without its uniquing suffix plus a content hash,
 // so the two identical relus (relu, relu_1) become one kernel, and the calls
 // of @main are renamed. What follows lowers @main alone; under an instrument
@@ -13,13 +13,13 @@
 // CHECK:         tir.call @[[RELU:relu_[0-9a-f]{12}]](%0, %[[T:[0-9]+]])
 // CHECK-NEXT:    tir.call @[[RELU]](%[[T]], %1)
 // CHECK-NOT:   tir.prim_func
-// CHECK:       llvm.func @[[RELU]](!llvm.ptr, !llvm.ptr) attributes {lamina.object = "f0VMRg
+// CHECK:       llvm.func @[[RELU]](!llvm.ptr, !llvm.ptr) attributes {lamina.bitcode = "QkPA3
 // CHECK-NOT:   llvm.func @relu
 
 // LLVM-LABEL: llvm.func @main
 // LLVM:        llvm.call @[[RELU:relu_[0-9a-f]{12}]](
 // LLVM:        llvm.call @[[RELU]](
-// LLVM:      llvm.func @[[RELU]](!llvm.ptr, !llvm.ptr) attributes {lamina.object = "f0VMRg
+// LLVM:      llvm.func @[[RELU]](!llvm.ptr, !llvm.ptr) attributes {lamina.bitcode = "QkPA3
 
 // ASIDE: tir.prim_func @relu
 // ASIDE: tir.prim_func @relu_1
