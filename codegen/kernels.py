@@ -27,7 +27,8 @@ exporter generates a position-independent object of each (`kernel_objects`).
   share the module without copying it, the most expensive first. A kernel that
   fails in a worker is compiled again here, so its error is raised as it would
   be without workers. One core, one kernel to compile, a daemonic process (no
-  children) or no `fork` compile in this process.
+  children), no `fork`, or a process running grpc's threads (Ray's: its fork
+  handlers hang the fork) compile in this process.
 - **Out of the way of debugging.** Under an instrument that must see every
   pass on the whole module (printing the IR, profiling) the pass does nothing:
   the later passes then lower every kernel in the module, as `--emit` does.
@@ -43,6 +44,7 @@ import hashlib
 import multiprocessing
 import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -196,10 +198,16 @@ def _jobs(ctx: PassContext) -> int:
         return os.cpu_count() or 1
 
 
+#: Modules whose threads make a fork hang: grpc's fork handlers wait for its
+#: threads (Ray's client keeps them after `ray.shutdown`), in the parent.
+_FORK_UNSAFE = ("grpc",)
+
+
 def _can_fork() -> bool:
     return (
         "fork" in multiprocessing.get_all_start_methods()
         and not multiprocessing.current_process().daemon
+        and not any(name in sys.modules for name in _FORK_UNSAFE)
     )
 
 

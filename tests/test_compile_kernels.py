@@ -131,3 +131,22 @@ def test_the_key_is_the_content_and_how_it_is_compiled(monkeypatch: pytest.Monke
     assert kernels._unit(op, True, ctx.replace(disabled_passes=["tir-unroll"])).key != base.key
     monkeypatch.setattr(kernels, "source_fingerprint", lambda: b"another compiler")
     assert kernels._unit(op, True, ctx).key != base.key
+
+
+def test_no_fork_beside_grpc_threads(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process running grpc (Ray's client) compiles kernels in itself: grpc's
+    fork handlers hung a fork there."""
+    import sys
+    import types
+
+    monkeypatch.setitem(sys.modules, "grpc", types.ModuleType("grpc"))
+
+    def no_fork(*args: object, **kwargs: object) -> None:
+        raise AssertionError("compile-kernels forked beside grpc")
+
+    monkeypatch.setattr(kernels.multiprocessing, "get_context", no_fork)
+    a, b = _inputs(2)
+    with lamina.codegen.cache.disabled():
+        exe, counters = _compile(MLP_SOFTMAX, jobs=2)
+    assert counters == {"kernels": 2, "compiled": 2}
+    np.testing.assert_allclose(exe.run(a, b)[0], _softmax(np.maximum(a @ b, 0)), rtol=1e-5, atol=1e-6)
