@@ -58,6 +58,9 @@ from lamina.dialects.relay.base import (
 
 class SoftmaxAttrs(OpAttrs):
     axis = IntField(-1)
+
+
+class SafeSoftmaxAttrs(SoftmaxAttrs):
     safe = FlagField()
 
 
@@ -122,6 +125,7 @@ class SoftmaxOp(SoftmaxBase):
 
     name = "relay.softmax"
     safe = opt_prop_def(UnitAttr)
+    ATTRS: ClassVar[type[OpAttrs]] = SafeSoftmaxAttrs
 
 
 @irdl_op_definition
