@@ -153,10 +153,10 @@ def softmax(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
     elem = out.get_element_type()
 
     def shifted(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
-        m = e.read(mx, drop(idx))
+        v, m = e.read(x, idx), e.read(mx, drop(idx))
         if safe:  # a slice of -inf: shift by 0, so that every exp is 0 (not NaN)
             m = e.select(e.cmp("eq", m, e.const(float("-inf"), elem)), e.const(0.0, elem), m)
-        return e.sub(e.read(x, idx), m)
+        return e.sub(v, m)
 
     if isinstance(op, relay.LogSoftmaxOp):
         sm = k.compute(
@@ -173,8 +173,8 @@ def softmax(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
         reduced, lambda e, i: e.read(ex, at(i[:n], i[n])), ReduceKind.SUM, [extent]
     )
     def normalized(e: Expr, i: Sequence[SSAValue]) -> SSAValue:
-        total = e.read(sm, drop(i))
-        q = e.div(e.read(ex, i), total)
+        v, total = e.read(ex, i), e.read(sm, drop(i))
+        q = e.div(v, total)
         if safe:  # the sum of a slice of -inf is 0: zeros
             q = e.select(e.cmp("eq", total, e.const(0.0, elem)), e.const(0.0, elem), q)
         return q
