@@ -131,7 +131,7 @@ def markdown(rows: list[Row], host: str, jobs: list[int]) -> str:
         "| model | " + " | ".join(f"cold s ({j} proc)" for j in jobs)
         + " | front / kernels / @main / load s | warm s | kernels (shared) |"
     )
-    lines = [f"Host: {host}", "", head, "|---" * (len(jobs) + 5) + "|"]
+    lines = [f"Host: {host}", "", head, "|---" * (len(jobs) + 4) + "|"]
     for name in dict.fromkeys(r.model for r in rows):
         mine = {r.jobs: r for r in rows if r.model == name}
         last = mine[jobs[-1]]
