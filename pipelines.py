@@ -71,10 +71,11 @@ LOWERING_PIPELINE: tuple[str, ...] = (
 #: (lamina.codegen.kernels, registered when lamina is imported) after
 #: lower-te-to-tir, which compiles each kernel on its own (in parallel, cached),
 #: so that the passes after it lower `@main` alone.
+_TIR_STARTS = LOWERING_PIPELINE.index("lower-te-to-tir") + 1
+#: The lowering after lower-te-to-tir: what `compile-kernels` runs on each kernel.
+KERNEL_LOWERING: tuple[str, ...] = LOWERING_PIPELINE[_TIR_STARTS:]
 COMPILE_LOWERING: tuple[str, ...] = (
-    *LOWERING_PIPELINE[: LOWERING_PIPELINE.index("lower-te-to-tir") + 1],
-    "compile-kernels",
-    *LOWERING_PIPELINE[LOWERING_PIPELINE.index("lower-te-to-tir") + 1 :],
+    *LOWERING_PIPELINE[:_TIR_STARTS], "compile-kernels", *KERNEL_LOWERING,
 )
 
 #: Where each level ends: the lowering to the next one starts (TIR passes between
@@ -166,6 +167,7 @@ __all__ = [
     "BYOC_PASSES",
     "COMPILE_LOWERING",
     "GRAPH_PIPELINE",
+    "KERNEL_LOWERING",
     "LEVEL_ENDS",
     "LOWERING_PIPELINE",
     "DefaultPipeline",

@@ -123,6 +123,16 @@ def emit_object(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes:
         raise CompileError(f"code generation failed: {e}") from e
 
 
+def definitions(mod: llvm.ModuleRef) -> list[llvm.ValueRef]:
+    """The functions and globals `mod` defines with external linkage (what a
+    library could export)."""
+    return [
+        value
+        for value in [*mod.functions, *mod.global_variables]
+        if not value.is_declaration and value.linkage.name not in ("internal", "private")
+    ]
+
+
 def compile_object(module: ModuleOp, opt_level: int = 3, target: Target | None = None) -> bytes:
     """Object code of a lowered module (position independent) for `target`
     (default: the one it was lowered for)."""
@@ -155,6 +165,7 @@ __all__ = [
     "LlvmTarget",
     "check_opt_level",
     "compile_object",
+    "definitions",
     "emit_object",
     "init_llvm",
     "llvm_ir",

@@ -55,6 +55,7 @@ from lamina.codegen.cache import cache_get, cache_key, cache_put
 from lamina.codegen.codegen import (
     LLVM_LOCK,
     check_opt_level,
+    definitions,
     emit_object,
     module_target,
     optimize,
@@ -197,9 +198,7 @@ def _prefix_symbols(mod: Any, name: str) -> None:
     """Prefix every symbol the model defines with `name_`, so that models link
     side by side, and hide all but the entry point (the pool's functions, which
     it declares, keep their names)."""
-    for value in [*mod.functions, *mod.global_variables]:
-        if value.is_declaration or value.linkage.name in ("internal", "private"):
-            continue
+    for value in definitions(mod):
         entry = value.name == ENTRY
         value.name = f"{name}_{value.name}"
         if not entry:

@@ -42,7 +42,7 @@ from lamina.codegen.codegen import (
     target_machine,
     translate,
 )
-from lamina.codegen.kernels import kernel_bitcode, parse_bitcode
+from lamina.codegen.kernels import kernel_bitcode
 from lamina.codegen.pool import EXPORTS, pool_ir
 from lamina.errors import CompileError, LaminaError
 from lamina.lowering.record import read_entry
@@ -243,8 +243,8 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
         if cached is None:
             optimize(mod, tm, opt_level)
         optimized = "" if cached is not None else str(mod)  # @main's (export reuses it)
-        for code in kernels.values():  # one module: MCJIT's code for several did not run
-            mod.link_in(parse_bitcode(code))
+        for code in kernels.values() if cached is None else ():  # a hit holds their code
+            mod.link_in(llvm.parse_bitcode(code))  # one module: MCJIT's code for several did not run
         callbacks = _ObjectCache(key, cached)
         try:
             engine = llvm.create_mcjit_compiler(mod, tm)

@@ -4,7 +4,7 @@ parallel, and cached across models.
 Kernels are independent once lowered to TIR: a `tir.prim_func` reads and writes
 only its arguments. `lamina.compile` runs this pass right after
 `lower-te-to-tir` (`lamina.pipelines.COMPILE_LOWERING`): each kernel goes
-through the rest of the lowering (`KERNEL_PASSES`: the TIR passes and
+through the rest of the lowering (`KERNEL_LOWERING`: the TIR passes and
 `lower-tir-to-llvm`) and LLVM's optimizer alone, as MLIR's nested function
 pipelines do, and is replaced in the module by an `llvm.func` declaration
 carrying its optimized bitcode (`lamina.bitcode`, base64). The passes after it
@@ -49,7 +49,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import llvmlite
 import llvmlite.binding as llvm_binding
 from xdsl.context import Context
 from xdsl.dialects import llvm
@@ -57,9 +56,8 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from lamina import version
 from lamina.codegen import codegen as llvm_codegen
-from lamina.codegen.cache import cache_get, cache_put
+from lamina.codegen.cache import cache_get, cache_put, identity
 from lamina.codegen.codegen import LLVM_LOCK
 from lamina.dialects import tir
 from lamina.dialects.tir_extern import CallExternOp
@@ -74,8 +72,7 @@ from lamina.passes import (
     register_pass,
     run_pipeline,
 )
-from lamina.pipelines import LOWERING_PIPELINE
-from lamina.target import Target
+from lamina.pipelines import KERNEL_LOWERING
 
 register_config(
     "compile-kernels.jobs",
@@ -87,17 +84,15 @@ register_config(
 #: The attribute of a kernel's declaration that holds its optimized LLVM
 #: bitcode (base64).
 BITCODE_ATTR = "lamina.bitcode"
-#: The lowering each kernel goes through on its own.
-KERNEL_PASSES: tuple[str, ...] = LOWERING_PIPELINE[LOWERING_PIPELINE.index("lower-te-to-tir") + 1 :]
 _SUFFIX = re.compile(r"_\d+$")
 _HASHED = re.compile(r"_[0-9a-f]{12}$")
 
 
 @functools.cache
 def source_fingerprint() -> bytes:
-    """The compiler a kernel's object comes from: lamina's version and Python
-    sources, llvmlite's version, the host CPU (a kernel is keyed by its TIR, so a
-    change to a pass below it must change the key)."""
+    """The compiler a kernel's bitcode comes from: lamina's Python sources and
+    the cache's `identity` (a kernel is keyed by its TIR, so a change to a pass
+    below it must change the key)."""
     h = hashlib.sha256()
     root = Path(__file__).resolve().parent.parent
     for path in sorted(root.rglob("*.py")):
@@ -107,9 +102,7 @@ def source_fingerprint() -> bytes:
         ):
             continue
         h.update(str(rel).encode() + b"\0" + path.read_bytes() + b"\0")
-    host = Target.host()
-    for part in (version.__version__, llvmlite.__version__, host.cpu, host.feature_string):
-        h.update(part.encode() + b"\0")
+    h.update(identity())  # lamina's and llvmlite's versions, the host CPU
     return h.digest()
 
 
@@ -141,13 +134,13 @@ def _unit(op: tir.PrimFuncOp, noalias: bool, ctx: PassContext) -> _Unit:
     h.update(source_fingerprint())
     content = h.hexdigest()
     symbol = f"{_SUFFIX.sub('', name.data)}_{content[:12]}"
-    # the object defines `symbol`: the same code under another name is another entry
+    # the bitcode defines `symbol`: the same code under another name is another entry
     key = hashlib.sha256(f"{content}\0{symbol}".encode()).hexdigest()
     return _Unit(op, symbol, key, noalias)
 
 
 def _bitcode(unit: _Unit, ctx: PassContext) -> bytes:
-    """One kernel's optimized LLVM bitcode: KERNEL_PASSES on a module of its
+    """One kernel's optimized LLVM bitcode: KERNEL_LOWERING on a module of its
     own, then LLVM's optimizer. Machine code is generated where it is loaded:
     by MCJIT in its code model (an object of the small model placed its
     sections out of its 32-bit reach), or by the exporter as a
@@ -158,7 +151,7 @@ def _bitcode(unit: _Unit, ctx: PassContext) -> bytes:
     if not unit.noalias:
         module.attributes[ALIASED_ATTR] = ArrayAttr([StringAttr(unit.symbol)])
     checks = [i for i in ctx.instruments if isinstance(i, VerifyInstrument)]
-    run_pipeline(module, KERNEL_PASSES, ctx.replace(instruments=checks))
+    run_pipeline(module, KERNEL_LOWERING, ctx.replace(instruments=checks))
     target = llvm_codegen.module_target(module)
     tm = llvm_codegen.target_machine(target, ctx.opt_level)
     with LLVM_LOCK:
@@ -223,9 +216,9 @@ def _compile(units: list[_Unit], ctx: PassContext) -> dict[str, bytes]:
             with LLVM_LOCK:  # no other thread is inside LLVM while forking
                 pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_worker_start)
             try:
-                for index, obj in pool.imap_unordered(_worker_compile, order, chunksize=1):
-                    if obj is not None:
-                        done[units[index].symbol] = obj
+                for index, code in pool.imap_unordered(_worker_compile, order, chunksize=1):
+                    if code is not None:
+                        done[units[index].symbol] = code
             finally:
                 pool.terminate()
                 pool.join()
@@ -265,22 +258,22 @@ def compile_kernels(module: ModuleOp, ctx: PassContext) -> None:
         return
     unsafe = noalias_unsafe(module)
     units = [_unit(op, op.sym_name.data not in unsafe, ctx) for op in kernels]
-    objects: dict[str, bytes] = {}
+    codes: dict[str, bytes] = {}
     missing: dict[str, _Unit] = {}
     for unit in units:
-        if unit.symbol in objects or unit.symbol in missing:
+        if unit.symbol in codes or unit.symbol in missing:
             continue
         cached = cache_get(unit.key)
         if cached is not None:
-            objects[unit.symbol] = cached
+            codes[unit.symbol] = cached
         else:
             missing[unit.symbol] = unit
     record_statistic("kernels", len(kernels))
-    record_statistic("cached", len(objects))
+    record_statistic("cached", len(codes))
     record_statistic("compiled", len(missing))
-    for symbol, obj in _compile(list(missing.values()), ctx).items():
-        cache_put(missing[symbol].key, obj)
-        objects[symbol] = obj
+    for symbol, code in _compile(list(missing.values()), ctx).items():
+        cache_put(missing[symbol].key, code)
+        codes[symbol] = code
     renamed = {u.op.sym_name.data: u.symbol for u in units}
     for op in module.walk():
         if isinstance(op, tir.CallOp) and op.callee.string_value() in renamed:
@@ -291,7 +284,7 @@ def compile_kernels(module: ModuleOp, ctx: PassContext) -> None:
             Rewriter.erase_op(unit.op)
             continue
         declared.add(unit.symbol)
-        Rewriter.replace_op(unit.op, _declaration(unit.op, unit.symbol, objects[unit.symbol]))
+        Rewriter.replace_op(unit.op, _declaration(unit.op, unit.symbol, codes[unit.symbol]))
 
 
 def kernel_name(symbol: str) -> str:
@@ -317,17 +310,11 @@ def kernel_objects(module: ModuleOp, tm: Any) -> list[bytes]:
     objects = []
     with LLVM_LOCK:
         for code in kernel_bitcode(module).values():
-            mod = parse_bitcode(code)
-            for value in [*mod.functions, *mod.global_variables]:  # inside the library only
-                if not value.is_declaration and value.linkage.name not in ("internal", "private"):
-                    value.visibility = "hidden"
+            mod = llvm_binding.parse_bitcode(code)
+            for value in llvm_codegen.definitions(mod):  # inside the library only
+                value.visibility = "hidden"
             objects.append(llvm_codegen.emit_object(mod, tm))
     return objects
-
-
-def parse_bitcode(code: bytes) -> Any:
-    """LLVM's module of a kernel's bitcode."""
-    return llvm_binding.parse_bitcode(code)
 
 
 @register_pass
@@ -346,12 +333,10 @@ class CompileKernelsPass(ModulePass):
 
 __all__ = [
     "BITCODE_ATTR",
-    "KERNEL_PASSES",
     "CompileKernelsPass",
     "compile_kernels",
     "kernel_bitcode",
     "kernel_name",
     "kernel_objects",
-    "parse_bitcode",
     "source_fingerprint",
 ]

@@ -239,7 +239,8 @@ def lower_module(module: ModuleOp) -> None:
         # (a module without @main, or lowered again, keeps the entry it has)
         libraries = read_entry(module).external_libraries  # external-codegen's
         entry = entry or EntryABI()
-        calls = tuple(f for f in HOST_FUNCTIONS if f in state.decls or f in _compiled_calls(module))
+        compiled = _compiled_calls(module)
+        calls = tuple(f for f in HOST_FUNCTIONS if f in state.decls or f in compiled)
         write_entry(
             module,
             replace(entry, params=tuple(state.params), external_libraries=libraries, host_functions=calls),
