@@ -95,15 +95,26 @@ def source_fingerprint() -> bytes:
     below it must change the key)."""
     h = hashlib.sha256()
     root = Path(__file__).resolve().parent.parent
-    for path in sorted(root.rglob("*.py")):
-        rel = path.relative_to(root)
-        if rel.parts[0] in ("tests", "bench", "examples", "docs", "filecheck") or any(
-            p.startswith(".") for p in rel.parts
-        ):
-            continue
-        h.update(str(rel).encode() + b"\0" + path.read_bytes() + b"\0")
+    for rel in _sources(root):
+        h.update(rel.encode() + b"\0" + (root / rel).read_bytes() + b"\0")
     h.update(identity())  # lamina's and llvmlite's versions, the host CPU
     return h.digest()
+
+
+#: Folders of the source tree that are not the compiler.
+_NOT_COMPILER = frozenset({"tests", "bench", "examples", "docs", "filecheck", "build", "__pycache__"})
+
+
+def _sources(root: Path) -> list[str]:
+    """The compiler's `.py` files under `root`, relative and sorted; hidden
+    folders (a virtual environment, `.git`) and those of `_NOT_COMPILER` are
+    not entered."""
+    found = []
+    for folder, subdirs, files in os.walk(root):
+        subdirs[:] = [d for d in subdirs if not d.startswith(".") and d not in _NOT_COMPILER]
+        rel = os.path.relpath(folder, root)
+        found += [os.path.normpath(os.path.join(rel, f)) for f in files if f.endswith(".py")]
+    return sorted(found)
 
 
 @dataclass(frozen=True)
