@@ -53,3 +53,46 @@ func.func @main(%x: tensor<1x32x9x9xf32>) -> tensor<1x32x3x3xf32> {
   %1 = relay.softmax %0 {axis = 1 : i64} : tensor<1x32x3x3xf32>
   func.return %1 : tensor<1x32x3x3xf32>
 }
+
+// -----
+
+// A concatenation along the channels of operands that fill whole channel blocks
+// joins the blocks (axis 1 of NCHW<B>c): the branches stay blocked, and so do the
+// ops after it, down to the next convolution.
+// CHECK-LABEL: func.func @main(%x: tensor<1x32x6x6xf32>) -> tensor<1x32x6x6xf32> {
+// CHECK-NOT:     dst_layout = "NCHW"}
+// CHECK:         %[[C1:.*]] = relay.conv2d_nchwc
+// CHECK-NOT:     dst_layout = "NCHW"}
+// CHECK:         %[[C2:.*]] = relay.conv2d_nchwc
+// CHECK-NOT:     dst_layout = "NCHW"}
+// CHECK:         %[[CAT:.*]] = relay.concatenate %[[C1]], %[[C2]] {axis = 1 : i64} : (tensor<1x[[N:[0-9]+]]x6x6x[[B:[0-9]+]]xf32>, tensor<1x[[N]]x6x6x[[B]]xf32>)
+// CHECK-NEXT:    %[[R:.*]] = relay.relu %[[CAT]]
+// CHECK-NEXT:    %{{.*}} = relay.constant
+// CHECK-NEXT:    %{{.*}} = relay.conv2d_nchwc %[[R]]
+// CHECK-NEXT:    %{{.*}} = relay.layout_transform %{{.*}} {src_layout = "NCHW[[B]]c", dst_layout = "NCHW"}
+func.func @main(%x: tensor<1x32x6x6xf32>) -> tensor<1x32x6x6xf32> {
+  %w1 = relay.constant dense<0.5> : tensor<32x32x3x3xf32>
+  %w2 = relay.constant dense<0.25> : tensor<32x32x3x3xf32>
+  %w3 = relay.constant dense<0.125> : tensor<32x64x1x1xf32>
+  %0 = relay.conv2d %x, %w1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x6x6xf32>, tensor<32x32x3x3xf32>)
+  %1 = relay.conv2d %x, %w2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x6x6xf32>, tensor<32x32x3x3xf32>)
+  %2 = relay.concatenate %0, %1 {axis = 1 : i64} : (tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>)
+  %3 = relay.relu %2 : tensor<1x64x6x6xf32>
+  %4 = relay.conv2d %3, %w3 : (tensor<1x64x6x6xf32>, tensor<32x64x1x1xf32>)
+  func.return %4 : tensor<1x32x6x6xf32>
+}
+
+// -----
+
+// An operand whose channels do not fill whole blocks (3 of them) keeps the
+// concatenation in NCHW: the convolution's result is transformed back before it.
+// CHECK-LABEL: func.func @main(%x: tensor<1x32x6x6xf32>, %s: tensor<1x3x6x6xf32>) -> tensor<1x35x6x6xf32> {
+// CHECK:         %[[C:.*]] = relay.conv2d_nchwc
+// CHECK-NEXT:    %[[T:.*]] = relay.layout_transform %[[C]] {src_layout = "NCHW{{[0-9]+}}c", dst_layout = "NCHW"}
+// CHECK-NEXT:    %{{.*}} = relay.concatenate %[[T]], %s {axis = 1 : i64} : (tensor<1x32x6x6xf32>, tensor<1x3x6x6xf32>) -> tensor<1x35x6x6xf32>
+func.func @main(%x: tensor<1x32x6x6xf32>, %s: tensor<1x3x6x6xf32>) -> tensor<1x35x6x6xf32> {
+  %w = relay.constant dense<0.5> : tensor<32x32x3x3xf32>
+  %0 = relay.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x6x6xf32>, tensor<32x32x3x3xf32>)
+  %1 = relay.concatenate %0, %s {axis = 1 : i64} : (tensor<1x32x6x6xf32>, tensor<1x3x6x6xf32>)
+  func.return %1 : tensor<1x35x6x6xf32>
+}

@@ -10,7 +10,11 @@ at compile time, and another NCHW operand with the result's channels (of its
 shape, or broadcasting along the spatial axes: a squeeze-and-excitation scale)
 gets its own `NCHW ->` transform (which `cse` merges with one the next
 convolution has). A reduction over the spatial axes that keeps them (a global
-average pool) moves the same way. An `NCHW ->` transform moves up the same way,
+average pool) moves the same way, and so does a concatenation along the
+channels of operands whose channels fill whole blocks: in `NCHW<x>c` it joins
+the channel blocks (axis 1), so the branches of an Inception or Fire module,
+or DenseNet's growing features, stay blocked instead of being copied out of
+and back into the layout. An `NCHW ->` transform moves up the same way,
 above an op that only it reads. A transform that meets its inverse cancels: a
 chain of convolutions, activations and residual additions stays blocked, with
 one transform in and one out.
@@ -86,7 +90,7 @@ def _liftable(op: Operation) -> bool:
     t = op.results[0].type
     if not isinstance(t, TensorType) or t.get_num_dims() != 4:
         return False
-    if _spatial_reduce(op):
+    if _spatial_reduce(op) or _channel_concat(op):
         return True
     if isinstance(op, relay.BiasAddOp):
         return op.attrs.axis % 4 == 1 and value_data(op.operands[1]) is not None
@@ -94,6 +98,13 @@ def _liftable(op: Operation) -> bool:
         return False
     declared = op.get_irdl_definition().properties
     return not any(k in declared for k in _AXIS_PROPS)
+
+
+def _channel_concat(op: Operation) -> bool:
+    """A concatenation of 4-D tensors along their channels."""
+    return isinstance(op, relay.ConcatenateOp) and op.attrs.axis % 4 == 1 and all(
+        isinstance(v.type, TensorType) and v.type.get_num_dims() == 4 for v in op.operands
+    )
 
 
 def _blocked_operand(v: SSAValue, like: TensorType, layout: str, new: list[Operation]) -> SSAValue | None:
@@ -150,6 +161,16 @@ def _in_layout(op: relay.RelayOp, layout: str) -> tuple[list[Operation], SSAValu
         if x is None or const is None:
             return None
         new += [const, relay.AddOp(x, const.output)]
+        return new, new[-1].results[0]
+    if _channel_concat(op):  # channel blocks joined: each operand's whole blocks
+        parts = [
+            _blocked_operand(v, v.type, layout, new)  # type: ignore[arg-type]
+            for v in op.operands
+            if v.type.get_shape()[1] % block == 0  # type: ignore[attr-defined]
+        ]
+        if len(parts) != len(op.operands) or any(v is None for v in parts):
+            return None
+        new.append(relay.ConcatenateOp(*parts, axis=relay.i64_attr(1)))
         return new, new[-1].results[0]
     like = op.operands[0].type if _spatial_reduce(op) else t
     assert isinstance(like, TensorType)
