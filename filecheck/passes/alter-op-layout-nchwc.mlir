@@ -96,3 +96,27 @@ func.func @main(%x: tensor<1x32x6x6xf32>, %s: tensor<1x3x6x6xf32>) -> tensor<1x3
   %1 = relay.concatenate %0, %s {axis = 1 : i64} : (tensor<1x32x6x6xf32>, tensor<1x3x6x6xf32>)
   func.return %1 : tensor<1x35x6x6xf32>
 }
+
+// -----
+
+// Unit-stride slices and concatenations along the spatial axes (every channel
+// kept) are the same ranges of the blocked tensor's axes 2 and 3.
+// CHECK-LABEL: func.func @main(%x: tensor<1x32x6x6xf32>) -> tensor<1x32x6x6xf32> {
+// CHECK:         %[[C:.*]] = relay.conv2d_nchwc
+// CHECK-NEXT:    %[[T:.*]] = relay.strided_slice %[[C]] {begin = array<i64: 0, 0, 0, 0, 0>, end = array<i64: 1, [[N:[0-9]+]], 2, 6, [[B:[0-9]+]]>}
+// CHECK-NEXT:    %[[R:.*]] = relay.relu %[[T]] : tensor<1x[[N]]x2x6x[[B]]xf32>
+// CHECK-NEXT:    %[[S:.*]] = relay.strided_slice %[[C]] {begin = array<i64: 0, 0, 2, 0, 0>, end = array<i64: 1, [[N]], 6, 6, [[B]]>}
+// CHECK-NEXT:    %[[CAT:.*]] = relay.concatenate %[[R]], %[[S]] {axis = 2 : i64} : (tensor<1x[[N]]x2x6x[[B]]xf32>, tensor<1x[[N]]x4x6x[[B]]xf32>) -> tensor<1x[[N]]x6x6x[[B]]xf32>
+// CHECK-NEXT:    %{{.*}} = relay.constant
+// CHECK-NEXT:    %{{.*}} = relay.conv2d_nchwc %[[CAT]]
+func.func @main(%x: tensor<1x32x6x6xf32>) -> tensor<1x32x6x6xf32> {
+  %w = relay.constant dense<0.5> : tensor<32x32x3x3xf32>
+  %w2 = relay.constant dense<0.25> : tensor<32x32x1x1xf32>
+  %0 = relay.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x6x6xf32>, tensor<32x32x3x3xf32>)
+  %1 = relay.strided_slice %0 {begin = array<i64: 0, 0, 0, 0>, end = array<i64: 1, 32, 2, 6>} : (tensor<1x32x6x6xf32>) -> tensor<1x32x2x6xf32>
+  %2 = relay.relu %1 : tensor<1x32x2x6xf32>
+  %3 = relay.strided_slice %0 {begin = array<i64: 0, 0, 2, 0>, end = array<i64: 1, 32, 6, 6>} : (tensor<1x32x6x6xf32>) -> tensor<1x32x4x6xf32>
+  %4 = relay.concatenate %2, %3 {axis = 2 : i64} : (tensor<1x32x2x6xf32>, tensor<1x32x4x6xf32>)
+  %5 = relay.conv2d %4, %w2 : (tensor<1x32x6x6xf32>, tensor<32x32x1x1xf32>)
+  func.return %5 : tensor<1x32x6x6xf32>
+}

@@ -14,7 +14,8 @@ average pool) moves the same way, and so does a concatenation along the
 channels of operands whose channels fill whole blocks: in `NCHW<x>c` it joins
 the channel blocks (axis 1), so the branches of an Inception or Fire module,
 or DenseNet's growing features, stay blocked instead of being copied out of
-and back into the layout. An `NCHW ->` transform moves up the same way,
+and back into the layout. Concatenations and unit-stride slices along the
+spatial axes (all channels kept) are the same on the blocked axes 2 and 3. An `NCHW ->` transform moves up the same way,
 above an op that only it reads. A transform that meets its inverse cancels: a
 chain of convolutions, activations and residual additions stays blocked, with
 one transform in and one out.
@@ -90,7 +91,7 @@ def _liftable(op: Operation) -> bool:
     t = op.results[0].type
     if not isinstance(t, TensorType) or t.get_num_dims() != 4:
         return False
-    if _spatial_reduce(op) or _channel_concat(op):
+    if _spatial_reduce(op) or _concat(op) or _spatial_slice(op):
         return True
     if isinstance(op, relay.BiasAddOp):
         return op.attrs.axis % 4 == 1 and value_data(op.operands[1]) is not None
@@ -100,10 +101,24 @@ def _liftable(op: Operation) -> bool:
     return not any(k in declared for k in _AXIS_PROPS)
 
 
-def _channel_concat(op: Operation) -> bool:
-    """A concatenation of 4-D tensors along their channels."""
-    return isinstance(op, relay.ConcatenateOp) and op.attrs.axis % 4 == 1 and all(
+def _concat(op: Operation) -> bool:
+    """A concatenation of 4-D tensors along their channels or a spatial axis."""
+    return isinstance(op, relay.ConcatenateOp) and op.attrs.axis % 4 != 0 and all(
         isinstance(v.type, TensorType) and v.type.get_num_dims() == 4 for v in op.operands
+    )
+
+
+def _spatial_slice(op: Operation) -> bool:
+    """A unit-stride slice of a static 4-D tensor along its spatial axes only."""
+    if not isinstance(op, relay.StridedSliceOp):
+        return False
+    t = op.operands[0].type
+    if not isinstance(t, TensorType) or t.get_num_dims() != 4 or any(d < 0 for d in t.get_shape()):
+        return False
+    a = op.attrs
+    static = all(isinstance(v, int) for v in (*a.begin, *a.end))
+    return static and (a.strides is None or all(s == 1 for s in a.strides)) and (
+        a.begin[1] == 0 and a.end[1] == t.get_shape()[1]
     )
 
 
@@ -162,7 +177,8 @@ def _in_layout(op: relay.RelayOp, layout: str) -> tuple[list[Operation], SSAValu
             return None
         new += [const, relay.AddOp(x, const.output)]
         return new, new[-1].results[0]
-    if _channel_concat(op):  # channel blocks joined: each operand's whole blocks
+    if _concat(op):  # along channel blocks (each operand's whole blocks), or H or W
+        axis = op.attrs.axis % 4
         parts = [
             _blocked_operand(v, v.type, layout, new)  # type: ignore[arg-type]
             for v in op.operands
@@ -170,7 +186,17 @@ def _in_layout(op: relay.RelayOp, layout: str) -> tuple[list[Operation], SSAValu
         ]
         if len(parts) != len(op.operands) or any(v is None for v in parts):
             return None
-        new.append(relay.ConcatenateOp(*parts, axis=relay.i64_attr(1)))
+        new.append(relay.ConcatenateOp(*parts, axis=relay.i64_attr(axis)))
+        return new, new[-1].results[0]
+    if _spatial_slice(op):  # the same H and W ranges, every channel block and lane
+        x = _blocked_operand(op.operands[0], op.operands[0].type, layout, new)  # type: ignore[arg-type]
+        if x is None:
+            return None
+        begin, end = list(op.attrs.begin), list(op.attrs.end)
+        new.append(relay.StridedSliceOp(
+            x, begin=relay.i64_array([*begin, 0]),
+            end=relay.i64_array([end[0], end[1] // block, end[2], end[3], block]),
+        ))
         return new, new[-1].results[0]
     like = op.operands[0].type if _spatial_reduce(op) else t
     assert isinstance(like, TensorType)
