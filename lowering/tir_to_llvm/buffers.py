@@ -75,12 +75,32 @@ def _address(e: Emitter, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAVa
     mtype = check_buffer(buffer.type, e.anchor.name)
     if not indices:
         return buffer
-    linear: SSAValue | None = None
+    # The offset is folded where it is constant (the indices of unrolled code
+    # are), as an int; else built in the order of the indices.
+    linear: SSAValue | int = 0
     for idx, stride in zip(indices, buffer_strides(mtype), strict=True):
-        term = idx if stride == 1 else e.emit(int_binop(llvm.MulOp, idx, e.dim(stride)))
-        linear = term if linear is None else e.emit(int_binop(llvm.AddOp, linear, term))
-    assert linear is not None
-    return e.emit(gep(buffer, linear, convert_type(mtype.get_element_type())))
+        k = e.index_value(idx)
+        term: SSAValue | int
+        if k is not None and isinstance(stride, int):
+            term = k * stride
+        else:
+            term = idx if stride == 1 else e.emit(int_binop(llvm.MulOp, idx, e.dim(stride)))
+        linear = _add_offsets(e, linear, term)
+    offset = linear if isinstance(linear, SSAValue) else e.const(linear, i64)
+    return e.emit(gep(buffer, offset, convert_type(mtype.get_element_type())))
+
+
+def _add_offsets(e: Emitter, a: SSAValue | int, b: SSAValue | int) -> SSAValue | int:
+    """`a + b`, folded when either is a constant 0 or both are constants."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    if isinstance(b, int) and b == 0:
+        return a
+    if isinstance(a, int) and a == 0:
+        return b
+    lhs = a if isinstance(a, SSAValue) else e.const(a, i64)
+    rhs = b if isinstance(b, SSAValue) else e.const(b, i64)
+    return e.emit(int_binop(llvm.AddOp, lhs, rhs))
 
 
 @lowers(ACCESS_LOWERINGS, tir.LoadOp)

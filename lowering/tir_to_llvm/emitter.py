@@ -112,12 +112,16 @@ class Constants:
     def __init__(self, at_entry: EntryBuilder):
         self.at_entry = at_entry
         self.values: dict[tuple[object, Attribute], SSAValue] = {}
+        self.known: dict[SSAValue, int | float] = {}
+        """The value of each constant made here."""
 
     def get(self, value: int | float, t: Attribute) -> SSAValue:
         key = (value, t)
         if key not in self.values:
             op = llvm.ConstantOp(const_attr(value, t), t)
-            self.values[key] = self.at_entry.insert(op).result
+            result = self.at_entry.insert(op).result
+            self.values[key] = result
+            self.known[result] = value
         return self.values[key]
 
 
@@ -230,6 +234,11 @@ class Emitter:
         if self.consts is not None and not isinstance(t, VectorType):
             return self.consts.get(value, t)
         return self.emit(llvm.ConstantOp(const_attr(value, t), t))
+
+    def index_value(self, v: SSAValue) -> int | None:
+        """The value of `v` if it is an i64 constant made by `const`."""
+        k = self.consts.known.get(v) if self.consts is not None else None
+        return k if isinstance(k, int) and v.type == i64 else None
 
     def dim(self, d: Dim) -> SSAValue:
         """Dimension `d` as an i64: a constant, or computed from the enclosing
