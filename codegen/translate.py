@@ -10,6 +10,8 @@ This is the one place where lamina patches over gaps in xDSL 0.74's emitter
   their unmangled names (`llvm.exp`), so a module that uses one of them at two types
   (f32 and vector<16xf32>) fails; lamina declares them type-mangled (`llvm.exp.f32`,
   `llvm.exp.v16f32`);
+- binary ops print their flags in LLVM's order (xDSL's emitter prints them in a
+  frozenset's, so the text changed from run to run with the hash seed);
 - `llvm.func` linkage is honoured (xDSL emits every function as external);
 - the parallel loops outlined by the lowering get their thread-pool glue
   (`lamina.codegen.parallel`);
@@ -18,6 +20,7 @@ This is the one place where lamina patches over gaps in xDSL 0.74's emitter
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import llvmlite.ir as ir
@@ -141,20 +144,51 @@ def _convert_masked_load(op: Operation, builder: ir.IRBuilder, vals: ValueMap) -
     vals[op.res] = builder.call(fn, [ptr, align, mask, pass_thru])
 
 
-def _ext_converter(op: Operation) -> _Converter | None:
-    if isinstance(op, llvm.StoreOp):
-        return _convert_store
-    if isinstance(op, MaskedStoreOp):
-        return _convert_masked_store
-    if isinstance(op, MaskedLoadOp):
-        return _convert_masked_load
-    if type(op) in _CASTS:
-        return _convert_cast
-    if type(op) in _MANGLED_INTRINSICS:
-        return _convert_mangled_intrinsic
-    if isinstance(op, ExtractElementOp):
-        return _convert_extractelement
-    return None
+#: xDSL's binary ops that carry flags, by their llvmlite builder method.
+_BINOPS: dict[type[Operation], str] = {
+    llvm.AddOp: "add",
+    llvm.SubOp: "sub",
+    llvm.MulOp: "mul",
+    llvm.ShlOp: "shl",
+    llvm.FAddOp: "fadd",
+    llvm.FSubOp: "fsub",
+    llvm.FMulOp: "fmul",
+    llvm.FDivOp: "fdiv",
+    llvm.FRemOp: "frem",
+}
+_FASTMATH_ORDER = {f: i for i, f in enumerate(llvm.FastMathFlag)}
+
+
+@functools.lru_cache(maxsize=8)
+def _overflow_flags(bits: int) -> tuple[str, ...]:
+    flags = llvm.OverflowAttr.from_int(bits).data
+    return tuple(f.value for f in llvm.OverflowFlag if f in flags)
+
+
+def _convert_binop(op: Operation, builder: ir.IRBuilder, vals: ValueMap) -> None:
+    """A binary op with its flags in LLVM's order (xDSL's emitter iterates a
+    frozenset, so its text would change from run to run), built directly."""
+    if isinstance(op, llvm.AbstractFloatArithOp):
+        fastmath = op.fastmathFlags.data if op.fastmathFlags else ()
+        flags = [f.value for f in sorted(fastmath, key=_FASTMATH_ORDER.__getitem__)]
+    else:
+        assert isinstance(op, llvm.ArithmeticBinOpOverflow)
+        overflow = op.overflowFlags
+        flags = list(_overflow_flags(overflow.value.data)) if overflow else []
+    build = getattr(builder, _BINOPS[type(op)])
+    vals[op.results[0]] = build(vals[op.operands[0]], vals[op.operands[1]], flags=flags)
+
+
+#: lamina's converters, by op type (the others are xDSL's `convert_op`).
+_CONVERTERS: dict[type[Operation], _Converter] = {
+    llvm.StoreOp: _convert_store,
+    MaskedStoreOp: _convert_masked_store,
+    MaskedLoadOp: _convert_masked_load,
+    ExtractElementOp: _convert_extractelement,
+    **dict.fromkeys(_CASTS, _convert_cast),
+    **dict.fromkeys(_MANGLED_INTRINSICS, _convert_mangled_intrinsic),
+    **dict.fromkeys(_BINOPS, _convert_binop),
+}
 
 
 def _convert_body(op: llvm.FuncOp, module: ir.Module) -> None:
@@ -176,7 +210,7 @@ def _convert_body(op: llvm.FuncOp, module: ir.Module) -> None:
         if block_map[block].instructions:
             builder.position_after(block_map[block].instructions[-1])
         for inner in block.ops:
-            converter = _ext_converter(inner)
+            converter = _CONVERTERS.get(type(inner))
             if converter is not None:
                 converter(inner, builder, vals)
             else:

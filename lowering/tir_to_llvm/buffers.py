@@ -37,7 +37,6 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from lamina.abi import BUFFER_ALIGN, REPLAN
 from lamina.dialects import llvm_ext, tir
-from lamina.dialects.shapes import dims
 from lamina.errors import LoweringError
 from lamina.lowering.tir_to_llvm.emitter import (
     Emitter,
@@ -48,17 +47,19 @@ from lamina.lowering.tir_to_llvm.emitter import (
     int_binop,
     kernel_sizes,
     llvm_dim,
+    load,
     lowers,
     result_type,
+    store,
 )
 from lamina.lowering.tir_to_llvm.memory import live_range
 from lamina.lowering.tir_to_llvm.types import (
     PTR,
+    buffer_strides,
     byte_size,
     check_buffer,
     convert_type,
     numel,
-    row_major_strides,
     scalar_type,
 )
 from lamina.runtime.record import LiveRange
@@ -74,12 +75,32 @@ def _address(e: Emitter, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAVa
     mtype = check_buffer(buffer.type, e.anchor.name)
     if not indices:
         return buffer
-    linear: SSAValue | None = None
-    for idx, stride in zip(indices, row_major_strides(dims(mtype)), strict=True):
-        term = idx if stride == 1 else e.emit(int_binop(llvm.MulOp, idx, e.dim(stride)))
-        linear = term if linear is None else e.emit(int_binop(llvm.AddOp, linear, term))
-    assert linear is not None
-    return e.emit(gep(buffer, linear, convert_type(mtype.get_element_type())))
+    # The offset is folded where it is constant (the indices of unrolled code
+    # are), as an int; else built in the order of the indices.
+    linear: SSAValue | int = 0
+    for idx, stride in zip(indices, buffer_strides(mtype), strict=True):
+        k = e.index_value(idx)
+        term: SSAValue | int
+        if k is not None and isinstance(stride, int):
+            term = k * stride
+        else:
+            term = idx if stride == 1 else e.emit(int_binop(llvm.MulOp, idx, e.dim(stride)))
+        linear = _add_offsets(e, linear, term)
+    offset = linear if isinstance(linear, SSAValue) else e.const(linear, i64)
+    return e.emit(gep(buffer, offset, convert_type(mtype.get_element_type())))
+
+
+def _add_offsets(e: Emitter, a: SSAValue | int, b: SSAValue | int) -> SSAValue | int:
+    """`a + b`, folded when either is a constant 0 or both are constants."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    if isinstance(b, int) and b == 0:
+        return a
+    if isinstance(a, int) and a == 0:
+        return b
+    lhs = a if isinstance(a, SSAValue) else e.const(a, i64)
+    rhs = b if isinstance(b, SSAValue) else e.const(b, i64)
+    return e.emit(int_binop(llvm.AddOp, lhs, rhs))
 
 
 @lowers(ACCESS_LOWERINGS, tir.LoadOp)
@@ -89,9 +110,9 @@ def _lower_load(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     t = result_type(op)
     align = byte_size(scalar_type(op.result.type))
     if _is_bool_vector(t):  # bools are bytes in memory; <N x i1> would be bits
-        wide = e.emit(llvm.LoadOp(ptr, _bytes_of(t), alignment=align))
+        wide = e.emit(load(ptr, _bytes_of(t), align))
         return [e.emit(llvm.TruncOp(wide, t))]
-    return [e.emit(llvm.LoadOp(ptr, t, alignment=align))]
+    return [e.emit(load(ptr, t, align))]
 
 
 def _is_bool_vector(t: Attribute) -> bool:
@@ -111,7 +132,7 @@ def _lower_store(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     value = op.value
     if _is_bool_vector(convert_type(value.type)):
         value = e.emit(llvm.ZExtOp(value, _bytes_of(convert_type(value.type))))
-    e.put(llvm.StoreOp(value, ptr, alignment=align))
+    e.put(store(value, ptr, align))
     return []
 
 

@@ -11,11 +11,11 @@ the values that replace the op's results; `lowers` registers one in a table.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from xdsl.builder import Builder
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -112,12 +112,16 @@ class Constants:
     def __init__(self, at_entry: EntryBuilder):
         self.at_entry = at_entry
         self.values: dict[tuple[object, Attribute], SSAValue] = {}
+        self.known: dict[SSAValue, int | float] = {}
+        """The value of each constant made here."""
 
     def get(self, value: int | float, t: Attribute) -> SSAValue:
         key = (value, t)
         if key not in self.values:
             op = llvm.ConstantOp(const_attr(value, t), t)
-            self.values[key] = self.at_entry.insert(op).result
+            result = self.at_entry.insert(op).result
+            self.values[key] = result
+            self.known[result] = value
         return self.values[key]
 
 
@@ -135,12 +139,33 @@ def const_attr(value: int | float, t: Attribute) -> Attribute:
     return FloatAttr(scalar, elem)  # pyright: ignore[reportArgumentType]
 
 
-# The lowering builds thousands of index additions and multiplications and
-# addresses (one per buffer access): these build them directly (`create`), as
-# `arith`'s binary ops are in `arith.py`, skipping the checked constructors
-# (about 3x slower); LLVM verifies the module it is given.
+# The lowering builds thousands of index additions and multiplications,
+# addresses, loads and stores (for every buffer access): these build them
+# directly (`create`) from shared attributes, as `arith`'s binary ops are in
+# `arith.py`, skipping the checked constructors (about 3x slower); LLVM
+# verifies the module it is given.
 _NO_WRAP = IntegerAttr(0, 32)
 _ONE_SSA_INDEX = DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL])
+_NOT_ATOMIC = IntegerAttr(0, i64)
+
+
+@functools.lru_cache(maxsize=64)
+def _alignment(n: int) -> IntegerAttr:
+    return IntegerAttr(n, i64)
+
+
+def load(ptr: SSAValue, t: Attribute, align: int) -> Operation:
+    """`load t, ptr, align align` (as `llvm.LoadOp(ptr, t, alignment=align)`)."""
+    return llvm.LoadOp.create(
+        operands=[ptr], result_types=[t], properties={"ordering": _NOT_ATOMIC, "alignment": _alignment(align)}
+    )
+
+
+def store(value: SSAValue, ptr: SSAValue, align: int) -> Operation:
+    """`store value, ptr, align align` (as `llvm.StoreOp(value, ptr, alignment=align)`)."""
+    return llvm.StoreOp.create(
+        operands=[value, ptr], properties={"ordering": _NOT_ATOMIC, "alignment": _alignment(align)}
+    )
 
 
 def int_binop(cls: type[llvm.ArithmeticBinOpOverflow], lhs: SSAValue, rhs: SSAValue) -> Operation:
@@ -187,19 +212,21 @@ class Emitter:
     def __init__(
         self, anchor: Operation, state: ModuleState, consts: Constants | None = None
     ):
-        self.builder = Builder(InsertPoint.before(anchor))
+        block = anchor.parent_block()
+        assert block is not None, "the op being lowered is in a block"
+        self.block = block
         self.state = state
         self.anchor = anchor
         self.consts = consts
 
     def emit(self, op: Operation) -> SSAValue:
         """Insert `op` and return its (single) result."""
-        self.builder.insert(op)
+        self.block.insert_op_before(op, self.anchor)
         return op.results[0]
 
     def put(self, op: Operation) -> None:
         """Insert `op`, which has no results."""
-        self.builder.insert(op)
+        self.block.insert_op_before(op, self.anchor)
 
     def const(self, value: int | float, t: Attribute) -> SSAValue:
         """A scalar constant, or a splat if `t` is a vector type."""
@@ -208,9 +235,16 @@ class Emitter:
             return self.consts.get(value, t)
         return self.emit(llvm.ConstantOp(const_attr(value, t), t))
 
+    def index_value(self, v: SSAValue) -> int | None:
+        """The value of `v` if it is an i64 constant made by `const`."""
+        k = self.consts.known.get(v) if self.consts is not None else None
+        return k if isinstance(k, int) and v.type == i64 else None
+
     def dim(self, d: Dim) -> SSAValue:
         """Dimension `d` as an i64: a constant, or computed from the enclosing
         kernel's size arguments."""
+        if isinstance(d, int):
+            return self.const(d, i64)
         return llvm_dim(d, kernel_sizes(self.anchor), self.emit, lambda k: self.const(k, i64))
 
     def intrinsic(self, name: str, args: Sequence[SSAValue], t: Attribute) -> SSAValue:
@@ -300,6 +334,8 @@ __all__ = [
     "const_attr",
     "gep",
     "int_binop",
+    "load",
     "lowers",
     "result_type",
+    "store",
 ]

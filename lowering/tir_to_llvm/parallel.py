@@ -28,7 +28,8 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import Rewriter
 
 from lamina.dialects import tir
 from lamina.dialects.tir import AllocScope, ForKind
@@ -124,6 +125,15 @@ def _clone_into(v: SSAValue, entry: Block, mapping: dict[SSAValue, SSAValue]) ->
     return mapping[v]
 
 
+def _rebind(mapping: dict[SSAValue, SSAValue], inside: set[int], loop: tir.ForOp) -> None:
+    """Make the ops inside `loop` (not `loop` itself) use `mapping`'s values, so
+    its body can move into the outlined function rather than be cloned there."""
+    for old, new in mapping.items():
+        for use in tuple(old.uses):
+            if use.operation is not loop and id(use.operation) in inside:
+                use.operation.operands[use.index] = new
+
+
 def _outline(kernel: tir.PrimFuncOp, loop: tir.ForOp, n: int) -> ParallelLoop | None:
     sizes = kernel.size_args()
     lb, step = (tir.ForOp.constant_index(v) for v in (loop.lb, loop.step))
@@ -171,8 +181,8 @@ def _outline(kernel: tir.PrimFuncOp, loop: tir.ForOp, n: int) -> ParallelLoop | 
     end = tir.LoadOp(rng, [one.result])
     step_c = arith.ConstantOp.from_int_and_width(step, index)
     entry.add_ops([start, end, step_c])
-    body = Region()
-    loop.body.clone_into(body, value_mapper=mapping)
+    _rebind(mapping, inside, loop)
+    body = Rewriter.move_region_contents_to_new_regions(loop.body)
     for inner in body.walk():  # nested parallel loops run serially in a thread
         if isinstance(inner, tir.ForOp) and inner.kind.data == ForKind.PARALLEL:
             inner.set_kind(ForKind.SERIAL)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from xdsl.dialects import llvm
@@ -82,11 +83,18 @@ def check_buffer(t: Attribute, where: str) -> MemRefType:
             "or #tir.sizes shape) are supported"
         )
     try:
-        dims(t)
+        buffer_strides(t)
     except SymbolicError as e:
         raise LoweringError(f"{where}: buffer {t}: {e}") from None
     byte_size(t.get_element_type())
     return t
+
+
+@functools.lru_cache(maxsize=4096)
+def buffer_strides(t: MemRefType) -> tuple[Dim, ...]:
+    """Strides, in elements, of the row-major buffer type `t` (cached: every
+    access to a buffer asks; a SymbolicError if its shape is malformed)."""
+    return tuple(row_major_strides(dims(t)))
 
 
 def row_major_strides(shape: Sequence[Dim]) -> list[Dim]:
@@ -111,6 +119,7 @@ def mangle(t: Attribute) -> str:
 __all__ = [
     "FLOATS",
     "PTR",
+    "buffer_strides",
     "byte_size",
     "check_buffer",
     "convert_type",
