@@ -40,11 +40,13 @@ from __future__ import annotations
 import base64
 import contextlib
 import functools
+import gc
 import hashlib
 import multiprocessing
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -241,6 +243,19 @@ def _compile(units: list[_Unit], ctx: PassContext) -> dict[str, bytes]:
     return done
 
 
+@contextlib.contextmanager
+def _frozen_heap() -> Iterator[None]:
+    """The objects alive now left out of the garbage collector's passes while
+    kernels compile (and in the workers forked meanwhile, which inherit them):
+    a kernel's passes make cyclic IR garbage that triggers collections, and each
+    full one walked the whole model, 40% of the passes' time."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def _cost(op: tir.PrimFuncOp) -> int:
     return sum(1 for _ in op.walk())
 
@@ -282,7 +297,9 @@ def compile_kernels(module: ModuleOp, ctx: PassContext) -> None:
     record_statistic("kernels", len(kernels))
     record_statistic("cached", len(codes))
     record_statistic("compiled", len(missing))
-    for symbol, code in _compile(list(missing.values()), ctx).items():
+    with _frozen_heap():
+        compiled = _compile(list(missing.values()), ctx)
+    for symbol, code in compiled.items():
         cache_put(missing[symbol].key, code)
         codes[symbol] = code
     renamed = {u.op.sym_name.data: u.symbol for u in units}
