@@ -302,9 +302,10 @@ def vectorized_kernels(text: str) -> set[str]:
     return out
 
 
-def compile_te(text: str) -> NativeModule:
-    """Lower TE kernels the way the standard pipeline does and JIT them."""
-    module = lower_te(text)
+def compile_te(text: str | ModuleOp) -> NativeModule:
+    """Lower TE kernels (or the `lower_te` of them) the way the standard
+    pipeline does and JIT them."""
+    module = lower_te(text) if isinstance(text, str) else text
     LowerTirToLlvmPass().apply(Context(), module)
     return jit_compile(module)
 
@@ -621,7 +622,8 @@ def test_gemm_space_of_a_packed_weight_computes_the_product() -> None:
     default = call_.default()
     points = [default, dataclasses.replace(default, kc=64), *random.Random(0).sample(list(space), 10)]
     text = "\n".join(dense_pack_te(f"dp{i}", rows, k, panels, nb, str(call_.render(p))) for i, p in enumerate(points))
-    for kernel in lower_te(text).ops:
+    lowered = lower_te(text)
+    for kernel in lowered.ops:
         weight = [
             op for op in kernel.walk()
             if isinstance(op, tir.LoadOp) and op.buffer == kernel.body.block.args[1]
@@ -631,7 +633,7 @@ def test_gemm_space_of_a_packed_weight_computes_the_product() -> None:
             and op.indices[2].owner.value.value.data == 0
             for op in weight
         ), kernel
-    native = compile_te(text)
+    native = compile_te(lowered)
     rng = np.random.default_rng(0)
     a, w = rand((rows, k), "f32", rng), rand((k, panels * nb), "f32", rng)
     packed = aligned(np.ascontiguousarray(w.reshape(k, panels, nb).transpose(1, 0, 2)), np.dtype(np.float32))
