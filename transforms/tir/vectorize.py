@@ -122,7 +122,13 @@ _MONOTONE = frozenset(["slt", "sle", "sgt", "sge"])
 
 
 class _Vectorizer:
-    def __init__(self, loop: tir.ForOp, lanes: int, unmasked: list[SSAValue] | None = None):
+    def __init__(
+        self,
+        loop: tir.ForOp,
+        lanes: int,
+        unmasked: list[SSAValue] | None = None,
+        move: bool = False,
+    ):
         self.loop = loop
         self.lanes = lanes
         self.block = loop.parent_block()
@@ -130,6 +136,10 @@ class _Vectorizer:
         #: With a list: every lane is taken to be inside its masks (no masked
         #: access is made) and the list gets the conditions that make it so.
         self.unmasked = unmasked
+        #: The loop's lane-independent ops go into the vector body as they are
+        #: (moved out of the loop by `commit`) rather than as copies: only for a
+        #: body that replaces the loop or is dropped, never where the loop stays.
+        self.move = move
         self.scalar: dict[SSAValue, SSAValue] = {}  # lane-independent values
         self.affine: dict[SSAValue, _Lane] = {}  # lane-dependent indices
         self.vector: dict[SSAValue, SSAValue] = {}  # lane-dependent values
@@ -254,8 +264,7 @@ class _Vectorizer:
         try:
             self.ops(body, None)
         except _Unsupported:
-            discard(self.new)
-            self.new = []
+            self.discard()
             return False
         return True
 
@@ -263,9 +272,21 @@ class _Vectorizer:
         """Replace the loop by the vector body."""
         assert self.block is not None
         for op in self.new:
+            if op.parent is not None:  # the loop's own op, moved out
+                op.detach()
             self.block.insert_op_before(op, self.loop)
         self.loop.detach()
         self.loop.erase()
+
+    def discard(self) -> None:
+        """Drop the vector body (the loop's own ops stay in it)."""
+        discard([op for op in self.new if op.parent is None])
+        self.new = []
+
+    def reusable(self, op: Operation, operands: list[SSAValue]) -> bool:
+        """Whether the loop's lane-independent `op` can be moved out as it is:
+        its operands are their own lane-independent values."""
+        return self.move and all(a is b for a, b in zip(operands, op.operands, strict=True))
 
     def masked(self) -> list[Operation]:
         """The masked accesses of the vector body."""
@@ -313,6 +334,10 @@ class _Vectorizer:
             raise _Unsupported("vector load")
         idx = [self.uniform(i) for i in op.indices]
         if all(i is not None for i in idx):
+            if self.reusable(op, [op.buffer, *idx]):  # type: ignore[list-item]
+                self.new.append(op)
+                self.scalar[op.result] = op.result
+                return
             new = tir.LoadOp(op.buffer, idx)  # type: ignore[arg-type]
             self.scalar[op.result] = self.emit(new)
             return
@@ -427,6 +452,10 @@ class _Vectorizer:
     def compute(self, op: Operation) -> None:
         ins = [self.uniform(v) for v in op.operands]
         if all(i is not None for i in ins):
+            if self.reusable(op, ins):  # type: ignore[arg-type]
+                self.new.append(op)
+                self.scalar.update((r, r) for r in op.results)
+                return
             copy = clone(op, dict(zip(op.operands, ins, strict=True)))  # type: ignore[arg-type]
             self.new.append(copy)
             self.scalar.update(zip(op.results, copy.results, strict=True))
@@ -539,7 +568,7 @@ def vectorize(loop: tir.ForOp, masked_memory: Callable[[int], bool] | None = Non
     if bounds is None:
         return False
     lanes = bounds[1] - bounds[0]
-    masked = _Vectorizer(loop, lanes)
+    masked = _Vectorizer(loop, lanes, move=True)
     if not masked.build():
         return False
     accesses = masked.masked()
@@ -551,9 +580,9 @@ def vectorize(loop: tir.ForOp, masked_memory: Callable[[int], bool] | None = Non
         whole = _Vectorizer(loop, lanes, conditions)
         if whole.build():
             if conditions and peel(loop, whole.new, conditions):
-                discard(masked.new)
+                masked.discard()
                 return True
-            discard(whole.new)
+            whole.discard()
     masked.commit()
     return True
 
