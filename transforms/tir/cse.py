@@ -19,7 +19,7 @@ lamina's kernels are, none of its users can have been visited before it.
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from functools import cache
 
@@ -156,17 +156,25 @@ class _Regions:
         )
 
 
-def _key(op: Operation) -> tuple[object, ...]:
-    """What makes two ops compute the same thing (xDSL's `OperationInfo`)."""
+def op_key(op: Operation, operands: Sequence[SSAValue] | None = None) -> tuple[object, ...]:
+    """What makes two ops compute the same thing (xDSL's `OperationInfo`):
+    name, operands (`operands` if given, else the op's), result types,
+    properties, attributes and regions (compared structurally)."""
     name = op.op_name.data if isinstance(op, UnregisteredOp) else op.name
     key = (
         name,
-        tuple(op.operands),
+        tuple(op.operands if operands is None else operands),
         op.result_types,
         frozenset(op.properties.items()),
         frozenset(op.attributes.items()),
     )
     return (*key, _Regions(op)) if op.regions else key
+
+
+def pure(op: Operation) -> bool:
+    """Whether `op` has no effects and no regions: `cse` replaces it by an
+    earlier one of the same key wherever that one is in scope."""
+    return not op.regions and _effects(op) == frozenset()
 
 
 class _Driver:
@@ -224,7 +232,7 @@ class _Driver:
         reads = bool(effects)
         if reads and any(e.kind is not MemoryEffectKind.READ for e in effects):
             return
-        key = _key(op)
+        key = op_key(op)
         existing = self.known.get(key)
         if existing is not None and (not reads or self.reusable(existing, op, writes)):
             self.replace(op, existing)
@@ -273,4 +281,4 @@ class TirCsePass(ModulePass):
         tir_cse(op)
 
 
-__all__ = ["TirCsePass", "tir_cse"]
+__all__ = ["TirCsePass", "op_key", "pure", "tir_cse"]

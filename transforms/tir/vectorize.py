@@ -54,6 +54,7 @@ from lamina.dialects.tir import AllocScope, ForKind
 from lamina.passes import current_target
 from lamina.passes.registry import register_pass
 from lamina.transforms.tir.clone import clone
+from lamina.transforms.tir.cse import op_key, pure
 from lamina.transforms.tir.peel import discard, peel
 
 
@@ -150,12 +151,16 @@ class _Vectorizer:
         self.constants: dict[int, SSAValue] = {}
         self.ramps: dict[int, SSAValue] = {}
         self.lanes_from: dict[tuple[SSAValue, int], SSAValue] = {}
+        #: lane-independent pure ops by `op_key` (index arithmetic repeated in
+        #: the body: made once, as `cse` would keep it)
+        self.computed: dict[tuple[object, ...], Operation] = {}
 
     def nested(self) -> _Vectorizer:
         """A vectorizer for a branch's body: it sees what this one made, and
         what it makes is not seen after the branch."""
         inner = _Vectorizer(self.loop, self.lanes, self.unmasked)
-        for table in ("scalar", "affine", "vector", "broadcasts", "constants", "ramps", "lanes_from"):
+        tables = ("scalar", "affine", "vector", "broadcasts", "constants", "ramps", "lanes_from", "computed")
+        for table in tables:
             setattr(inner, table, dict(getattr(self, table)))
         return inner
 
@@ -452,13 +457,19 @@ class _Vectorizer:
     def compute(self, op: Operation) -> None:
         ins = [self.uniform(v) for v in op.operands]
         if all(i is not None for i in ins):
-            if self.reusable(op, ins):  # type: ignore[arg-type]
-                self.new.append(op)
-                self.scalar.update((r, r) for r in op.results)
+            key = op_key(op, ins) if pure(op) else None  # type: ignore[arg-type]
+            same = self.computed.get(key) if key is not None else None
+            if same is not None:
+                self.scalar.update(zip(op.results, same.results, strict=True))
                 return
-            copy = clone(op, dict(zip(op.operands, ins, strict=True)))  # type: ignore[arg-type]
+            if self.reusable(op, ins):  # type: ignore[arg-type]
+                copy: Operation = op
+            else:
+                copy = clone(op, dict(zip(op.operands, ins, strict=True)))  # type: ignore[arg-type]
             self.new.append(copy)
             self.scalar.update(zip(op.results, copy.results, strict=True))
+            if key is not None:
+                self.computed[key] = copy
             return
         if isinstance(op.results[0].type, IndexType) and self.index_op(op):
             return
