@@ -63,7 +63,7 @@ LOWERING_PIPELINE: tuple[str, ...] = (
     "lower-te-to-tir",
     "tir-unroll",
     "tir-vectorize",
-    "cse",  # O2+: the unrolled index arithmetic, once (less for LLVM to chew)
+    "tir-cse",  # O2+: the unrolled index arithmetic, once (less for LLVM to chew)
     "lower-tir-to-llvm",
 )
 

@@ -405,7 +405,7 @@ def test_record_statistic_outside_a_pass_is_a_noop():
 # ------------------------------------------------------------------ pipelines
 def test_standard_pipeline_contents():
     lower = ["lower-relay-to-te", "lower-te-to-tir", "compile-kernels", "tir-unroll", "tir-vectorize"]
-    lower_o2 = [*lower, "cse", "lower-tir-to-llvm"]
+    lower_o2 = [*lower, "tir-cse", "lower-tir-to-llvm"]
     lower = [*lower, "lower-tir-to-llvm"]
     # at every level: integer products onto the int8 kernels, then the other
     # qnn ops as relay ops (qnn ops have no lowering of their own)

@@ -1,3 +1,3 @@
 """TIR passes; importing the package registers them."""
 
-from lamina.transforms.tir import unroll, vectorize  # noqa: F401
+from lamina.transforms.tir import cse, unroll, vectorize  # noqa: F401

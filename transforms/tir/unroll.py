@@ -19,6 +19,9 @@ from xdsl.passes import ModulePass
 from lamina.dialects import tir
 from lamina.dialects.tir import ForKind
 from lamina.passes.registry import register_pass
+from lamina.transforms.tir.clone import clone
+
+_INDEX = IndexType()
 
 
 def unroll(loop: tir.ForOp, max_copies: int) -> bool:
@@ -30,15 +33,19 @@ def unroll(loop: tir.ForOp, max_copies: int) -> bool:
     block = loop.parent_block()
     assert block is not None
     body = loop.body.block
-    for i in range(*bounds):
-        c = arith.ConstantOp(IntegerAttr(i, IndexType()))
-        block.insert_op_before(c, loop)
-        mapping: dict[SSAValue, SSAValue] = {body.args[0]: c.result}
-        for op in body.ops:
-            if isinstance(op, tir.YieldOp):
-                continue
-            clone = op.clone(value_mapper=mapping)
-            block.insert_op_before(clone, loop)
+    index = body.args[0]
+    ops = [op for op in body.ops if not isinstance(op, tir.YieldOp)]
+    *copies, last = range(*bounds) or [None]
+    for i in copies:
+        c = arith.ConstantOp(IntegerAttr(i, _INDEX))
+        mapping: dict[SSAValue, SSAValue] = {index: c.result}
+        block.insert_ops_before([c, *(clone(op, mapping) for op in ops)], loop)
+    if last is not None:  # the last copy is the body itself, moved out
+        c = arith.ConstantOp(IntegerAttr(last, _INDEX))
+        index.replace_all_uses_with(c.result)
+        for op in ops:
+            op.detach()
+        block.insert_ops_before([c, *ops], loop)
     loop.detach()
     loop.erase()
     return True

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from xdsl.context import Context
 from xdsl.dialects import arith, math, vector
@@ -42,7 +43,6 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     VectorType,
-    i1,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -53,6 +53,8 @@ from lamina.dialects import tir
 from lamina.dialects.tir import AllocScope, ForKind
 from lamina.passes import current_target
 from lamina.passes.registry import register_pass
+from lamina.transforms.tir.clone import clone
+from lamina.transforms.tir.cse import op_key, pure
 from lamina.transforms.tir.peel import discard, peel
 
 
@@ -121,7 +123,13 @@ _MONOTONE = frozenset(["slt", "sle", "sgt", "sge"])
 
 
 class _Vectorizer:
-    def __init__(self, loop: tir.ForOp, lanes: int, unmasked: list[SSAValue] | None = None):
+    def __init__(
+        self,
+        loop: tir.ForOp,
+        lanes: int,
+        unmasked: list[SSAValue] | None = None,
+        move: bool = False,
+    ):
         self.loop = loop
         self.lanes = lanes
         self.block = loop.parent_block()
@@ -129,10 +137,32 @@ class _Vectorizer:
         #: With a list: every lane is taken to be inside its masks (no masked
         #: access is made) and the list gets the conditions that make it so.
         self.unmasked = unmasked
+        #: The loop's lane-independent ops go into the vector body as they are
+        #: (moved out of the loop by `commit`) rather than as copies: only for a
+        #: body that replaces the loop or is dropped, never where the loop stays.
+        self.move = move
         self.scalar: dict[SSAValue, SSAValue] = {}  # lane-independent values
         self.affine: dict[SSAValue, _Lane] = {}  # lane-dependent indices
         self.vector: dict[SSAValue, SSAValue] = {}  # lane-dependent values
-        self._ramp: SSAValue | None = None
+        #: Values made once, as `cse` would leave them: broadcasts by scalar,
+        #: index constants by value, `base + stride * lane` by (base, stride),
+        #: `stride * lane` by stride (stride 1: the ramp).
+        self.broadcasts: dict[SSAValue, SSAValue] = {}
+        self.constants: dict[int, SSAValue] = {}
+        self.ramps: dict[int, SSAValue] = {}
+        self.lanes_from: dict[tuple[SSAValue, int], SSAValue] = {}
+        #: lane-independent pure ops by `op_key` (index arithmetic repeated in
+        #: the body: made once, as `cse` would keep it)
+        self.computed: dict[tuple[object, ...], Operation] = {}
+
+    def nested(self) -> _Vectorizer:
+        """A vectorizer for a branch's body: it sees what this one made, and
+        what it makes is not seen after the branch."""
+        inner = _Vectorizer(self.loop, self.lanes, self.unmasked)
+        tables = ("scalar", "affine", "vector", "broadcasts", "constants", "ramps", "lanes_from", "computed")
+        for table in tables:
+            setattr(inner, table, dict(getattr(self, table)))
+        return inner
 
     # --- helpers ----------------------------------------------------------
     def emit(self, op: Operation) -> SSAValue:
@@ -140,7 +170,19 @@ class _Vectorizer:
         return op.results[0] if op.results else None  # type: ignore[return-value]
 
     def vtype(self, t: Attribute) -> VectorType:
-        return VectorType(t, [self.lanes])
+        return _vector_type(t, self.lanes)
+
+    def broadcast(self, s: SSAValue) -> SSAValue:
+        """The lane-independent `s` in every lane."""
+        if s not in self.broadcasts:
+            self.broadcasts[s] = self.emit(vector.BroadcastOp(s, self.vtype(s.type)))
+        return self.broadcasts[s]
+
+    def constant(self, k: int) -> SSAValue:
+        """The index constant `k`."""
+        if k not in self.constants:
+            self.constants[k] = self.emit(arith.ConstantOp(IntegerAttr(k, IndexType())))
+        return self.constants[k]
 
     def uniform(self, v: SSAValue) -> SSAValue | None:
         if v in self.scalar:
@@ -163,23 +205,28 @@ class _Vectorizer:
             return out
         s = self.uniform(v)
         assert s is not None
-        return self.emit(vector.BroadcastOp(s, self.vtype(s.type)))
+        return self.broadcast(s)
 
     def unclamped(self, lane: _Lane) -> SSAValue:
         """The vector of `base + stride * lane`, before any clamp."""
-        ramp = self.ramp()
-        if lane.stride != 1:
-            k = self.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
-                self.vtype(IndexType()), [lane.stride] * self.lanes)))
-            ramp = self.emit(arith.MuliOp(ramp, k))
-        base = self.emit(vector.BroadcastOp(lane.base, self.vtype(IndexType())))
-        return self.emit(arith.AddiOp(base, ramp))
+        key = (lane.base, lane.stride)
+        if key not in self.lanes_from:
+            ramp = self.ramp(lane.stride)
+            self.lanes_from[key] = self.emit(arith.AddiOp(self.broadcast(lane.base), ramp))
+        return self.lanes_from[key]
 
-    def ramp(self) -> SSAValue:
-        if self._ramp is None:
-            self._ramp = self.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
-                self.vtype(IndexType()), list(range(self.lanes)))))
-        return self._ramp
+    def ramp(self, stride: int = 1) -> SSAValue:
+        """The vector of `stride * lane`."""
+        if stride not in self.ramps:
+            if stride == 1:
+                self.ramps[1] = self.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+                    self.vtype(IndexType()), list(range(self.lanes)))))
+            else:
+                ramp = self.ramp()
+                k = self.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+                    self.vtype(IndexType()), [stride] * self.lanes)))
+                self.ramps[stride] = self.emit(arith.MuliOp(ramp, k))
+        return self.ramps[stride]
 
     def at_lane(self, v: SSAValue, k: int) -> SSAValue:
         """The index `v` (lane-independent, or `base + s * lane` unclamped) at lane `k`."""
@@ -191,8 +238,7 @@ class _Vectorizer:
             raise _Unsupported("a mask not of an index")
         if lane.stride * k == 0:
             return lane.base
-        step = self.emit(arith.ConstantOp(IntegerAttr(lane.stride * k, IndexType())))
-        return self.emit(arith.AddiOp(lane.base, step))
+        return self.emit(arith.AddiOp(lane.base, self.constant(lane.stride * k)))
 
     def every_lane(self, cond: SSAValue) -> list[SSAValue]:
         """Scalar conditions under which the lane-dependent `cond` holds at every
@@ -219,13 +265,11 @@ class _Vectorizer:
         bounds = self.loop.constant_bounds
         if bounds is None or bounds[2] != 1 or bounds[1] - bounds[0] != self.lanes:
             return False
-        lb = self.emit(arith.ConstantOp(IntegerAttr(bounds[0], IndexType())))
-        self.affine[body.args[0]] = _Lane(lb, 1)
+        self.affine[body.args[0]] = _Lane(self.constant(bounds[0]), 1)
         try:
             self.ops(body, None)
         except _Unsupported:
-            discard(self.new)
-            self.new = []
+            self.discard()
             return False
         return True
 
@@ -233,9 +277,21 @@ class _Vectorizer:
         """Replace the loop by the vector body."""
         assert self.block is not None
         for op in self.new:
+            if op.parent is not None:  # the loop's own op, moved out
+                op.detach()
             self.block.insert_op_before(op, self.loop)
         self.loop.detach()
         self.loop.erase()
+
+    def discard(self) -> None:
+        """Drop the vector body (the loop's own ops stay in it)."""
+        discard([op for op in self.new if op.parent is None])
+        self.new = []
+
+    def reusable(self, op: Operation, operands: list[SSAValue]) -> bool:
+        """Whether the loop's lane-independent `op` can be moved out as it is:
+        its operands are their own lane-independent values."""
+        return self.move and all(a is b for a, b in zip(operands, op.operands, strict=True))
 
     def masked(self) -> list[Operation]:
         """The masked accesses of the vector body."""
@@ -267,17 +323,13 @@ class _Vectorizer:
             self.ops(op.then_region.block, mask)
             return
         if cond is not None and mask is None:
-            inner = _Vectorizer(self.loop, self.lanes, self.unmasked)
-            # Copies: values made inside the branch must not be used after it.
-            inner.scalar, inner.affine = dict(self.scalar), dict(self.affine)
-            inner.vector, inner._ramp = dict(self.vector), self._ramp
+            inner = self.nested()
             inner.ops(op.then_region.block, None)
             then = Block(inner.new)
             then.add_op(tir.YieldOp())
             self.emit(tir.IfOp(cond, then))
             return
-        m = self.as_vector(op.cond) if cond is None else self.emit(
-            vector.BroadcastOp(cond, self.vtype(i1)))
+        m = self.as_vector(op.cond) if cond is None else self.broadcast(cond)
         if mask is not None:
             m = self.emit(arith.AndIOp(mask, m))
         self.ops(op.then_region.block, m)
@@ -287,6 +339,10 @@ class _Vectorizer:
             raise _Unsupported("vector load")
         idx = [self.uniform(i) for i in op.indices]
         if all(i is not None for i in idx):
+            if self.reusable(op, [op.buffer, *idx]):  # type: ignore[list-item]
+                self.new.append(op)
+                self.scalar[op.result] = op.result
+                return
             new = tir.LoadOp(op.buffer, idx)  # type: ignore[arg-type]
             self.scalar[op.result] = self.emit(new)
             return
@@ -321,8 +377,7 @@ class _Vectorizer:
             if lane.lo is not None:
                 self.unmasked.append(self.emit(arith.CmpiOp(lane.base, lane.lo, "sge")))
             if lane.hi is not None:
-                last = self.emit(arith.ConstantOp(IntegerAttr(self.lanes - 1, IndexType())))
-                end = self.emit(arith.AddiOp(lane.base, last))
+                end = self.emit(arith.AddiOp(lane.base, self.constant(self.lanes - 1)))
                 self.unmasked.append(self.emit(arith.CmpiOp(end, lane.hi, "sle")))
             lead = self.contiguous(op.indices, clamped=True)[:-1]
             self.vector[op.result] = self.emit(
@@ -335,7 +390,6 @@ class _Vectorizer:
             raise _Unsupported("gather")  # the edge loads must be inside the buffer
         lead = self.contiguous(op.indices, clamped=True)[:-1]
         index = self.unclamped(lane)
-        elem = op.result.type
         mask: SSAValue | None = None
         edge: SSAValue | None = None
         for bound, pred in ((lane.lo, "sge"), (lane.hi, "sle")):
@@ -343,7 +397,7 @@ class _Vectorizer:
                 continue
             inside = self.emit(tir.VectorCmpOp(pred, index, self.as_vector(bound)))
             mask = inside if mask is None else self.emit(arith.AndIOp(mask, inside))
-            at = self.emit(vector.BroadcastOp(self.emit(tir.LoadOp(op.buffer, [*lead, bound])), self.vtype(elem)))
+            at = self.broadcast(self.emit(tir.LoadOp(op.buffer, [*lead, bound])))
             # below `lo` the clamp reads `lo`'s element; above `hi`, `hi`'s
             if edge is None:
                 edge = at
@@ -403,10 +457,19 @@ class _Vectorizer:
     def compute(self, op: Operation) -> None:
         ins = [self.uniform(v) for v in op.operands]
         if all(i is not None for i in ins):
-            clone = op.clone(value_mapper=dict(zip(op.operands, ins, strict=True)))  # type: ignore[arg-type]
-            self.new.append(clone)
-            for old, new in zip(op.results, clone.results, strict=True):
-                self.scalar[old] = new
+            key = op_key(op, ins) if pure(op) else None  # type: ignore[arg-type]
+            same = self.computed.get(key) if key is not None else None
+            if same is not None:
+                self.scalar.update(zip(op.results, same.results, strict=True))
+                return
+            if self.reusable(op, ins):  # type: ignore[arg-type]
+                copy: Operation = op
+            else:
+                copy = clone(op, dict(zip(op.operands, ins, strict=True)))  # type: ignore[arg-type]
+            self.new.append(copy)
+            self.scalar.update(zip(op.results, copy.results, strict=True))
+            if key is not None:
+                self.computed[key] = copy
             return
         if isinstance(op.results[0].type, IndexType) and self.index_op(op):
             return
@@ -483,6 +546,12 @@ class _Vectorizer:
         return False
 
 
+@cache
+def _vector_type(elem: Attribute, lanes: int) -> VectorType:
+    """`vector<lanes x elem>`, made once."""
+    return VectorType(elem, [lanes])
+
+
 # Ops whose semantics lane by lane are the scalar op's (arith and math on vectors).
 _VECTOR_OPS: tuple[type[Operation], ...] = tuple(
     cls
@@ -510,7 +579,7 @@ def vectorize(loop: tir.ForOp, masked_memory: Callable[[int], bool] | None = Non
     if bounds is None:
         return False
     lanes = bounds[1] - bounds[0]
-    masked = _Vectorizer(loop, lanes)
+    masked = _Vectorizer(loop, lanes, move=True)
     if not masked.build():
         return False
     accesses = masked.masked()
@@ -522,9 +591,9 @@ def vectorize(loop: tir.ForOp, masked_memory: Callable[[int], bool] | None = Non
         whole = _Vectorizer(loop, lanes, conditions)
         if whole.build():
             if conditions and peel(loop, whole.new, conditions):
-                discard(masked.new)
+                masked.discard()
                 return True
-            discard(whole.new)
+            whole.discard()
     masked.commit()
     return True
 
