@@ -11,7 +11,7 @@ Entries live in `LAMINA_CACHE_DIR`, else `$XDG_CACHE_HOME/lamina` or
 where `identity()` names the compiler: lamina's version, llvmlite's, and the host
 CPU's name and features. An entry is used only when it was written under this
 key, by this compiler, and is intact: anything else (copied onto another key,
-written by another lamina, llvmlite or CPU, truncated, damaged) is a miss, as MCJIT
+written by another lamina, llvmlite or CPU, truncated, damaged) is a miss, as the JIT
 would crash or compute garbage with the wrong object code.
 
 A write goes to a hidden temporary (`.<key>.<random>.tmp`) renamed over the entry,

@@ -1,31 +1,26 @@
 """The JIT: lowered modules compiled for the host and loaded into the process.
 
-`jit_compile` translates a module of `llvm.func`s (after `lower-tir-to-llvm`),
-optimizes it for the host (`lamina.codegen.codegen`) and loads it with MCJIT,
-reusing object code from the disk cache (`lamina.codegen.cache`) when the module
-is unchanged. The first JIT compile loads the runtime libraries native code calls
+`jit_compile` translates a module's `@main` and glue (after `lower-tir-to-llvm`)
+to LLVM IR, optimizes it for the host (`lamina.codegen.codegen`), generates its
+object code, and links it with the object code `compile-kernels` generated for
+each kernel in an ORC JIT (LLVM's LLJIT with JITLink, which places every
+object's sections in one block of memory, so small-code-model objects load as a
+linker would link them). `@main`'s object is cached on disk by the module's
+text and its kernels' digests (see `cache_dir`), so an unchanged model runs no
+LLVM at all. The first JIT compile loads the runtime libraries native code calls
 (libm, libmvec) into the process and compiles lamina's thread pool
-(`lamina.codegen.pool`) into an engine of its own, whose functions every model's
-code then calls: one pool, and one set of worker threads, per process however
-many models it compiles. `NativeModule.address` also finds the pool's functions,
-so the runtime sets the team size of a JIT-compiled model as of a library's.
-
-LLVM calls the object cache back from C, through ctypes, where an exception
-(a KeyboardInterrupt above all) would be printed and swallowed: the callbacks
-record it and `jit_compile` raises it once `finalize_object` has returned, and
-SIGINT is held back meanwhile (`_sigint_deferred`). A NativeModule owns its
-MCJIT engine: when it is collected, the engine and its code are freed.
+(`lamina.codegen.pool`) once, whose functions every model's code then calls:
+one pool, and one set of worker threads, per process however many models it
+compiles. `NativeModule.address` also finds the pool's functions, so the
+runtime sets the team size of a JIT-compiled model as of a library's. A
+NativeModule owns its JIT: when it is collected, the code is freed.
 """
 
 from __future__ import annotations
 
 import ctypes
 import hashlib
-import signal
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
@@ -35,6 +30,7 @@ from lamina.codegen.cache import cache_get, cache_key, cache_put
 from lamina.codegen.codegen import (
     LLVM_LOCK,
     check_opt_level,
+    emit_object,
     init_llvm,
     module_target,
     optimize,
@@ -42,7 +38,7 @@ from lamina.codegen.codegen import (
     target_machine,
     translate,
 )
-from lamina.codegen.kernels import kernel_bitcode
+from lamina.codegen.kernels import BITCODE_ATTR, kernel_bitcode, kernel_jit_objects
 from lamina.codegen.pool import EXPORTS, pool_ir
 from lamina.errors import CompileError, LaminaError
 from lamina.lowering.record import read_entry
@@ -52,6 +48,16 @@ from lamina.system import runtime_libraries
 from lamina.target import Target
 
 _initialized = False
+#: The process's functions the JIT's code may call by name (the pool's, the
+#: image decoder, f16 conversions): given to each JIT explicitly.
+_SYMBOLS: dict[str, int] = {}
+
+
+def _bind(name: str, address: int) -> None:
+    """Make `name` resolve to `address` in code the JIT links."""
+    llvm.add_symbol(name, address)
+    _SYMBOLS[name] = address
+
 #: The thread pool's engine (kept alive for the process) and its functions.
 _pool: tuple[llvm.ExecutionEngine, dict[str, int]] | None = None
 
@@ -67,7 +73,7 @@ def _initialize() -> None:
             llvm.load_library_permanently(lib)
         _bind_half_conversions()
         # the runtime's image decoder (Pillow, imported at its first call)
-        llvm.add_symbol(IMAGE_DECODE, image.decoder_address())
+        _bind(IMAGE_DECODE, image.decoder_address())
         _load_pool()
         _initialized = True
 
@@ -84,7 +90,7 @@ def _load_pool() -> None:
     engine.finalize_object()
     addresses = {name: engine.get_function_address(name) for name in EXPORTS}
     for name, address in addresses.items():
-        llvm.add_symbol(name, address)
+        _bind(name, address)
     _pool = (engine, addresses)
 
 
@@ -115,21 +121,24 @@ def _bind_half_conversions() -> None:
     for name in ("__truncdfhf2", "__truncsfhf2", "__extendhfsf2"):
         fn = getattr(libgcc, name, None)
         if fn is not None:
-            llvm.add_symbol(name, ctypes.cast(fn, ctypes.c_void_p).value)
+            _bind(name, ctypes.cast(fn, ctypes.c_void_p).value)  # type: ignore[arg-type]
 
 
 @dataclass(eq=False)
 class NativeModule:
-    """JIT-compiled code; keeps its execution engine (and so the code) alive.
+    """JIT-compiled code; keeps its JIT (and so the code) alive.
 
     `entry` is the entry ABI `lower-tir-to-llvm` wrote onto the module (empty
-    when there is no `@main`); `optimized_ir` is empty when the code came from
-    the disk cache.
+    when there is no `@main`); `optimized_ir` is `@main`'s optimized IR, empty
+    when its code came from the disk cache. `engine` is the linked library's
+    resource tracker, `jit` the LLJIT that holds it.
     """
 
-    engine: llvm.ExecutionEngine
+    engine: llvm.orcjit.ResourceTracker  # (freed before `jit`: fields are released in order)
     optimized_ir: str
     entry: EntryABI
+    jit: llvm.LLJIT | None = None
+    addresses: dict[str, int] = field(default_factory=dict)
 
     @property
     def params(self) -> tuple[str, ...]:
@@ -145,8 +154,7 @@ class NativeModule:
 
     def address(self, name: str) -> int:
         """The address of the compiled function `name` (or of the thread pool's)."""
-        with LLVM_LOCK:
-            addr = self.engine.get_function_address(name)
+        addr = self.addresses.get(name, 0)
         if not addr and name in EXPORTS:
             addr = pool_address(name)
         if not addr:
@@ -154,69 +162,35 @@ class NativeModule:
         return addr
 
 
-class _ObjectCache:
-    """The engine's object-cache callbacks, for one module: `getbuffer` serves
-    the disk cache's object code, `notify` stores freshly compiled code. They
-    run inside LLVM (a ctypes callback), where an exception would be swallowed:
-    the first is kept in `error` for `reraise`."""
+def _defined(module: ModuleOp) -> list[str]:
+    """The functions the lowered module defines (not the kernels' declarations)."""
+    from xdsl.dialects import llvm as llvm_dialect
 
-    def __init__(self, key: str, cached: bytes | None):
-        self.key = key
-        self.cached = cached
-        self.error: BaseException | None = None
-
-    def notify(self, _module: llvm.ModuleRef, data: bytes) -> None:
-        try:
-            if self.cached is None:
-                cache_put(self.key, data)
-        except BaseException as e:  # re-raised by reraise()
-            self.error = self.error or e
-
-    def getbuffer(self, _module: llvm.ModuleRef) -> bytes | None:
-        return self.cached
-
-    def reraise(self) -> None:
-        """Raise what a callback raised, now that control is back in Python."""
-        self.cached = None  # the engine keeps the callbacks: drop the code
-        err, self.error = self.error, None
-        if err is not None:
-            raise err
+    return [
+        op.sym_name.data
+        for op in module.ops
+        if isinstance(op, llvm_dialect.FuncOp) and op.body.blocks and BITCODE_ATTR not in op.attributes
+    ]
 
 
-@contextmanager
-def _sigint_deferred() -> Iterator[None]:
-    """Hold SIGINT back inside the block, then deliver it to the handler that was
-    there. LLVM calls the object cache back into Python, where a KeyboardInterrupt
-    would be raised inside a ctypes callback and swallowed (the command went on,
-    exited 0 and stored nothing). Only the main thread runs Python's signal
-    handlers; a handler not set from Python (None), SIG_IGN and SIG_DFL (which
-    never enter Python) are left alone."""
-    previous = (
-        signal.getsignal(signal.SIGINT)
-        if threading.current_thread() is threading.main_thread()
-        else None
-    )
-    deferred = previous is not None and previous not in (signal.SIG_IGN, signal.SIG_DFL)
-    pending: list[int] = []
-    if deferred:
-        try:
-            signal.signal(signal.SIGINT, lambda signum, _frame: pending.append(signum))
-        except ValueError:  # not the main interpreter
-            deferred = False
-    try:
-        yield
-    finally:
-        if deferred:
-            signal.signal(signal.SIGINT, previous)
-            if pending:
-                signal.raise_signal(signal.SIGINT)  # runs `previous` right away
+def _link(objects: list[bytes], exports: list[str], tm: llvm.TargetMachine) -> tuple[llvm.LLJIT, llvm.orcjit.ResourceTracker]:
+    """An LLJIT (JITLink) with `objects` linked as one library against the
+    process's symbols and lamina's (`_SYMBOLS`), and `exports` looked up."""
+    jit = llvm.create_lljit_compiler(tm, use_jit_link=True)
+    builder = llvm.JITLibraryBuilder().add_current_process()
+    for obj in objects:
+        builder.add_object_img(obj)
+    for name, address in _SYMBOLS.items():
+        builder.import_symbol(name, address)
+    for name in exports:
+        builder.export_symbol(name)
+    return jit, builder.link(jit, "model")
 
 
 def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
-    """Compile a lowered module for the host and load it with MCJIT, the
-    kernels `compile-kernels` compiled (their optimized bitcode) linked in. Object code is cached
-    on disk by the module's structural hash (see `cache_dir`), so an unchanged
-    model skips LLVM's optimizer and code generator."""
+    """Compile a lowered module for the host and load it: `@main`'s object
+    code (from the disk cache when the module is unchanged) linked with the
+    kernels' objects `compile-kernels` generated."""
     check_opt_level(opt_level)
     with LLVM_LOCK:
         _initialize()
@@ -233,38 +207,36 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
                 image.require_pillow()
             except LaminaError as e:
                 raise CompileError(str(e)) from None
-        tm = target_machine(target, opt_level, jit=True)
+        tm = target_machine(target, opt_level)  # position independent, the default code model
         text = str(translate(module, tm))
-        kernels = kernel_bitcode(module)  # compile-kernels' code, optimized already
+        kernels = kernel_bitcode(module)
+        objects = kernel_jit_objects(module)
         digests = "".join(f"; kernel {n} {hashlib.sha256(c).hexdigest()}\n" for n, c in kernels.items())
-        key = cache_key(text + digests, tm, opt_level, target)
-        cached = cache_get(key)
-        mod = parse_ir(text)
-        if cached is None:
+        key = cache_key(f"{text}{digests}; @main's object alone\n", tm, opt_level, target)
+        main = cache_get(key)
+        optimized = ""
+        if main is None:
+            mod = parse_ir(text)
             optimize(mod, tm, opt_level)
-        optimized = "" if cached is not None else str(mod)  # @main's (export reuses it)
-        for code in kernels.values() if cached is None else ():  # a hit holds their code
-            mod.link_in(llvm.parse_bitcode(code))  # one module: MCJIT's code for several did not run
-        callbacks = _ObjectCache(key, cached)
+            optimized = str(mod)  # (export reuses it)
+            main = emit_object(mod, tm)
+            cache_put(key, main)
+        code = [main]
+        for name, bitcode in kernels.items():  # generated here if compile-kernels did not
+            code.append(objects.get(name) or emit_object(llvm.parse_bitcode(bitcode), tm))
+        exports = [*_defined(module), *kernels]
         try:
-            engine = llvm.create_mcjit_compiler(mod, tm)
-            engine.set_object_cache(callbacks.notify, callbacks.getbuffer)
-            with _sigint_deferred():
-                engine.finalize_object()
+            jit, tracker = _link(code, exports, tm)
         except RuntimeError as e:
             raise CompileError(f"JIT compilation failed: {e}") from e
-        callbacks.reraise()
-        missing = [name for name in kernels if not engine.get_function_address(name)]
+        addresses = {name: tracker[name] for name in exports}
+        missing = [name for name in kernels if not addresses.get(name)]
         if missing:  # a call to it would jump to address 0
             raise CompileError(
                 f"the code of kernel(s) {', '.join(missing)} does not define them; "
                 "this is a bug in lamina (`LAMINA_CACHE=0` rules out a damaged cache)"
             )
-        return NativeModule(
-            engine,
-            optimized,  # empty: a cache hit skipped the optimizer
-            entry,
-        )
+        return NativeModule(tracker, optimized, entry, jit, addresses)
 
 
 __all__ = ["NativeModule", "jit_compile", "pool_address", "set_num_threads"]

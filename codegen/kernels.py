@@ -7,11 +7,12 @@ only its arguments. `lamina.compile` runs this pass right after
 through the rest of the lowering (`KERNEL_LOWERING`: the TIR passes and
 `lower-tir-to-llvm`) and LLVM's optimizer alone, as MLIR's nested function
 pipelines do, and is replaced in the module by an `llvm.func` declaration
-carrying its optimized bitcode (`lamina.bitcode`, base64). The passes after it
-lower only `@main`; the JIT links the kernels' bitcode into `@main`'s module
-(MCJIT generates the machine code, in its code model: objects of the small
-model loaded apart had their sections placed out of 32-bit reach), and the
-exporter generates a position-independent object of each (`kernel_objects`).
+carrying its optimized bitcode (`lamina.bitcode`, base64) and, compiled for the
+host, its machine code (`lamina.object`: position independent, generated in the
+same worker). The passes after it lower only `@main`; the JIT links the
+kernels' objects with `@main`'s (`lamina.codegen.jit`), and the exporter
+generates a position-independent object of each from its bitcode, for any
+target (`kernel_objects`).
 
 - **Content-addressed.** A kernel's symbol is its name without the uniquing
   suffix plus a hash of its TIR (printed under a fixed name), of whether a
@@ -86,6 +87,9 @@ register_config(
 #: The attribute of a kernel's declaration that holds its optimized LLVM
 #: bitcode (base64).
 BITCODE_ATTR = "lamina.bitcode"
+#: The attribute with its object code for the host's JIT (base64), if compiled
+#: for the host.
+OBJECT_ATTR = "lamina.object"
 _SUFFIX = re.compile(r"_\d+$")
 _HASHED = re.compile(r"_[0-9a-f]{12}$")
 
@@ -152,12 +156,29 @@ def _unit(op: tir.PrimFuncOp, noalias: bool, ctx: PassContext) -> _Unit:
     return _Unit(op, symbol, key, noalias)
 
 
-def _bitcode(unit: _Unit, ctx: PassContext) -> bytes:
-    """One kernel's optimized LLVM bitcode: KERNEL_LOWERING on a module of its
-    own, then LLVM's optimizer. Machine code is generated where it is loaded:
-    by MCJIT in its code model (an object of the small model placed its
-    sections out of its 32-bit reach), or by the exporter as a
-    position-independent object whose symbols are hidden."""
+@dataclass(frozen=True)
+class Code:
+    """A compiled kernel: its optimized LLVM bitcode (what the exporter makes
+    objects of, for any target) and, for the host, the JIT's object code
+    (position independent, symbols visible), empty otherwise."""
+
+    bitcode: bytes
+    obj: bytes = b""
+
+    def pack(self) -> bytes:
+        """One blob (the cache's entry)."""
+        return len(self.bitcode).to_bytes(8, "little") + self.bitcode + self.obj
+
+    @staticmethod
+    def unpack(blob: bytes) -> Code:
+        n = int.from_bytes(blob[:8], "little")
+        return Code(blob[8 : 8 + n], blob[8 + n :])
+
+
+def _bitcode(unit: _Unit, ctx: PassContext) -> Code:
+    """One kernel's code: KERNEL_LOWERING on a module of its own, LLVM's
+    optimizer, and for the host the JIT's object code (generated here, in
+    parallel, rather than by the JIT)."""
     fn = unit.op.clone()
     fn.sym_name = StringAttr(unit.symbol)
     module = ModuleOp([fn])
@@ -171,7 +192,8 @@ def _bitcode(unit: _Unit, ctx: PassContext) -> bytes:
         mod = llvm_codegen.parse_ir(str(llvm_codegen.translate(module, tm)))
         mod.name = unit.symbol
         llvm_codegen.optimize(mod, tm, ctx.opt_level)
-        return mod.as_bitcode()
+        obj = llvm_codegen.emit_object(mod, tm) if target.is_host else b""
+        return Code(mod.as_bitcode(), obj)
 
 
 # ------------------------------------------------------------- worker processes
@@ -185,7 +207,7 @@ def _worker_start() -> None:
         LLVM_LOCK.release()
 
 
-def _worker_compile(index: int) -> tuple[int, bytes | None]:
+def _worker_compile(index: int) -> tuple[int, Code | None]:
     assert _PENDING is not None
     units, ctx = _PENDING
     try:
@@ -217,10 +239,10 @@ def _can_fork() -> bool:
     )
 
 
-def _compile(units: list[_Unit], ctx: PassContext) -> dict[str, bytes]:
-    """Bitcode of every unit, in `_jobs` forked processes where it pays."""
+def _compile(units: list[_Unit], ctx: PassContext) -> dict[str, Code]:
+    """The code of every unit, in `_jobs` forked processes where it pays."""
     jobs = min(_jobs(ctx), len(units))
-    done: dict[str, bytes] = {}
+    done: dict[str, Code] = {}
     if jobs > 1 and _can_fork():
         global _PENDING
         order = sorted(range(len(units)), key=lambda i: -_cost(units[i].op))
@@ -261,16 +283,18 @@ def _cost(op: tir.PrimFuncOp) -> int:
 
 
 # ---------------------------------------------------------------------- the pass
-def _declaration(op: tir.PrimFuncOp, symbol: str, code: bytes) -> llvm.FuncOp:
+def _declaration(op: tir.PrimFuncOp, symbol: str, code: Code) -> llvm.FuncOp:
     """The kernel's `llvm.func` declaration (buffers as pointers, sizes as
-    i64), carrying its bitcode."""
+    i64), carrying its bitcode and object code."""
     nsizes = len(op.sizes)
     inputs = [PTR] * (len(op.args) - nsizes) + [i64] * nsizes
     decl = llvm.FuncOp(
         symbol, llvm.LLVMFunctionType(inputs, llvm.LLVMVoidType()),
         linkage=llvm.LinkageAttr("external"),
     )
-    decl.attributes[BITCODE_ATTR] = StringAttr(base64.b64encode(code).decode())
+    decl.attributes[BITCODE_ATTR] = StringAttr(base64.b64encode(code.bitcode).decode())
+    if code.obj:
+        decl.attributes[OBJECT_ATTR] = StringAttr(base64.b64encode(code.obj).decode())
     calls = sorted({c.callee.string_value() for c in op.walk() if isinstance(c, CallExternOp)})
     if calls:  # the runtime's functions the model needs (lower-tir-to-llvm records them)
         decl.attributes[CALLS_ATTR] = ArrayAttr([StringAttr(c) for c in calls])
@@ -284,14 +308,14 @@ def compile_kernels(module: ModuleOp, ctx: PassContext) -> None:
         return
     unsafe = noalias_unsafe(module)
     units = [_unit(op, op.sym_name.data not in unsafe, ctx) for op in kernels]
-    codes: dict[str, bytes] = {}
+    codes: dict[str, Code] = {}
     missing: dict[str, _Unit] = {}
     for unit in units:
         if unit.symbol in codes or unit.symbol in missing:
             continue
         cached = cache_get(unit.key)
         if cached is not None:
-            codes[unit.symbol] = cached
+            codes[unit.symbol] = Code.unpack(cached)
         else:
             missing[unit.symbol] = unit
     record_statistic("kernels", len(kernels))
@@ -300,7 +324,7 @@ def compile_kernels(module: ModuleOp, ctx: PassContext) -> None:
     with _frozen_heap():
         compiled = _compile(list(missing.values()), ctx)
     for symbol, code in compiled.items():
-        cache_put(missing[symbol].key, code)
+        cache_put(missing[symbol].key, code.pack())
         codes[symbol] = code
     renamed = {u.op.sym_name.data: u.symbol for u in units}
     for op in module.walk():
@@ -330,11 +354,22 @@ def kernel_bitcode(module: ModuleOp) -> dict[str, bytes]:
     }
 
 
+def kernel_jit_objects(module: ModuleOp) -> dict[str, bytes]:
+    """The JIT's object code of the kernels compiled for the host, by symbol
+    (empty for a kernel whose declaration carries none: the JIT makes it from
+    the bitcode)."""
+    return {
+        op.sym_name.data: base64.b64decode(op.attributes[OBJECT_ATTR].data)  # type: ignore[attr-defined]
+        if OBJECT_ATTR in op.attributes else b""
+        for op in module.ops
+        if isinstance(op, llvm.FuncOp) and BITCODE_ATTR in op.attributes
+    }
+
+
 def kernel_objects(module: ModuleOp, tm: Any) -> list[bytes]:
     """Position-independent object code of those kernels for the target
-    machine `tm` (the exporter's), every symbol they define hidden. (Hidden
-    symbols in the JIT's large code model are reached through GOT offsets,
-    which MCJIT resolved wrongly: the JIT keeps them default.)"""
+    machine `tm` (the exporter's), every symbol they define hidden (inside
+    the library only)."""
     objects = []
     with LLVM_LOCK:
         for code in kernel_bitcode(module).values():
@@ -361,9 +396,12 @@ class CompileKernelsPass(ModulePass):
 
 __all__ = [
     "BITCODE_ATTR",
+    "OBJECT_ATTR",
+    "Code",
     "CompileKernelsPass",
     "compile_kernels",
     "kernel_bitcode",
+    "kernel_jit_objects",
     "kernel_name",
     "kernel_objects",
     "source_fingerprint",

@@ -1,6 +1,6 @@
 """Compiling again and again does not grow the process: a compile releases the
-weight blobs it created, and a collected CompiledModel frees its code (its MCJIT
-engine). `bench/memory.py` measures it; the guard here is loose."""
+weight blobs it created, and a collected CompiledModel frees its code (its JIT's
+linked library). `bench/memory.py` measures it; the guard here is loose."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""An interrupt (or any exception) inside LLVM's object-cache callback reaches the
-caller: LLVM calls the callback from C (ctypes), where an exception used to be
-printed ("Exception ignored on calling ctypes callback function") and swallowed,
-so the compile went on and nothing was stored."""
+"""An interrupt (or any exception) while the JIT stores its object code reaches
+the caller. (The store was once a ctypes callback from LLVM's object cache,
+where an exception was printed, "Exception ignored on calling ctypes callback
+function", and swallowed, so the compile went on and nothing was stored; the
+JIT now stores `@main`'s object from Python, and these keep it that way.)"""
 
 from __future__ import annotations
 
@@ -44,43 +45,44 @@ def _check(exe: lamina.CompiledModel) -> None:
 
 
 @pytest.mark.parametrize("error", [KeyboardInterrupt, MemoryError, ValueError])
-def test_an_exception_in_the_store_callback_propagates(
+def test_an_exception_in_the_store_propagates(
     monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], error: type[BaseException]
 ) -> None:
     def put(key: str, data: bytes) -> None:
-        raise error("raised inside the callback")
+        raise error("raised while storing")
 
     monkeypatch.setattr(jit, "cache_put", put)
-    with pytest.raises(error, match="raised inside the callback"):
+    with pytest.raises(error, match="raised while storing"):
         _compile()
     assert "Exception ignored" not in capfd.readouterr().err
     monkeypatch.undo()
     _check(_compile())  # the JIT is usable afterwards
 
 
-def test_sigint_during_the_store_callback_interrupts_after_it(
+def test_sigint_during_the_store_interrupts_and_stores_nothing(
     monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], fresh_cache: Path
 ) -> None:
-    """A real SIGINT while LLVM is in the callback: held back, the entry is still
-    stored whole, and KeyboardInterrupt is raised once LLVM has returned."""
+    """A real SIGINT while the object is being stored: KeyboardInterrupt reaches
+    the caller, no half-written entry is left, and the next compile stores it."""
     calls = []
 
     def put(key: str, data: bytes) -> None:
+        calls.append(key)
         signal.raise_signal(signal.SIGINT)
-        calls.append(key)  # the handler did not raise inside the callback
         cache.cache_put(key, data)
 
     monkeypatch.setattr(jit, "cache_put", put)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     with pytest.raises(KeyboardInterrupt):
         _compile()
-    assert len(calls) == 1
-    assert cache.cache_get(calls[0]) is not None
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert len(calls) == 1 and cache.cache_get(calls[0]) is None
     assert "Exception ignored" not in capfd.readouterr().err
+    monkeypatch.undo()
+    _check(_compile())
+    assert cache.cache_get(calls[0]) is not None
 
 
-def test_a_custom_sigint_handler_runs_once_after_the_callback(
+def test_a_custom_sigint_handler_runs_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     seen: list[int] = []
@@ -97,7 +99,7 @@ def test_a_custom_sigint_handler_runs_once_after_the_callback(
 
 
 def test_an_interrupted_compile_exits_nonzero(tmp_path: Path) -> None:
-    """The process that was interrupted in the callback does not exit 0."""
+    """The process that was interrupted while storing does not exit 0."""
     script = f"""
 import signal
 import lamina
