@@ -152,4 +152,27 @@ def runtime_libraries() -> list[str]:
     return out
 
 
-__all__ = ["CORE_SHARE", "RUNTIME_LIBRARIES", "CoreShare", "default_threads", "fixed_threads", "has_libmvec", "runtime_libraries"]
+#: In-process functions JIT-compiled code calls by name (the thread pool, the
+#: image decoder, BYOC libraries' entry points, the profiler's clock).
+_SYMBOLS: dict[str, int] = {}
+
+
+def bind_symbol(name: str, address: int) -> None:
+    """Make the in-process function at `address` callable by `name` from code
+    the JIT links (it hands `bound_symbols()` to each link: ORC's JIT does not
+    search LLVM's process-wide symbol table)."""
+    import llvmlite.binding as llvm
+
+    llvm.add_symbol(name, address)
+    _SYMBOLS[name] = address
+
+
+def bound_symbols() -> dict[str, int]:
+    """Every symbol `bind_symbol` bound, by name."""
+    return dict(_SYMBOLS)
+
+
+__all__ = [
+    "CORE_SHARE", "RUNTIME_LIBRARIES", "CoreShare", "bind_symbol", "bound_symbols", "default_threads",
+    "fixed_threads", "has_libmvec", "runtime_libraries",
+]

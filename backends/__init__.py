@@ -29,6 +29,7 @@ from lamina.backends.registry import (
     unregister_target,
 )
 from lamina.errors import CompileError
+from lamina.system import bind_symbol
 
 _lock = threading.Lock()
 _loaded: set[str] = set()
@@ -51,7 +52,7 @@ def load_libraries(paths: Iterable[str]) -> None:
 def add_symbols(symbols: Mapping[str, int]) -> None:
     """Make in-process addresses callable from JIT-compiled code by name."""
     for name, address in symbols.items():
-        llvm.add_symbol(name, address)
+        bind_symbol(name, address)
 
 
 def load_external(module: object, targets: Iterable[str] = (), num_threads: int | None = None) -> None:

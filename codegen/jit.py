@@ -44,20 +44,10 @@ from lamina.errors import CompileError, LaminaError
 from lamina.lowering.record import read_entry
 from lamina.runtime import image
 from lamina.runtime.record import EntryABI
-from lamina.system import runtime_libraries
+from lamina.system import bind_symbol, bound_symbols, runtime_libraries
 from lamina.target import Target
 
 _initialized = False
-#: The process's functions the JIT's code may call by name (the pool's, the
-#: image decoder, f16 conversions): given to each JIT explicitly.
-_SYMBOLS: dict[str, int] = {}
-
-
-def _bind(name: str, address: int) -> None:
-    """Make `name` resolve to `address` in code the JIT links."""
-    llvm.add_symbol(name, address)
-    _SYMBOLS[name] = address
-
 #: The thread pool's engine (kept alive for the process) and its functions.
 _pool: tuple[llvm.ExecutionEngine, dict[str, int]] | None = None
 
@@ -73,7 +63,7 @@ def _initialize() -> None:
             llvm.load_library_permanently(lib)
         _bind_half_conversions()
         # the runtime's image decoder (Pillow, imported at its first call)
-        _bind(IMAGE_DECODE, image.decoder_address())
+        bind_symbol(IMAGE_DECODE, image.decoder_address())
         _load_pool()
         _initialized = True
 
@@ -90,7 +80,7 @@ def _load_pool() -> None:
     engine.finalize_object()
     addresses = {name: engine.get_function_address(name) for name in EXPORTS}
     for name, address in addresses.items():
-        _bind(name, address)
+        bind_symbol(name, address)
     _pool = (engine, addresses)
 
 
@@ -121,7 +111,7 @@ def _bind_half_conversions() -> None:
     for name in ("__truncdfhf2", "__truncsfhf2", "__extendhfsf2"):
         fn = getattr(libgcc, name, None)
         if fn is not None:
-            _bind(name, ctypes.cast(fn, ctypes.c_void_p).value)  # type: ignore[arg-type]
+            bind_symbol(name, ctypes.cast(fn, ctypes.c_void_p).value)  # type: ignore[arg-type]
 
 
 @dataclass(eq=False)
@@ -175,12 +165,12 @@ def _defined(module: ModuleOp) -> list[str]:
 
 def _link(objects: list[bytes], exports: list[str], tm: llvm.TargetMachine) -> tuple[llvm.LLJIT, llvm.orcjit.ResourceTracker]:
     """An LLJIT (JITLink) with `objects` linked as one library against the
-    process's symbols and lamina's (`_SYMBOLS`), and `exports` looked up."""
+    process's symbols and lamina's (`bound_symbols`), and `exports` looked up."""
     jit = llvm.create_lljit_compiler(tm, use_jit_link=True)
     builder = llvm.JITLibraryBuilder().add_current_process()
     for obj in objects:
         builder.add_object_img(obj)
-    for name, address in _SYMBOLS.items():
+    for name, address in bound_symbols().items():
         builder.import_symbol(name, address)
     for name in exports:
         builder.export_symbol(name)

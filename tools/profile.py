@@ -3,7 +3,7 @@
 The model is compiled once more with a tick between kernel calls: before
 `lower-tir-to-llvm`, an instrument inserts `tir.call @lamina_profile_tick()` at the
 start of `@main` and after every `tir.call` in it. The tick is an external function
-bound (with `llvmlite.binding.add_symbol`) to a ctypes callback that records
+bound (with `lamina.system.bind_symbol`) to a ctypes callback that records
 `time.perf_counter_ns()`, so the k-th interval of a run is the k-th kernel call.
 Nothing in the lowering changes; each tick costs about a microsecond (a Python
 callback), which is included in the figures.
@@ -36,6 +36,7 @@ from lamina.dialects.qnn import packed as qnn_packed
 from lamina.dialects.relay_region import FusedOp
 from lamina.ir import entry_function
 from lamina.passes import PassContext, PassInfo, PassInstrument
+from lamina.system import bind_symbol
 
 TICK = "lamina_profile_tick"
 _TICK_TYPE = ctypes.CFUNCTYPE(None)
@@ -54,10 +55,8 @@ class _Clock:
 
     def bind(self) -> None:
         if not self.bound:
-            import llvmlite.binding as llvm
-
             addr = ctypes.cast(self.callback, ctypes.c_void_p).value
-            llvm.add_symbol(TICK, addr)
+            bind_symbol(TICK, addr)  # type: ignore[arg-type]
             self.bound = True
 
 
