@@ -28,8 +28,8 @@ target (`kernel_objects`).
   share the module without copying it, the most expensive first. A kernel that
   fails in a worker is compiled again here, so its error is raised as it would
   be without workers. One core, one kernel to compile, a daemonic process (no
-  children), no `fork`, or a process running grpc's threads (Ray's: its fork
-  handlers hang the fork) compile in this process.
+  children), no `fork`, or a process running grpc's threads (Python's `grpc`, or
+  Ray's: their fork handlers hang a fork) compile in this process.
 - **Out of the way of debugging.** Under an instrument that must see every
   pass on the whole module (printing the IR, profiling) the pass does nothing:
   the later passes then lower every kernel in the module, as `--emit` does.
@@ -227,8 +227,9 @@ def _jobs(ctx: PassContext) -> int:
 
 
 #: Modules whose threads make a fork hang: grpc's fork handlers wait for its
-#: threads (Ray's client keeps them after `ray.shutdown`), in the parent.
-_FORK_UNSAFE = ("grpc",)
+#: threads, in the parent or the child. Ray's driver runs grpc's C++ core
+#: (threads kept after `ray.shutdown`) without importing Python's `grpc`.
+_FORK_UNSAFE = ("grpc", "ray")
 
 
 def _can_fork() -> bool:

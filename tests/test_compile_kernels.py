@@ -133,13 +133,15 @@ def test_the_key_is_the_content_and_how_it_is_compiled(monkeypatch: pytest.Monke
     assert kernels._unit(op, True, ctx).key != base.key
 
 
-def test_no_fork_beside_grpc_threads(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A process running grpc (Ray's client) compiles kernels in itself: grpc's
-    fork handlers hung a fork there."""
+@pytest.mark.parametrize("module", ["grpc", "ray"])
+def test_no_fork_beside_grpc_threads(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch, module: str) -> None:
+    """A process running grpc (Python's, or Ray's driver, which runs grpc's C++
+    core without importing Python's) compiles kernels in itself: grpc's fork
+    handlers hung a fork there."""
     import sys
     import types
 
-    monkeypatch.setitem(sys.modules, "grpc", types.ModuleType("grpc"))
+    monkeypatch.setitem(sys.modules, module, types.ModuleType(module))
 
     def no_fork(*args: object, **kwargs: object) -> None:
         raise AssertionError("compile-kernels forked beside grpc")
