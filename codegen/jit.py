@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import llvmlite.binding as llvm
+from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import ModuleOp
 
 from lamina.abi import IMAGE_DECODE, SET_NUM_THREADS
@@ -38,7 +39,7 @@ from lamina.codegen.codegen import (
     target_machine,
     translate,
 )
-from lamina.codegen.kernels import BITCODE_ATTR, kernel_bitcode, kernel_jit_objects
+from lamina.codegen.kernels import BITCODE_ATTR, kernel_codes
 from lamina.codegen.pool import EXPORTS, pool_ir
 from lamina.errors import CompileError, LaminaError
 from lamina.lowering.record import read_entry
@@ -127,8 +128,8 @@ class NativeModule:
     engine: llvm.orcjit.ResourceTracker  # (freed before `jit`: fields are released in order)
     optimized_ir: str
     entry: EntryABI
-    jit: llvm.LLJIT | None = None
-    addresses: dict[str, int] = field(default_factory=dict)
+    jit: llvm.LLJIT
+    addresses: dict[str, int]
 
     @property
     def params(self) -> tuple[str, ...]:
@@ -154,8 +155,6 @@ class NativeModule:
 
 def _defined(module: ModuleOp) -> list[str]:
     """The functions the lowered module defines (not the kernels' declarations)."""
-    from xdsl.dialects import llvm as llvm_dialect
-
     return [
         op.sym_name.data
         for op in module.ops
@@ -199,9 +198,8 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
                 raise CompileError(str(e)) from None
         tm = target_machine(target, opt_level)  # position independent, the default code model
         text = str(translate(module, tm))
-        kernels = kernel_bitcode(module)
-        objects = kernel_jit_objects(module)
-        digests = "".join(f"; kernel {n} {hashlib.sha256(c).hexdigest()}\n" for n, c in kernels.items())
+        kernels = kernel_codes(module)
+        digests = "".join(f"; kernel {n} {hashlib.sha256(c.bitcode).hexdigest()}\n" for n, c in kernels.items())
         key = cache_key(f"{text}{digests}; @main's object alone\n", tm, opt_level, target)
         main = cache_get(key)
         optimized = ""
@@ -212,8 +210,8 @@ def jit_compile(module: ModuleOp, opt_level: int = 3) -> NativeModule:
             main = emit_object(mod, tm)
             cache_put(key, main)
         code = [main]
-        for name, bitcode in kernels.items():  # generated here if compile-kernels did not
-            code.append(objects.get(name) or emit_object(llvm.parse_bitcode(bitcode), tm))
+        for kernel in kernels.values():  # generated here if compile-kernels did not
+            code.append(kernel.obj or emit_object(llvm.parse_bitcode(kernel.bitcode), tm))
         exports = [*_defined(module), *kernels]
         try:
             jit, tracker = _link(code, exports, tm)

@@ -175,7 +175,7 @@ class Code:
         return Code(blob[8 : 8 + n], blob[8 + n :])
 
 
-def _bitcode(unit: _Unit, ctx: PassContext) -> Code:
+def _code(unit: _Unit, ctx: PassContext) -> Code:
     """One kernel's code: KERNEL_LOWERING on a module of its own, LLVM's
     optimizer, and for the host the JIT's object code (generated here, in
     parallel, rather than by the JIT)."""
@@ -211,7 +211,7 @@ def _worker_compile(index: int) -> tuple[int, Code | None]:
     assert _PENDING is not None
     units, ctx = _PENDING
     try:
-        return index, _bitcode(units[index], ctx)
+        return index, _code(units[index], ctx)
     except BaseException:  # compiled again in the parent, which raises the error
         return index, None
 
@@ -229,14 +229,14 @@ def _jobs(ctx: PassContext) -> int:
 #: Modules whose threads make a fork hang: grpc's fork handlers wait for its
 #: threads, in the parent or the child. Ray's driver runs grpc's C++ core
 #: (threads kept after `ray.shutdown`) without importing Python's `grpc`.
-_FORK_UNSAFE = ("grpc", "ray")
+FORK_UNSAFE = ("grpc", "ray")
 
 
 def _can_fork() -> bool:
     return (
         "fork" in multiprocessing.get_all_start_methods()
         and not multiprocessing.current_process().daemon
-        and not any(name in sys.modules for name in _FORK_UNSAFE)
+        and not any(name in sys.modules for name in FORK_UNSAFE)
     )
 
 
@@ -262,7 +262,7 @@ def _compile(units: list[_Unit], ctx: PassContext) -> dict[str, Code]:
             _PENDING = None
     for unit in units:  # the rest, and any a worker could not compile
         if unit.symbol not in done:
-            done[unit.symbol] = _bitcode(unit, ctx)
+            done[unit.symbol] = _code(unit, ctx)
     return done
 
 
@@ -345,23 +345,17 @@ def kernel_name(symbol: str) -> str:
     return _HASHED.sub("", symbol)
 
 
-def kernel_bitcode(module: ModuleOp) -> dict[str, bytes]:
-    """The optimized bitcode of the kernels `compile-kernels` compiled, by
-    symbol, in module order."""
-    return {
-        op.sym_name.data: base64.b64decode(op.attributes[BITCODE_ATTR].data)  # type: ignore[attr-defined]
-        for op in module.ops
-        if isinstance(op, llvm.FuncOp) and BITCODE_ATTR in op.attributes
-    }
+def kernel_codes(module: ModuleOp) -> dict[str, Code]:
+    """The code of the kernels `compile-kernels` compiled, by symbol, in module
+    order (the object code empty where the declaration carries none: compiled
+    for another target, or read from text without it)."""
 
+    def data(op: llvm.FuncOp, attr: str) -> bytes:
+        value = op.attributes.get(attr)
+        return base64.b64decode(value.data) if isinstance(value, StringAttr) else b""
 
-def kernel_jit_objects(module: ModuleOp) -> dict[str, bytes]:
-    """The JIT's object code of the kernels compiled for the host, by symbol
-    (empty for a kernel whose declaration carries none: the JIT makes it from
-    the bitcode)."""
     return {
-        op.sym_name.data: base64.b64decode(op.attributes[OBJECT_ATTR].data)  # type: ignore[attr-defined]
-        if OBJECT_ATTR in op.attributes else b""
+        op.sym_name.data: Code(data(op, BITCODE_ATTR), data(op, OBJECT_ATTR))
         for op in module.ops
         if isinstance(op, llvm.FuncOp) and BITCODE_ATTR in op.attributes
     }
@@ -373,8 +367,8 @@ def kernel_objects(module: ModuleOp, tm: Any) -> list[bytes]:
     the library only)."""
     objects = []
     with LLVM_LOCK:
-        for code in kernel_bitcode(module).values():
-            mod = llvm_binding.parse_bitcode(code)
+        for code in kernel_codes(module).values():
+            mod = llvm_binding.parse_bitcode(code.bitcode)
             for value in llvm_codegen.definitions(mod):  # inside the library only
                 value.visibility = "hidden"
             objects.append(llvm_codegen.emit_object(mod, tm))
@@ -397,12 +391,12 @@ class CompileKernelsPass(ModulePass):
 
 __all__ = [
     "BITCODE_ATTR",
+    "FORK_UNSAFE",
     "OBJECT_ATTR",
     "Code",
     "CompileKernelsPass",
     "compile_kernels",
-    "kernel_bitcode",
-    "kernel_jit_objects",
+    "kernel_codes",
     "kernel_name",
     "kernel_objects",
     "source_fingerprint",

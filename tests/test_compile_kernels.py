@@ -95,14 +95,14 @@ def test_a_kernel_that_fails_in_a_worker_raises_its_error_here(
 ) -> None:
     """A worker's failure is not lost nor turned into a pickling error: the kernel
     is compiled again in this process, which raises the error itself."""
-    compile_one = kernels._bitcode
+    compile_one = kernels._code
 
-    def failing(unit: kernels._Unit, ctx: PassContext) -> bytes:
+    def failing(unit: kernels._Unit, ctx: PassContext) -> kernels.Code:
         if unit.symbol.startswith("softmax"):
             raise LoweringError(f"cannot lower @{unit.symbol}")
         return compile_one(unit, ctx)
 
-    monkeypatch.setattr(kernels, "_bitcode", failing)  # inherited by the forked workers
+    monkeypatch.setattr(kernels, "_code", failing)  # inherited by the forked workers
     with pytest.raises(LoweringError, match=r"cannot lower @softmax_[0-9a-f]{12}"):
         _compile(MLP_SOFTMAX, jobs=2)
 

@@ -19,6 +19,7 @@ import lamina
 from lamina.abi import SET_NUM_THREADS
 from lamina.codegen.codegen import LLVM_LOCK, emit_object, parse_ir, target_machine
 from lamina.codegen.jit import pool_address, set_num_threads
+from lamina.codegen.kernels import FORK_UNSAFE
 from lamina.codegen.pool import FUTEX_SYSCALL, GET_MAX_THREADS, PARALLEL_FOR, pool_ir
 from lamina.target import Target
 from lamina.tools.demo import mlp_model
@@ -229,7 +230,7 @@ def test_two_models_run_at_once_from_two_python_threads():
 def test_a_forked_child_runs_parallel_loops_without_the_workers(pool):
     """A child forked after the pool started has none of its workers: the
     caller claims every chunk itself instead of waiting for them."""
-    if {"grpc", "ray"} & set(sys.modules):  # as compile-kernels does not fork beside them
+    if any(name in sys.modules for name in FORK_UNSAFE):  # as compile-kernels does not fork beside them
         pytest.skip("grpc's fork handlers (Ray's, from an earlier test in this process) can hang a forked child")
     set_num_threads(2)
     _run(pool, 100)  # the workers exist in the parent

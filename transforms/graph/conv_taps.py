@@ -18,10 +18,9 @@ A tap can also be dead for only some outputs: DeepLabV3's atrous rate 12 on a
 of the convolution's products are zeros. When the live (output, tap) pairs are
 at most `SPLIT_LIVE_FRACTION` of all, the output is cut along each spatial
 axis into the runs of outputs that read the same live taps (at most
-`SPLIT_MAX_RUNS` of them), and each region
-is a convolution of its own over the input window it reads, with only those
-taps and no padding; the regions are concatenated back (an axis's runs, then
-the next axis's). `alter-op-layout` keeps the slices and concatenations in the
+`SPLIT_MAX_RUNS` of them), and each region is a convolution of its own over
+the input window it reads, with only those taps and no padding; the regions
+are concatenated back (an axis's runs, then the next axis's). `alter-op-layout` keeps the slices and concatenations in the
 blocked layout.
 
 Counters: `conv-dead-taps.rewritten`, `conv-dead-taps.split`.
@@ -115,11 +114,9 @@ def tap_runs(n: int, out: int, k: int, s: int, d: int, pb: int) -> list[Run] | N
         if not taps:
             return None
         t0, t1 = taps[0], taps[-1]
-        if runs and (runs[-1].t0, runs[-1].t1) == (t0, t1):
-            o0 = runs[-1].o0
-            runs[-1] = Run(o0, o + 1, t0, t1, o0 * s + t0 * d - pb, o * s + t1 * d - pb + 1)
-        else:
-            runs.append(Run(o, o + 1, t0, t1, o * s + t0 * d - pb, o * s + t1 * d - pb + 1))
+        extends = bool(runs) and (runs[-1].t0, runs[-1].t1) == (t0, t1)
+        o0 = runs.pop().o0 if extends else o
+        runs.append(Run(o0, o + 1, t0, t1, o0 * s + t0 * d - pb, o * s + t1 * d - pb + 1))
     return runs
 
 

@@ -15,8 +15,8 @@ channels of operands whose channels fill whole blocks: in `NCHW<x>c` it joins
 the channel blocks (axis 1), so the branches of an Inception or Fire module,
 or DenseNet's growing features, stay blocked instead of being copied out of
 and back into the layout. Concatenations and unit-stride slices along the
-spatial axes (all channels kept) are the same on the blocked axes 2 and 3. An `NCHW ->` transform moves up the same way,
-above an op that only it reads. A transform that meets its inverse cancels: a
+spatial axes (all channels kept) are the same on the blocked axes 2 and 3. An
+`NCHW ->` transform moves up the same way, above an op that only it reads. A transform that meets its inverse cancels: a
 chain of convolutions, activations and residual additions stays blocked, with
 one transform in and one out.
 """
@@ -178,15 +178,12 @@ def _in_layout(op: relay.RelayOp, layout: str) -> tuple[list[Operation], SSAValu
         new += [const, relay.AddOp(x, const.output)]
         return new, new[-1].results[0]
     if _concat(op):  # along channel blocks (each operand's whole blocks), or H or W
-        axis = op.attrs.axis % 4
-        parts = [
-            _blocked_operand(v, v.type, layout, new)  # type: ignore[arg-type]
-            for v in op.operands
-            if v.type.get_shape()[1] % block == 0  # type: ignore[attr-defined]
-        ]
-        if len(parts) != len(op.operands) or any(v is None for v in parts):
+        if any(v.type.get_shape()[1] % block for v in op.operands):  # type: ignore[attr-defined]
             return None
-        new.append(relay.ConcatenateOp(*parts, axis=relay.i64_attr(axis)))
+        parts = [_blocked_operand(v, v.type, layout, new) for v in op.operands]  # type: ignore[arg-type]
+        if any(v is None for v in parts):
+            return None
+        new.append(relay.ConcatenateOp(*parts, axis=relay.i64_attr(op.attrs.axis % 4)))
         return new, new[-1].results[0]
     if _spatial_slice(op):  # the same H and W ranges, every channel block and lane
         x = _blocked_operand(op.operands[0], op.operands[0].type, layout, new)  # type: ignore[arg-type]
