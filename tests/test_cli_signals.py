@@ -154,6 +154,34 @@ def test_a_signal_swallowed_by_a_c_callback_still_ends_the_command(
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+class _Handle:
+    """Like an llvmlite object: its finalizer needs what the constructor sets last."""
+
+    def __init__(self, sig: int) -> None:
+        os.kill(os.getpid(), sig)
+        time.sleep(0.01)  # the handler raises here, before the handle is set
+        self.handle = 1
+
+    def __del__(self) -> None:
+        del self.handle
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_a_signal_in_a_constructor_ends_quietly(model, tmp_path, monkeypatch, main_thread, sig, capsys):
+    """An object whose constructor the signal cut short fails in its finalizer; the
+    command's last line is still the signal's, with no "Exception ignored" after it."""
+    ignored = []
+    monkeypatch.setattr(sys, "unraisablehook", ignored.append)
+
+    def interrupted(*args, **kwargs):
+        _Handle(sig)
+
+    monkeypatch.setattr(cli, "lamina_compile", interrupted)
+    assert cli.main(["compile", str(model), "-o", str(tmp_path / "m.so")]) == EXIT[sig]
+    assert ignored == []
+    assert capsys.readouterr().err.rstrip().splitlines()[-1] == LAST_LINE[sig]
+
+
 def test_sigterm_during_export_removes_its_temporary_folder(
     model, tmp_path, monkeypatch, main_thread, capsys
 ):

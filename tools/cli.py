@@ -65,7 +65,7 @@ from lamina.tools.profile import KernelTime, by_class, profile, top
 from lamina.tools.quantize import add_parser as add_quantize_parser
 from lamina.tools.quantize import cmd_quantize
 from lamina.tools.report import CompileProgress, console, fmt_ms, measure, timing_table
-from lamina.tools.signals import Terminated, check_signals, signals_raise
+from lamina.tools.signals import Terminated, check_signals, release, signals_raise
 from lamina.tools.tune import add_parser as add_tune_parser
 from lamina.tools.tune import cmd_tune, notes_printed
 from lamina.tuning import load_records
@@ -688,10 +688,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = _run(args.fn, args)
             check_signals()
             return code
-    except Terminated:
+    except Terminated as exc:
+        release(exc)
         print("lamina: terminated", file=sys.stderr)
         return 128 + signal.SIGTERM
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        release(exc)
         print("lamina: interrupted", file=sys.stderr)
         return 128 + signal.SIGINT
 

@@ -9,8 +9,10 @@ after the command removed its temporary files.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -56,4 +58,21 @@ def signals_raise() -> Iterator[None]:
         _SIGNALLED.clear()
 
 
-__all__ = ["Terminated", "check_signals", "signals_raise"]
+def release(exc: BaseException) -> None:
+    """Free the frames a signal's exception `exc` cut short, without the noise of
+    their objects' finalizers: an object whose constructor the signal interrupted
+    can fail in its finalizer (an llvmlite handle never set), which Python would
+    print as "Exception ignored in ..." after the command's last line."""
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None
+    cut: BaseException | None = exc
+    try:
+        while cut is not None:
+            cut.__traceback__ = None
+            cut = cut.__context__
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+
+
+__all__ = ["Terminated", "check_signals", "release", "signals_raise"]
