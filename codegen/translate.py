@@ -13,6 +13,8 @@ This is the one place where lamina patches over gaps in xDSL 0.74's emitter
 - binary ops print their flags in LLVM's order (xDSL's emitter prints them in a
   frozenset's, so the text changed from run to run with the hash seed);
 - `llvm.func` linkage is honoured (xDSL emits every function as external);
+- a loop's latch branch marked `UNROLL_ATTR` gets `llvm.loop` metadata asking
+  for a full unroll (xDSL has no loop annotations);
 - the parallel loops outlined by the lowering get their thread-pool glue
   (`lamina.codegen.parallel`);
 - xDSL's `NotImplementedError`s become `lamina.errors.CompileError`s.
@@ -43,6 +45,7 @@ from lamina.dialects.llvm_ext import (
     UIToFPOp,
 )
 from lamina.errors import CompileError
+from lamina.lowering.tir_to_llvm.control_flow import UNROLL_ATTR
 from lamina.lowering.tir_to_llvm.parallel import parallel_loops
 
 ValueMap = dict[SSAValue, ir.Value]
@@ -215,6 +218,17 @@ def _convert_body(op: llvm.FuncOp, module: ir.Module) -> None:
                 converter(inner, builder, vals)
             else:
                 convert_op(inner, builder, vals, block_map)
+        if block.last_op is not None and UNROLL_ATTR in block.last_op.attributes:
+            builder.block.terminator.set_metadata("llvm.loop", _unroll_full(module))
+
+
+def _unroll_full(module: ir.Module) -> ir.MDValue:
+    """A new loop ID (`!N = !{!N, !{!"llvm.loop.unroll.full"}}`): LLVM requires
+    each loop's ID to be its own node, whose first operand is itself."""
+    full = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.full")])
+    loop = module.add_metadata([ir.MetaDataString(module, f"loop {len(module.metadata)}"), full])
+    loop.operands = (loop, full)
+    return loop
 
 
 def _set_linkage(op: llvm.FuncOp, module: ir.Module) -> None:

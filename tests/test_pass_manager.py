@@ -404,7 +404,7 @@ def test_record_statistic_outside_a_pass_is_a_noop():
 
 # ------------------------------------------------------------------ pipelines
 def test_standard_pipeline_contents():
-    lower = ["lower-relay-to-te", "lower-te-to-tir", "compile-kernels", "tir-unroll", "tir-vectorize"]
+    lower = ["lower-relay-to-te", "lower-te-to-tir", "compile-kernels", "tir-vectorize"]
     lower_o2 = [*lower, "tir-cse", "lower-tir-to-llvm"]
     lower = [*lower, "lower-tir-to-llvm"]
     # at every level: integer products onto the int8 kernels, then the other

@@ -55,7 +55,7 @@ tir.prim_func @relu(%x: memref<4x8xf32>, %y: memref<4x8xf32>) {
 // CHECK-NEXT:      llvm.br ^[[JHEAD]](%[[JN]] : i64)
 // CHECK-NEXT:    ^[[JEXIT]]:
 // CHECK-NEXT:      %[[IN:.*]] = llvm.add %[[I]], %[[C1]] : i64
-// CHECK-NEXT:      llvm.br ^[[IHEAD]](%[[IN]] : i64)
+// CHECK-NEXT:      llvm.br ^[[IHEAD]](%[[IN]] : i64) {lamina.unroll_full}
 // CHECK-NEXT:    ^[[IEXIT]]:
 // CHECK-NEXT:      llvm.return
 // CHECK-NEXT:    }

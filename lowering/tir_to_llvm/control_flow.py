@@ -1,9 +1,14 @@
 """Structured control flow as a CFG, for `lower-tir-to-llvm`.
 
-Sweep 1 retypes loop induction variables `index` -> `i64`. Sweep 4 flattens
-`tir.for` and `tir.if` regions into the function's blocks, outermost first, so
-that every region is still a single block when it is inlined: a loop becomes
-preheader -> header -> body -> latch -> header | exit, an `if` a diamond.
+Sweep 1 retypes loop induction variables `index` -> `i64` (and demotes an
+`unrolled` loop without a constant trip count of at most `UNROLL_MAX_COPIES` to
+`serial`). Sweep 4 flattens `tir.for` and `tir.if` regions into the function's
+blocks, outermost first, so that every region is still a single block when it is
+inlined: a loop becomes preheader -> header -> body -> latch -> header | exit, an
+`if` a diamond. An `unrolled` loop's latch branch carries `UNROLL_ATTR`, which
+the translation turns into LLVM's `llvm.loop.unroll.full` metadata: LLVM's loop
+unroller copies the body, where a TIR pass (`tir-unroll`) would build every copy
+in Python.
 """
 
 from __future__ import annotations
@@ -12,14 +17,20 @@ from collections.abc import Callable
 
 from xdsl.builder import Builder
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr, i64
 from xdsl.ir import Block, Operation
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lamina.dialects import tir
 
+#: On a loop's latch branch: LLVM unrolls the loop fully (`llvm.loop.unroll.full`).
+UNROLL_ATTR = "lamina.unroll_full"
+#: The most iterations an `unrolled` loop is copied for; one with more (or with
+#: bounds that are not constants) runs as a serial loop, as in `tir-unroll`.
+UNROLL_MAX_COPIES = 64
 
-def _lower_serial_loop(op: tir.ForOp) -> None:
+
+def _lower_serial_loop(op: tir.ForOp) -> llvm.BrOp:
     """`for` as a CFG: preheader -> header(i) -> body -> latch -> header | exit."""
     pre = op.parent_block()
     assert pre is not None and pre.parent is not None and op.next_op is not None
@@ -46,20 +57,26 @@ def _lower_serial_loop(op: tir.ForOp) -> None:
     assert isinstance(yield_op, tir.YieldOp)
     lb = Builder(InsertPoint.before(yield_op))
     nxt = lb.insert(llvm.AddOp(i, op.step))
-    lb.insert(llvm.BrOp(header, nxt.res))
+    latch = lb.insert(llvm.BrOp(header, nxt.res))
     Rewriter.erase_op(yield_op)
     Rewriter.replace_op(op, llvm.BrOp(header, op.lb))
+    return latch
+
+
+def _lower_unrolled_loop(op: tir.ForOp) -> None:
+    """A serial loop whose latch asks LLVM to unroll it fully."""
+    _lower_serial_loop(op).attributes[UNROLL_ATTR] = UnitAttr()
 
 
 # How each loop kind is lowered. Every kind is a serial loop for now; the loop's
 # intent stays visible as `lamina.for_kind` on its header branch. Threads for
 # `parallel`, vector code for `vectorized` and unrolling for `unrolled` plug in
 # here, one function per kind.
-_LOOP_LOWERINGS: dict[tir.ForKind, Callable[[tir.ForOp], None]] = {
+_LOOP_LOWERINGS: dict[tir.ForKind, Callable[[tir.ForOp], object]] = {
     tir.ForKind.SERIAL: _lower_serial_loop,
     tir.ForKind.PARALLEL: _lower_serial_loop,
     tir.ForKind.VECTORIZED: _lower_serial_loop,
-    tir.ForKind.UNROLLED: _lower_serial_loop,
+    tir.ForKind.UNROLLED: _lower_unrolled_loop,
 }
 
 
@@ -94,10 +111,15 @@ def flatten_control_flow(fn: Operation) -> None:
 
 
 def retype_induction_vars(fn: Operation) -> None:
-    """Sweep 1: loop counters are i64 from here on."""
+    """Sweep 1: loop counters are i64 from here on; an `unrolled` loop that
+    cannot be copied (bounds not constant, too many iterations) is serial."""
     for op in fn.walk():
         if isinstance(op, tir.ForOp):
+            if op.kind.data == tir.ForKind.UNROLLED:
+                bounds = op.constant_bounds
+                if bounds is None or bounds[2] <= 0 or len(range(*bounds)) > UNROLL_MAX_COPIES:
+                    op.set_kind(tir.ForKind.SERIAL)
             Rewriter.replace_value_with_new_type(op.induction_var, i64)
 
 
-__all__ = ["flatten_control_flow", "retype_induction_vars"]
+__all__ = ["UNROLL_ATTR", "UNROLL_MAX_COPIES", "flatten_control_flow", "retype_induction_vars"]
