@@ -55,6 +55,9 @@ def emit_parallel_glue(module: ir.Module, loops: list[ParallelLoop]) -> None:
     for p in loops:
         launch = module.globals[p.launch]
         body = module.globals[p.body]
+        # called from the launcher (one thread) and the worker (a team): inlined,
+        # LLVM would optimize and generate the loop nest three times
+        body.attributes.add("noinline")
         # worker(data, lo, hi): iterations lo .. hi of the count, then the body
         worker = ir.Function(module, worker_t, f"{p.body}_worker")
         worker.linkage = "internal"

@@ -3,8 +3,10 @@
 // The launcher of an outlined parallel loop runs the body itself on one thread,
 // else hands the loop's iteration count to lamina's thread pool
 // (lamina_parallel_for); the worker maps chunk [lo, hi) of the count back to
-// the body's range lb + i * step (here 2 + i * 3 up to 20: 6 iterations).
+// the body's range lb + i * step (here 2 + i * 3 up to 20: 6 iterations). The
+// body is not inlined into either (LLVM would compile the loop nest three times).
 
+// CHECK-LABEL: define void @"strided_par0"({{.*}}) noinline
 // CHECK-LABEL: define void @"strided_par0_launch"(
 // CHECK:         call i32 @"lamina_get_max_threads"()
 // CHECK-NEXT:    icmp sle i32 %{{.*}}, 1
