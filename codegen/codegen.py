@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from lamina.abi import TARGET_ATTR
 from lamina.codegen.translate import convert_module
 from lamina.errors import CompileError
-from lamina.target import Target
+from lamina.target import KINDS, Target
 
 #: Held while using LLVM (translation, optimization, code generation, the JIT).
 LLVM_LOCK = threading.RLock()
@@ -118,9 +118,27 @@ def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int) -> Non
 def emit_object(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes:
     """Object code of an (optimized) LLVM module."""
     try:
-        return tm.emit_object(mod)
+        with LLVM_LOCK:
+            _strength_reduction(tm)
+            return tm.emit_object(mod)
     except RuntimeError as e:
         raise CompileError(f"code generation failed: {e}") from e
+
+
+def _strength_reduction(tm: llvm.TargetMachine) -> None:
+    """LLVM's loop strength reduction on, unless the target's memory operands
+    index (`TargetKind.indexed_addressing`): on x86 it took 60% of the code
+    generator's time on convolution kernels and the code ran no faster. (An
+    LLVM option is global: set for each module's code generation.)"""
+    kind = KINDS.get(tm.triple.split("-")[0])
+    skip = kind is not None and kind.indexed_addressing
+    if _LSR_SKIPPED[0] != skip:
+        llvm.set_option("", f"-disable-lsr={'true' if skip else 'false'}")
+        _LSR_SKIPPED[0] = skip
+
+
+#: Whether LLVM's `-disable-lsr` is set now (it starts unset).
+_LSR_SKIPPED = [False]
 
 
 def definitions(mod: llvm.ModuleRef) -> list[llvm.ValueRef]:

@@ -46,6 +46,11 @@ class TargetKind:
     #: Whether threads run by default (WebAssembly runs single-threaded unless
     #: threads are asked for).
     threaded: bool = True
+    #: Whether a memory operand can be base + index * scale + offset (x86): the
+    #: addresses of an unrolled register tile then need no induction variables
+    #: of their own, and LLVM's loop strength reduction, whose cost grows faster
+    #: than a loop's addresses, is skipped.
+    indexed_addressing: bool = False
 
     def vector_bits_for(self, cpu: str, features: frozenset[str]) -> int:
         """The widest vector register of `cpu` with `features` on this kind."""
@@ -68,7 +73,10 @@ _K, _M = 1 << 10, 1 << 20
 KINDS: dict[str, TargetKind] = {
     k.arch: k
     for k in (
-        TargetKind("x86_64", "x86-64", ("+sse2",), 128, 16, (32 * _K, 1 * _M, 16 * _M)),
+        TargetKind(
+            "x86_64", "x86-64", ("+sse2",), 128, 16, (32 * _K, 1 * _M, 16 * _M),
+            indexed_addressing=True,
+        ),
         TargetKind("aarch64", "generic", ("+neon",), 128, 32, (64 * _K, 1 * _M, 8 * _M)),
         TargetKind(
             "riscv64", "generic-rv64", ("+m", "+a", "+f", "+d", "+c"), 0, 32,

@@ -167,3 +167,39 @@ def test_peeled_tails_give_the_masked_results(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(Target, "masked_memory", lambda self, bits: True)
     (masked,) = lamina.compile(_conv_mlp(), target=SSE).run(x)
     np.testing.assert_array_equal(peeled, masked)
+
+
+_STRIDED = """
+define void @scale(ptr noalias %a, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %j = mul i64 %i, 3
+  %p = getelementptr inbounds float, ptr %a, i64 %j
+  %v = load float, ptr %p
+  %w = fmul float %v, 2.0
+  store float %w, ptr %p
+  %next = add i64 %i, 1
+  %done = icmp eq i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+"""
+
+
+@pytest.mark.parametrize(("spec", "address"), [
+    # LLVM's loop strength reduction: a pointer bumped by 3 floats each iteration
+    ("riscv64-linux-gnu", r"addi\s+a\d+, a\d+, 12"),
+    # skipped where memory operands index: the address is base + 4 * (3i)
+    (SSE, r"\(%r\w+,%r\w+,4\)"),
+])
+def test_loop_strength_reduction_by_addressing(spec, address):
+    """Each module's code generation sets LLVM's (process-wide) strength
+    reduction for its own target, whatever the previous one set."""
+    other = SSE if spec != SSE else "riscv64-linux-gnu"
+    for s in (other, spec):
+        tm = codegen.target_machine(Target.parse(s), 3)
+        codegen.emit_object(llvm.parse_assembly(_STRIDED), tm)
+    assert re.search(address, tm.emit_assembly(llvm.parse_assembly(_STRIDED)))
