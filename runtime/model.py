@@ -16,6 +16,7 @@ import ctypes
 import math
 import os
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -81,19 +82,43 @@ class Exporter(Protocol):
     ) -> None: ...
 
 
+#: The buffers `aligned_empty` allocated (by id; an entry goes with its buffer).
+_ALIGNED_BUFFERS: weakref.WeakValueDictionary[int, np.ndarray] = weakref.WeakValueDictionary()
+
+
 def aligned_empty(shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
     """An uninitialized C-contiguous array whose data is 64-byte aligned and
     followed by `BUFFER_SLACK` readable bytes (vector tails may load them)."""
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     raw = np.empty(nbytes + BUFFER_ALIGN + BUFFER_SLACK, dtype=np.uint8)
+    _ALIGNED_BUFFERS[id(raw)] = raw
     offset = (-raw.ctypes.data) % BUFFER_ALIGN
     return raw[offset : offset + nbytes].view(dtype).reshape(shape)
 
 
+def _is_aligned(arr: np.ndarray, dtype: np.dtype) -> bool:
+    """Whether `arr` is already what `aligned` makes: of `dtype`, C-contiguous,
+    64-byte aligned, in a buffer of `aligned_empty`'s with the slack after it."""
+    root = arr
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if _ALIGNED_BUFFERS.get(id(root)) is not root:
+        return False
+    end = root.ctypes.data + root.nbytes
+    return (
+        arr.dtype == dtype
+        and arr.flags.c_contiguous
+        and arr.ctypes.data % BUFFER_ALIGN == 0
+        and arr.ctypes.data + arr.nbytes + BUFFER_SLACK <= end
+    )
+
+
 def aligned(arr: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """A copy of `arr` as a C-contiguous, 64-byte aligned array of `dtype`, with
-    the readable slack after it that compiled code may rely on (see
-    `aligned_empty`)."""
+    """`arr` as a C-contiguous, 64-byte aligned array of `dtype`, with the
+    readable slack after it that compiled code may rely on (see
+    `aligned_empty`): `arr` itself if it is one already, else a copy."""
+    if _is_aligned(arr, dtype):
+        return arr
     out = aligned_empty(arr.shape, dtype)
     np.copyto(out, arr, casting="no" if arr.dtype == dtype else "unsafe")
     return out

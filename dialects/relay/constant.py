@@ -43,6 +43,7 @@ from lamina.dialects.relay.base import (
     tensor,
 )
 from lamina.dialects.resources import blobs
+from lamina.runtime.model import aligned
 
 #: Constants with at most this many elements (not all equal) are printed inline.
 INLINE_LIMIT = 16
@@ -115,17 +116,20 @@ def value_data(value: SSAValue) -> np.ndarray | None:
 def make_constant(array: np.ndarray, t: TensorType, name: str = "folded") -> ConstantOp:
     """A `relay.constant` of type `t` holding `array`: splat, inline or blob."""
     dtype = numpy_dtype(t.get_element_type())
-    data = np.ascontiguousarray(np.asarray(array).astype(dtype, copy=False))
+    # aligned as compiled code reads weights, so the model's table takes it as it is
+    data = aligned(np.asarray(array), dtype)
     shape = tuple(t.get_shape())
     if data.shape != shape:
         if data.size == int(np.prod(shape, dtype=np.int64)):
             data = data.reshape(shape)  # e.g. one element for a rank-0 type
         else:
-            data = np.ascontiguousarray(np.broadcast_to(data, shape))
+            data = aligned(np.broadcast_to(data, shape), dtype)
     flat = data.reshape(-1)
     is_float = isinstance(t.get_element_type(), AnyFloat)
     convert = float if is_float else int
-    if flat.size and np.all(flat == flat[0]) and not (is_float and np.isnan(flat[0])):
+    if flat.size and np.all(flat[:64] == flat[0]) and np.all(flat == flat[0]) and not (
+        is_float and np.isnan(flat[0])
+    ):
         return ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [convert(flat[0])]))
     if 0 < flat.size <= INLINE_LIMIT and not (is_float and np.isnan(flat).any()):
         return ConstantOp(

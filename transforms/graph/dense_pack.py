@@ -24,9 +24,10 @@ from lamina.transforms.graph.layout_propagation import replace
 
 
 def pack_panels(w: np.ndarray, nb: int) -> np.ndarray:
-    """A `K x N` weight as `[N/nb, K, nb]` column panels (`nb` divides `N`)."""
+    """A `K x N` weight as `[N/nb, K, nb]` column panels (`nb` divides `N`): a
+    view, which `make_constant` copies once."""
     k, n = w.shape
-    return np.ascontiguousarray(w.reshape(k, n // nb, nb).transpose(1, 0, 2))
+    return w.reshape(k, n // nb, nb).transpose(1, 0, 2)
 
 
 def _panel(t: TensorType, n: int) -> int:
