@@ -51,6 +51,7 @@ from lamina.lowering.lang.schedule import (
 from lamina.lowering.relay_to_te import SymbolNamer
 from lamina.lowering.strategy import tags
 from lamina.lowering.strategy.registry import schedule_for
+from lamina.lowering.te_buffers import share_buffers
 from lamina.passes.registry import register_pass
 from lamina.symbolic import Dim, Sym
 
@@ -151,24 +152,7 @@ class KernelLowering:
         entry = self.func.body.block
         entry.add_op(tir.ReturnOp())
         computes = [op for op in self.kernel.body.block.ops if isinstance(op, te.ComputeOp)]
-        # A reduction whose value only flows, point for point, into an output
-        # becomes that output's producer, and the output's computation its
-        # epilogue, run in the reduction's output loop (TVM's compute_at).
-        epilogue_of: dict[te.ComputeOp, te.ComputeOp] = {}
-        outputs = [op for op in computes if op.result in self.buffers]
-        for op in computes:
-            if op.reduce is None or op.result in self.buffers:
-                continue
-            for out in outputs:
-                if (
-                    out.reduce is None
-                    and out not in epilogue_of
-                    and out.result.type == op.result.type  # shares its buffer
-                    and self._flows_pointwise(op, out)
-                ):
-                    epilogue_of[out] = op
-                    self.buffers[op.result] = self.buffers[out.result]
-                    break
+        epilogue_of = share_buffers(computes, self.buffers)
         for op in computes:
             if op in epilogue_of:
                 self.materialize(epilogue_of[op], self.buffers[op.result], op)
@@ -207,26 +191,6 @@ class KernelLowering:
             block.add_op(tir.YieldOp())
             ivs[lp.var] = loop.induction_var
         return block
-
-    def _flows_pointwise(self, src: te.ComputeOp, out: te.ComputeOp) -> bool:
-        """Whether every read of `src` is at its reader's own index point, in a
-        chain of inlined elementwise computes that ends in `out`."""
-        for use in src.result.uses:
-            read = use.operation
-            reader = read.parent_op()
-            if not (
-                isinstance(read, te.ReadOp)
-                and isinstance(reader, te.ComputeOp)
-                and reader.reduce is None
-                and reader.extents == src.extents
-                and tuple(read.indices) == tuple(reader.axes)
-            ):
-                return False
-            if reader is out:
-                continue
-            if reader.result in self.buffers or not self._flows_pointwise(reader, out):
-                return False
-        return bool(src.result.uses)
 
     def materialize(
         self, op: te.ComputeOp, dest: SSAValue, epilogue: te.ComputeOp | None = None
@@ -554,6 +518,7 @@ class KernelLowering:
                 if isinstance(new.type, IndexType):
                     sym[old] = Lin.of(Opaque(new))
         raise LoweringError("te.compute body without te.yield")
+
 
 
 @dataclass

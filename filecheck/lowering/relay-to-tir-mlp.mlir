@@ -102,27 +102,30 @@
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    tir.for serial [[IV2:%[0-9A-Za-z_]+]] = [[C0]] to [[C1]] step [[C1]] {
-// CHECK-NEXT:      [[C4:%[0-9A-Za-z_]+]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:      tir.store [[C4]], [[BUF1]]{{\[}}[[IV2]]] : memref<1xf32>
 // CHECK-NEXT:      tir.for serial [[IV3:%[0-9A-Za-z_]+]] = [[C0]] to [[C2]] step [[C1]] {
 // CHECK-NEXT:        [[LD2:%[0-9A-Za-z_]+]] = tir.load [[ARG0]]{{\[}}[[IV2]], [[IV3]]] : memref<1x3xf32>
 // CHECK-NEXT:        [[LD3:%[0-9A-Za-z_]+]] = tir.load [[BUF0]]{{\[}}[[IV2]]] : memref<1xf32>
 // CHECK-NEXT:        [[V1:%[0-9A-Za-z_]+]] = arith.subf [[LD2]], [[LD3]] : f32
 // CHECK-NEXT:        [[V2:%[0-9A-Za-z_]+]] = math.exp [[V1]] : f32
-// CHECK-NEXT:        [[LD4:%[0-9A-Za-z_]+]] = tir.load [[BUF1]]{{\[}}[[IV2]]] : memref<1xf32>
-// CHECK-NEXT:        [[V3:%[0-9A-Za-z_]+]] = arith.addf [[LD4]], [[V2]] fastmath<reassoc,contract> : f32
-// CHECK-NEXT:        tir.store [[V3]], [[BUF1]]{{\[}}[[IV2]]] : memref<1xf32>
+// CHECK-NEXT:        tir.store [[V2]], [[ARG1]]{{\[}}[[IV2]], [[IV3]]] : memref<1x3xf32>
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    tir.for serial [[IV4:%[0-9A-Za-z_]+]] = [[C0]] to [[C1]] step [[C1]] {
+// CHECK-NEXT:      [[C4:%[0-9A-Za-z_]+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      tir.store [[C4]], [[BUF1]]{{\[}}[[IV4]]] : memref<1xf32>
 // CHECK-NEXT:      tir.for serial [[IV5:%[0-9A-Za-z_]+]] = [[C0]] to [[C2]] step [[C1]] {
-// CHECK-NEXT:        [[LD5:%[0-9A-Za-z_]+]] = tir.load [[ARG0]]{{\[}}[[IV4]], [[IV5]]] : memref<1x3xf32>
-// CHECK-NEXT:        [[LD6:%[0-9A-Za-z_]+]] = tir.load [[BUF0]]{{\[}}[[IV4]]] : memref<1xf32>
-// CHECK-NEXT:        [[V4:%[0-9A-Za-z_]+]] = arith.subf [[LD5]], [[LD6]] : f32
-// CHECK-NEXT:        [[V5:%[0-9A-Za-z_]+]] = math.exp [[V4]] : f32
-// CHECK-NEXT:        [[LD7:%[0-9A-Za-z_]+]] = tir.load [[BUF1]]{{\[}}[[IV4]]] : memref<1xf32>
-// CHECK-NEXT:        [[V6:%[0-9A-Za-z_]+]] = arith.divf [[V5]], [[LD7]] : f32
-// CHECK-NEXT:        tir.store [[V6]], [[ARG1]]{{\[}}[[IV4]], [[IV5]]] : memref<1x3xf32>
+// CHECK-NEXT:        [[LD4:%[0-9A-Za-z_]+]] = tir.load [[ARG1]]{{\[}}[[IV4]], [[IV5]]] : memref<1x3xf32>
+// CHECK-NEXT:        [[LD5:%[0-9A-Za-z_]+]] = tir.load [[BUF1]]{{\[}}[[IV4]]] : memref<1xf32>
+// CHECK-NEXT:        [[V3:%[0-9A-Za-z_]+]] = arith.addf [[LD5]], [[LD4]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT:        tir.store [[V3]], [[BUF1]]{{\[}}[[IV4]]] : memref<1xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tir.for serial [[IV6:%[0-9A-Za-z_]+]] = [[C0]] to [[C1]] step [[C1]] {
+// CHECK-NEXT:      tir.for serial [[IV7:%[0-9A-Za-z_]+]] = [[C0]] to [[C2]] step [[C1]] {
+// CHECK-NEXT:        [[LD6:%[0-9A-Za-z_]+]] = tir.load [[ARG1]]{{\[}}[[IV6]], [[IV7]]] : memref<1x3xf32>
+// CHECK-NEXT:        [[LD7:%[0-9A-Za-z_]+]] = tir.load [[BUF1]]{{\[}}[[IV6]]] : memref<1xf32>
+// CHECK-NEXT:        [[V4:%[0-9A-Za-z_]+]] = arith.divf [[LD6]], [[LD7]] : f32
+// CHECK-NEXT:        tir.store [[V4]], [[ARG1]]{{\[}}[[IV6]], [[IV7]]] : memref<1x3xf32>
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    tir.return

@@ -268,6 +268,60 @@ te.func @softmax_like {
 
 // -----
 
+// An elementwise compute with transcendental math that a reduction reads and the
+// output reads point for point (softmax's exp) is computed once, into the
+// output's buffer: the sum reads it there, and the output finishes in place.
+// CHECK-LABEL: tir.prim_func @softmax_full(
+// CHECK-SAME:  [[A:%[0-9A-Za-z_]+]]: memref<2x3xf32>, [[OUT:%[0-9A-Za-z_]+]]: memref<2x3xf32>) {
+// CHECK:         [[MAX:%[0-9A-Za-z_]+]] = tir.alloc local : memref<2xf32>
+// CHECK:         [[SUM:%[0-9A-Za-z_]+]] = tir.alloc local : memref<2xf32>
+// CHECK:         arith.maximumf
+// CHECK:         tir.for serial [[I:%[0-9A-Za-z_]+]] =
+// CHECK-NEXT:      tir.for serial [[J:%[0-9A-Za-z_]+]] =
+// CHECK-NEXT:        [[X:%[0-9A-Za-z_]+]] = tir.load [[A]]{{\[}}[[I]], [[J]]] : memref<2x3xf32>
+// CHECK-NEXT:        [[M:%[0-9A-Za-z_]+]] = tir.load [[MAX]]{{\[}}[[I]]] : memref<2xf32>
+// CHECK-NEXT:        [[D:%[0-9A-Za-z_]+]] = arith.subf [[X]], [[M]] : f32
+// CHECK-NEXT:        [[E:%[0-9A-Za-z_]+]] = math.exp [[D]] : f32
+// CHECK-NEXT:        tir.store [[E]], [[OUT]]{{\[}}[[I]], [[J]]] : memref<2x3xf32>
+// CHECK:           tir.load [[OUT]]{{\[}}{{.*}}] : memref<2x3xf32>
+// CHECK-NEXT:      tir.load [[SUM]]
+// CHECK-NEXT:      arith.addf
+// CHECK-NOT:     math.exp
+// CHECK:         tir.for serial [[I2:%[0-9A-Za-z_]+]] =
+// CHECK-NEXT:      tir.for serial [[J2:%[0-9A-Za-z_]+]] =
+// CHECK-NEXT:        [[E2:%[0-9A-Za-z_]+]] = tir.load [[OUT]]{{\[}}[[I2]], [[J2]]] : memref<2x3xf32>
+// CHECK-NEXT:        [[S:%[0-9A-Za-z_]+]] = tir.load [[SUM]]{{\[}}[[I2]]] : memref<2xf32>
+// CHECK-NEXT:        [[Q:%[0-9A-Za-z_]+]] = arith.divf [[E2]], [[S]] : f32
+// CHECK-NEXT:        tir.store [[Q]], [[OUT]]{{\[}}[[I2]], [[J2]]] : memref<2x3xf32>
+// CHECK:         tir.return
+te.func @softmax_full {
+  %A = te.placeholder "A" : tensor<2x3xf32>
+  %M = te.compute (%i) reduce max (%k) [3] : tensor<2xf32> {
+    %a = te.read %A[%i, %k] : tensor<2x3xf32>
+    te.yield %a : f32
+  }
+  %E = te.compute (%i, %j) : tensor<2x3xf32> {
+    %a = te.read %A[%i, %j] : tensor<2x3xf32>
+    %m = te.read %M[%i] : tensor<2xf32>
+    %d = arith.subf %a, %m : f32
+    %e = math.exp %d : f32
+    te.yield %e : f32
+  }
+  %S = te.compute (%i) reduce sum (%k) [3] : tensor<2xf32> {
+    %e = te.read %E[%i, %k] : tensor<2x3xf32>
+    te.yield %e : f32
+  }
+  %O = te.compute (%i, %j) : tensor<2x3xf32> {
+    %e = te.read %E[%i, %j] : tensor<2x3xf32>
+    %s = te.read %S[%i] : tensor<2xf32>
+    %q = arith.divf %e, %s : f32
+    te.yield %q : f32
+  }
+  te.output %O : tensor<2x3xf32>
+}
+
+// -----
+
 // The graph: memref arguments in destination-passing style (inputs, then outputs,
 // named by lamina.name), weights as tir.constant, intermediates as global
 // tir.alloc, the returned call result written straight into the output argument.
