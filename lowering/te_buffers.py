@@ -10,13 +10,20 @@ its readers.
   output of its type reads point for point, after every other reader (softmax's
   exp), is computed once, into that output's buffer, which the output then
   finishes in place; inlined, it would be computed in each reader.
+- Row reductions and the computes around them (softmax, layer norm: reductions
+  over the last axes, read and finished row by row) run row by row
+  (`row_axes`): every stage of a row while the row is in cache, rather than
+  each stage sweeping the whole tensor through memory.
 """
 
 from __future__ import annotations
 
+import math
+
 from xdsl.ir import SSAValue
 
 from lamina.dialects import te
+from lamina.passes import current_target
 
 #: Math ops worth computing once rather than in every reader.
 TRANSCENDENTAL = frozenset(
@@ -49,6 +56,42 @@ def share_buffers(
     for op, out in _computed_once(computes, outputs, epilogue_of, buffers).items():
         buffers[op.result] = buffers[out.result]
     return epilogue_of
+
+
+def row_axes(
+    computes: list[te.ComputeOp],
+    buffers: dict[SSAValue, SSAValue],
+    epilogue_of: dict[te.ComputeOp, te.ComputeOp],
+    element_bytes: int,
+) -> int:
+    """How many leading axes (the rows) the kernel's stored computes run
+    together over, 0 for none: every reduction's output axes are the rows, every
+    other stored compute has the rows then more axes, every read of a compute is
+    of the reader's own row, the sizes are static, and the computes' rows fit
+    in half the L2 cache."""
+    stored = [op for op in computes if op.result in buffers or op.reduce is not None]
+    reductions = [op for op in stored if op.reduce is not None]
+    if epilogue_of or not reductions or len(reductions) == len(stored):
+        return 0
+    rows = tuple(reductions[0].extents)
+    k = len(rows)
+    static = all(isinstance(e, int) for op in stored for e in (*op.extents, *op.reduce_shape))
+    if not static or math.prod(rows) < 2:
+        return 0
+    for op in stored:
+        shape = tuple(op.extents)
+        if (op.reduce is not None and shape != rows) or (
+            op.reduce is None and (len(shape) <= k or shape[:k] != rows)
+        ):
+            return 0
+    for op in computes:
+        for inner in op.walk():
+            if not (isinstance(inner, te.ReadOp) and isinstance(inner.tensor.owner, te.ComputeOp)):
+                continue
+            if tuple(op.extents)[:k] != rows or tuple(inner.indices)[:k] != tuple(op.axes)[:k]:
+                return 0
+    row = sum(math.prod(op.extents) // math.prod(rows) for op in stored)
+    return k if row * element_bytes <= current_target().caches[1] // 2 else 0
 
 
 def _transcendental(op: te.ComputeOp) -> bool:
@@ -123,4 +166,4 @@ def _flows_pointwise(
     return bool(src.result.uses)
 
 
-__all__ = ["TRANSCENDENTAL", "share_buffers"]
+__all__ = ["TRANSCENDENTAL", "row_axes", "share_buffers"]

@@ -13,6 +13,7 @@ style (inputs, then outputs): weights are `tir.constant`s, intermediates are glo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -42,16 +43,24 @@ from lamina.lowering.lang.expr import Expr, Inserter, is_float
 from lamina.lowering.lang.index import Clamp, Div, Lin, Mod, Opaque, Var
 from lamina.lowering.lang.schedule import (
     SCHEDULE_ATTR,
+    Annotate,
+    CacheWrite,
+    Fuse,
     Loop,
     LoopNest,
+    Reorder,
     Schedule,
+    Split,
     axis_name,
+    fused_name,
+    inner_name,
+    outer_name,
     reduce_axis_name,
 )
 from lamina.lowering.relay_to_te import SymbolNamer
 from lamina.lowering.strategy import tags
 from lamina.lowering.strategy.registry import schedule_for
-from lamina.lowering.te_buffers import share_buffers
+from lamina.lowering.te_buffers import row_axes, share_buffers
 from lamina.passes.registry import register_pass
 from lamina.symbolic import Dim, Sym
 
@@ -126,6 +135,10 @@ class KernelLowering:
         self.prologue = Block()
         self.entry = Expr(self.prologue)
         self.buffers: dict[SSAValue, SSAValue] = {}
+        # Where loop nests go; inside `rows`' loop, the leading axes as
+        # expressions of its variable, and its induction variable.
+        self.root = entry
+        self.row: tuple[list[Lin], dict[Var, SSAValue]] | None = None
         for p, arg in zip(placeholders, entry.args, strict=False):
             self.buffers[p.result] = arg
         # An output listed twice (cse merges identical computes) is computed into
@@ -153,7 +166,11 @@ class KernelLowering:
         entry.add_op(tir.ReturnOp())
         computes = [op for op in self.kernel.body.block.ops if isinstance(op, te.ComputeOp)]
         epilogue_of = share_buffers(computes, self.buffers)
-        for op in computes:
+        self.root = entry
+        rows = row_axes(computes, self.buffers, epilogue_of, _element_bytes(computes))
+        if rows:
+            self.rows(computes, rows)
+        for op in computes if not rows else ():
             if op in epilogue_of:
                 self.materialize(epilogue_of[op], self.buffers[op.result], op)
             elif op.result in self.buffers:
@@ -192,18 +209,53 @@ class KernelLowering:
             ivs[lp.var] = loop.induction_var
         return block
 
+    def rows(self, computes: list[te.ComputeOp], k: int) -> None:
+        """The stored computes (`row_axes`) inside one loop over the rows (the
+        first `k` axes, fused; parallel if the output's schedule runs threads),
+        each row's stages in order."""
+        extents = [int(e) for e in tuple(computes[-1].extents)[:k]]
+        out = next(op for op in reversed(computes) if op.result in self.buffers)
+        threads = any(
+            isinstance(s, Annotate) and s.kind == ForKind.PARALLEL for s in schedule_of(out).steps
+        )
+        row = Var("rows", math.prod(extents))
+        ivs: dict[Var, SSAValue] = {}
+        self.root = self.loops(self.root, [Loop(row, ForKind.PARALLEL if threads else ForKind.SERIAL)], ivs)
+        index = [
+            Lin.of(row).floordiv(math.prod(extents[d + 1 :])).mod(extents[d]) for d in range(k)
+        ]
+        self.row = (index, ivs)
+        for op in computes:
+            if op.result in self.buffers:
+                self.materialize(op, self.buffers[op.result])
+            elif op.reduce is not None:
+                buf = self.entry.emit(tir.AllocOp(memref_of(op.result.type), tir.AllocScope.LOCAL))
+                self.buffers[op.result] = buf
+                self.materialize(op, buf)
+        self.row = None
+
     def materialize(
         self, op: te.ComputeOp, dest: SSAValue, epilogue: te.ComputeOp | None = None
     ) -> None:
         """Loops computing `op` into `dest` under its schedule; a reduction's
-        `epilogue` then runs on each finished point, in place."""
-        nest = LoopNest.of(op.extents, op.reduce_shape).apply(schedule_of(op))
+        `epilogue` then runs on each finished point, in place. Inside `rows`'
+        loop (`self.rows`) its leading axes are that loop's row."""
+        nest = LoopNest.of(op.extents, op.reduce_shape)
+        ivs: dict[Var, SSAValue] = {}
+        if self.row is None:
+            nest.apply(schedule_of(op))
+        else:
+            index, row_ivs = self.row
+            nest.apply(_past_rows(schedule_of(op), len(index)))
+            for d, at in enumerate(index):
+                var = nest.loops.pop(nest.find(axis_name(d))).var
+                nest._substitute({var: at})  # pyright: ignore[reportPrivateUsage]
+            ivs.update(row_ivs)
         nest.check()
         vec = nest.vector_var
         axes = [nest.axes[axis_name(d)] for d in range(op.rank)]
         raxes = [nest.axes[reduce_axis_name(d)] for d in range(len(op.reduce_shape))]
-        ivs: dict[Var, SSAValue] = {}
-        outer = self.func.body.block
+        outer = self.root
         spatial = [lp for lp in nest.loops if not lp.reduce]
         reduce = [lp for lp in nest.loops if lp.reduce]
         if op.reduce is None:
@@ -332,7 +384,7 @@ class KernelLowering:
         partial = self.entry.emit(
             tir.AllocOp(MemRefType(elem, [lane.var.extent]), tir.AllocScope.LOCAL)
         )
-        e = self.guarded(self.loops(self.func.body.block, spatial, ivs), nest, ivs)
+        e = self.guarded(self.loops(self.root, spatial, ivs), nest, ivs)
         fill = Inserter(self.loops(e.block, [lane], ivs))
         fill.builder.insert(tir.StoreOp(fill.const(init, elem), partial, [ivs[lane.var]]))
         conds: list[SSAValue] = []
@@ -629,6 +681,31 @@ def _decide(pred: int, lo: int | None, hi: int | None) -> int | None:
         return None
     true, false = table[pred]
     return 1 if true else 0 if false else None
+
+
+def _past_rows(schedule: Schedule, k: int) -> Schedule:
+    """`schedule` without its steps on the first `k` axes (or on loops made from
+    them): those axes are a row of `KernelLowering.rows`' loop."""
+    rows = {axis_name(d) for d in range(k)}
+    steps = []
+    for step in schedule.steps:
+        if isinstance(step, Split) and step.axis in rows:
+            rows |= {outer_name(step.axis), inner_name(step.axis)}
+        elif isinstance(step, Fuse) and rows & {step.outer, step.inner}:
+            rows.add(fused_name(step.outer, step.inner))
+        elif isinstance(step, Reorder):
+            steps.append(Reorder(tuple(n for n in step.order if n not in rows)))
+        elif not (isinstance(step, Annotate | CacheWrite) and (getattr(step, "axis", None) or getattr(step, "at", None)) in rows):
+            steps.append(step)
+    return Schedule(tuple(steps))
+
+
+def _element_bytes(computes: list[te.ComputeOp]) -> int:
+    """The widest element of the computes' results, in bytes."""
+    return max(
+        (numpy_dtype(op.result.type.get_element_type()).itemsize for op in computes),  # type: ignore[union-attr]
+        default=4,
+    )
 
 
 def schedule_of(op: te.ComputeOp) -> Schedule:

@@ -271,29 +271,37 @@ te.func @softmax_like {
 // An elementwise compute with transcendental math that a reduction reads and the
 // output reads point for point (softmax's exp) is computed once, into the
 // output's buffer: the sum reads it there, and the output finishes in place.
+// Row reductions and the computes around them run row by row: one loop over the
+// rows, each row's max, exp, sum and quotient in turn.
 // CHECK-LABEL: tir.prim_func @softmax_full(
 // CHECK-SAME:  [[A:%[0-9A-Za-z_]+]]: memref<2x3xf32>, [[OUT:%[0-9A-Za-z_]+]]: memref<2x3xf32>) {
 // CHECK:         [[MAX:%[0-9A-Za-z_]+]] = tir.alloc local : memref<2xf32>
 // CHECK:         [[SUM:%[0-9A-Za-z_]+]] = tir.alloc local : memref<2xf32>
-// CHECK:         arith.maximumf
-// CHECK:         tir.for serial [[I:%[0-9A-Za-z_]+]] =
-// CHECK-NEXT:      tir.for serial [[J:%[0-9A-Za-z_]+]] =
+// CHECK-NEXT:    tir.for serial [[I:%[0-9A-Za-z_]+]] =
+// CHECK:           tir.store {{.*}}, [[MAX]]{{\[}}[[I]]] : memref<2xf32>
+// CHECK-NEXT:      tir.for serial
+// CHECK:             arith.maximumf
+// CHECK:           tir.for serial [[J:%[0-9A-Za-z_]+]] =
 // CHECK-NEXT:        [[X:%[0-9A-Za-z_]+]] = tir.load [[A]]{{\[}}[[I]], [[J]]] : memref<2x3xf32>
 // CHECK-NEXT:        [[M:%[0-9A-Za-z_]+]] = tir.load [[MAX]]{{\[}}[[I]]] : memref<2xf32>
 // CHECK-NEXT:        [[D:%[0-9A-Za-z_]+]] = arith.subf [[X]], [[M]] : f32
 // CHECK-NEXT:        [[E:%[0-9A-Za-z_]+]] = math.exp [[D]] : f32
 // CHECK-NEXT:        tir.store [[E]], [[OUT]]{{\[}}[[I]], [[J]]] : memref<2x3xf32>
-// CHECK:           tir.load [[OUT]]{{\[}}{{.*}}] : memref<2x3xf32>
-// CHECK-NEXT:      tir.load [[SUM]]
-// CHECK-NEXT:      arith.addf
-// CHECK-NOT:     math.exp
-// CHECK:         tir.for serial [[I2:%[0-9A-Za-z_]+]] =
-// CHECK-NEXT:      tir.for serial [[J2:%[0-9A-Za-z_]+]] =
-// CHECK-NEXT:        [[E2:%[0-9A-Za-z_]+]] = tir.load [[OUT]]{{\[}}[[I2]], [[J2]]] : memref<2x3xf32>
-// CHECK-NEXT:        [[S:%[0-9A-Za-z_]+]] = tir.load [[SUM]]{{\[}}[[I2]]] : memref<2xf32>
+// CHECK-NEXT:      }
+// CHECK:           tir.store {{.*}}, [[SUM]]{{\[}}[[I]]] : memref<2xf32>
+// CHECK-NEXT:      tir.for serial [[K:%[0-9A-Za-z_]+]] =
+// CHECK-NEXT:        tir.load [[OUT]]{{\[}}[[I]], [[K]]] : memref<2x3xf32>
+// CHECK-NEXT:        tir.load [[SUM]]
+// CHECK-NEXT:        arith.addf
+// CHECK-NOT:         math.exp
+// CHECK:           tir.for serial [[J2:%[0-9A-Za-z_]+]] =
+// CHECK-NEXT:        [[E2:%[0-9A-Za-z_]+]] = tir.load [[OUT]]{{\[}}[[I]], [[J2]]] : memref<2x3xf32>
+// CHECK-NEXT:        [[S:%[0-9A-Za-z_]+]] = tir.load [[SUM]]{{\[}}[[I]]] : memref<2xf32>
 // CHECK-NEXT:        [[Q:%[0-9A-Za-z_]+]] = arith.divf [[E2]], [[S]] : f32
-// CHECK-NEXT:        tir.store [[Q]], [[OUT]]{{\[}}[[I2]], [[J2]]] : memref<2x3xf32>
-// CHECK:         tir.return
+// CHECK-NEXT:        tir.store [[Q]], [[OUT]]{{\[}}[[I]], [[J2]]] : memref<2x3xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tir.return
 te.func @softmax_full {
   %A = te.placeholder "A" : tensor<2x3xf32>
   %M = te.compute (%i) reduce max (%k) [3] : tensor<2xf32> {
