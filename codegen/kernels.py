@@ -46,6 +46,7 @@ import hashlib
 import multiprocessing
 import os
 import re
+import signal
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -202,9 +203,14 @@ _PENDING: tuple[list[_Unit], PassContext] | None = None
 
 
 def _worker_start() -> None:
-    """A worker inherits LLVM_LOCK held by the parent's forking thread: free it."""
+    """A worker inherits LLVM_LOCK held by the parent's forking thread: free it.
+    It also inherits the parent's signal handlers (the `lamina` command's raise
+    `Terminated` on SIGTERM, with which the pool ends its workers: a traceback
+    per idle worker): SIGTERM ends a worker, and SIGINT is the parent's."""
     with contextlib.suppress(RuntimeError):  # a worker forked later, without it
         LLVM_LOCK.release()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _worker_compile(index: int) -> tuple[int, Code | None]:

@@ -3,6 +3,10 @@ content across models, linked by the JIT and the exporter alike."""
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +18,7 @@ from lamina.codegen import kernels
 from lamina.dialects import tir
 from lamina.errors import LoweringError
 from lamina.passes import PassContext, StatisticsInstrument, run_pipeline
+from lamina.tools.signals import signals_raise
 
 MLP = """
 func.func @main(%a: tensor<8x16xf32>, %b: tensor<16x24xf32>) -> tensor<8x24xf32> {
@@ -152,3 +157,25 @@ def test_no_fork_beside_grpc_threads(fresh_cache: Path, monkeypatch: pytest.Monk
         exe, counters = _compile(MLP_SOFTMAX, jobs=2)
     assert counters == {"kernels": 2, "compiled": 2}
     np.testing.assert_allclose(exe.run(a, b)[0], _softmax(np.maximum(a @ b, 0)), rtol=1e-5, atol=1e-6)
+
+
+def test_a_worker_ends_quietly_on_sigterm():
+    """The pool ends its workers with SIGTERM. A worker forked from the `lamina`
+    command inherits its handler (raise `Terminated`, which an idle worker
+    printed as a traceback): the worker's start resets it, so SIGTERM ends it."""
+    if any(m in sys.modules for m in kernels.FORK_UNSAFE):
+        pytest.skip("no fork beside grpc's threads (see kernels.FORK_UNSAFE)")
+    ready, told = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker
+        try:
+            with signals_raise():  # the command's handlers, inherited
+                kernels._worker_start()
+                os.write(told, b"x")
+                time.sleep(60)
+        finally:
+            os._exit(3)  # a handler that raised ends up here
+    os.read(ready, 1)
+    os.kill(pid, signal.SIGTERM)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM
