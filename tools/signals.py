@@ -9,7 +9,6 @@ after the command removed its temporary files.
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import signal
 import sys
@@ -66,11 +65,10 @@ def release(exc: BaseException) -> None:
     hook = sys.unraisablehook
     sys.unraisablehook = lambda unraisable: None
     cut: BaseException | None = exc
-    try:
+    try:  # (no gc.collect(): llvmlite objects in a cycle could be disposed out of order)
         while cut is not None:
             cut.__traceback__ = None
             cut = cut.__context__
-        gc.collect()
     finally:
         sys.unraisablehook = hook
 
