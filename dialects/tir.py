@@ -117,6 +117,11 @@ class ForKind(StrEnum):
     UNROLLED = auto()
 
 
+#: The most iterations an `unrolled` loop is copied for (by `tir-unroll`, or by
+#: LLVM after `lower-tir-to-llvm`); one with more runs as a serial loop.
+MAX_UNROLL_COPIES = 64
+
+
 @irdl_attr_definition
 class ForKindAttr(EnumAttribute[ForKind], SpacedOpaqueSyntaxAttribute):
     name = "tir.for_kind"
@@ -364,6 +369,13 @@ class ForOp(IRDLOperation):
         if lb is None or ub is None or step is None:
             return None
         return lb, ub, step
+
+    @property
+    def constant_trips(self) -> int | None:
+        """How many times the loop runs, when its bounds are constants and its
+        step positive, else None."""
+        bounds = self.constant_bounds
+        return len(range(*bounds)) if bounds is not None and bounds[2] > 0 else None
 
     def set_kind(self, kind: ForKind) -> None:
         """Make this a `kind` loop (e.g. demote it to serial)."""
@@ -744,6 +756,7 @@ TIR = Dialect(
 )
 
 __all__ = [
+    "MAX_UNROLL_COPIES",
     "TIR",
     "AllocOp",
     "AllocScope",

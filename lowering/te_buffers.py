@@ -23,6 +23,7 @@ import math
 from xdsl.ir import SSAValue
 
 from lamina.dialects import te
+from lamina.dialects.dtypes import numpy_dtype
 from lamina.passes import current_target
 
 #: Math ops worth computing once rather than in every reader.
@@ -62,7 +63,6 @@ def row_axes(
     computes: list[te.ComputeOp],
     buffers: dict[SSAValue, SSAValue],
     epilogue_of: dict[te.ComputeOp, te.ComputeOp],
-    element_bytes: int,
 ) -> int:
     """How many leading axes (the rows) the kernel's stored computes run
     together over, 0 for none: every reduction's output axes are the rows, every
@@ -91,7 +91,8 @@ def row_axes(
             if tuple(op.extents)[:k] != rows or tuple(inner.indices)[:k] != tuple(op.axes)[:k]:
                 return 0
     row = sum(math.prod(op.extents) // math.prod(rows) for op in stored)
-    return k if row * element_bytes <= current_target().caches[1] // 2 else 0
+    widest = max(numpy_dtype(op.result.type.get_element_type()).itemsize for op in computes)  # type: ignore[union-attr]
+    return k if row * widest <= current_target().caches[1] // 2 else 0
 
 
 def _transcendental(op: te.ComputeOp) -> bool:

@@ -48,6 +48,7 @@ from lamina.lowering.lang.schedule import (
     Fuse,
     Loop,
     LoopNest,
+    Primitive,
     Reorder,
     Schedule,
     Split,
@@ -135,8 +136,8 @@ class KernelLowering:
         self.prologue = Block()
         self.entry = Expr(self.prologue)
         self.buffers: dict[SSAValue, SSAValue] = {}
-        # Where loop nests go; inside `rows`' loop, the leading axes as
-        # expressions of its variable, and its induction variable.
+        # Where loop nests go; inside the rows' loop (`enter_rows`), the leading
+        # axes as expressions of its variable, and its induction variable.
         self.root = entry
         self.row: tuple[list[Lin], dict[Var, SSAValue]] | None = None
         for p, arg in zip(placeholders, entry.args, strict=False):
@@ -166,11 +167,10 @@ class KernelLowering:
         entry.add_op(tir.ReturnOp())
         computes = [op for op in self.kernel.body.block.ops if isinstance(op, te.ComputeOp)]
         epilogue_of = share_buffers(computes, self.buffers)
-        self.root = entry
-        rows = row_axes(computes, self.buffers, epilogue_of, _element_bytes(computes))
+        rows = row_axes(computes, self.buffers, epilogue_of)
         if rows:
-            self.rows(computes, rows)
-        for op in computes if not rows else ():
+            self.enter_rows(computes, rows)
+        for op in computes:
             if op in epilogue_of:
                 self.materialize(epilogue_of[op], self.buffers[op.result], op)
             elif op.result in self.buffers:
@@ -209,10 +209,10 @@ class KernelLowering:
             ivs[lp.var] = loop.induction_var
         return block
 
-    def rows(self, computes: list[te.ComputeOp], k: int) -> None:
-        """The stored computes (`row_axes`) inside one loop over the rows (the
-        first `k` axes, fused; parallel if the output's schedule runs threads),
-        each row's stages in order."""
+    def enter_rows(self, computes: list[te.ComputeOp], k: int) -> None:
+        """One loop over the rows (the first `k` axes, fused; parallel if the
+        output's schedule runs threads), in which the stored computes
+        (`row_axes`) are then materialized, each row's stages in order."""
         extents = [int(e) for e in tuple(computes[-1].extents)[:k]]
         out = next(op for op in reversed(computes) if op.result in self.buffers)
         threads = any(
@@ -225,21 +225,13 @@ class KernelLowering:
             Lin.of(row).floordiv(math.prod(extents[d + 1 :])).mod(extents[d]) for d in range(k)
         ]
         self.row = (index, ivs)
-        for op in computes:
-            if op.result in self.buffers:
-                self.materialize(op, self.buffers[op.result])
-            elif op.reduce is not None:
-                buf = self.entry.emit(tir.AllocOp(memref_of(op.result.type), tir.AllocScope.LOCAL))
-                self.buffers[op.result] = buf
-                self.materialize(op, buf)
-        self.row = None
 
     def materialize(
         self, op: te.ComputeOp, dest: SSAValue, epilogue: te.ComputeOp | None = None
     ) -> None:
         """Loops computing `op` into `dest` under its schedule; a reduction's
-        `epilogue` then runs on each finished point, in place. Inside `rows`'
-        loop (`self.rows`) its leading axes are that loop's row."""
+        `epilogue` then runs on each finished point, in place. Inside the rows'
+        loop (`enter_rows`) its leading axes are that loop's row."""
         nest = LoopNest.of(op.extents, op.reduce_shape)
         ivs: dict[Var, SSAValue] = {}
         if self.row is None:
@@ -572,7 +564,6 @@ class KernelLowering:
         raise LoweringError("te.compute body without te.yield")
 
 
-
 @dataclass
 class Scope:
     """What an inlined body sees: loop variables, the vector lane loop, values given
@@ -685,9 +676,9 @@ def _decide(pred: int, lo: int | None, hi: int | None) -> int | None:
 
 def _past_rows(schedule: Schedule, k: int) -> Schedule:
     """`schedule` without its steps on the first `k` axes (or on loops made from
-    them): those axes are a row of `KernelLowering.rows`' loop."""
+    them): those axes are a row of the rows' loop (`KernelLowering.enter_rows`)."""
     rows = {axis_name(d) for d in range(k)}
-    steps = []
+    steps: list[Primitive] = []
     for step in schedule.steps:
         if isinstance(step, Split) and step.axis in rows:
             rows |= {outer_name(step.axis), inner_name(step.axis)}
@@ -695,17 +686,12 @@ def _past_rows(schedule: Schedule, k: int) -> Schedule:
             rows.add(fused_name(step.outer, step.inner))
         elif isinstance(step, Reorder):
             steps.append(Reorder(tuple(n for n in step.order if n not in rows)))
-        elif not (isinstance(step, Annotate | CacheWrite) and (getattr(step, "axis", None) or getattr(step, "at", None)) in rows):
+        elif not (
+            (isinstance(step, Annotate) and step.axis in rows)
+            or (isinstance(step, CacheWrite) and step.at in rows)
+        ):
             steps.append(step)
     return Schedule(tuple(steps))
-
-
-def _element_bytes(computes: list[te.ComputeOp]) -> int:
-    """The widest element of the computes' results, in bytes."""
-    return max(
-        (numpy_dtype(op.result.type.get_element_type()).itemsize for op in computes),  # type: ignore[union-attr]
-        default=4,
-    )
 
 
 def schedule_of(op: te.ComputeOp) -> Schedule:

@@ -72,7 +72,7 @@ def _rows(kernel: te.FuncOp) -> int:
     outputs = {v: v for v in kernel.output.values}  # the outputs' buffers (any value)
     buffers = dict(outputs)
     with PassContext(opt_level=3):
-        return row_axes(computes, buffers, share_buffers(computes, buffers), 4)
+        return row_axes(computes, buffers, share_buffers(computes, buffers))
 
 
 def test_softmax_runs_by_rows():

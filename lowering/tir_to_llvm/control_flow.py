@@ -1,8 +1,8 @@
 """Structured control flow as a CFG, for `lower-tir-to-llvm`.
 
 Sweep 1 retypes loop induction variables `index` -> `i64` (and demotes an
-`unrolled` loop without a constant trip count of at most `UNROLL_MAX_COPIES` to
-`serial`). Sweep 4 flattens `tir.for` and `tir.if` regions into the function's
+`unrolled` loop without a constant trip count of at most `tir.MAX_UNROLL_COPIES`
+to `serial`). Sweep 4 flattens `tir.for` and `tir.if` regions into the function's
 blocks, outermost first, so that every region is still a single block when it is
 inlined: a loop becomes preheader -> header -> body -> latch -> header | exit, an
 `if` a diamond. An `unrolled` loop's latch branch carries `UNROLL_ATTR`, which
@@ -25,9 +25,6 @@ from lamina.dialects import tir
 
 #: On a loop's latch branch: LLVM unrolls the loop fully (`llvm.loop.unroll.full`).
 UNROLL_ATTR = "lamina.unroll_full"
-#: The most iterations an `unrolled` loop is copied for; one with more (or with
-#: bounds that are not constants) runs as a serial loop, as in `tir-unroll`.
-UNROLL_MAX_COPIES = 64
 
 
 def _lower_serial_loop(op: tir.ForOp) -> llvm.BrOp:
@@ -116,10 +113,10 @@ def retype_induction_vars(fn: Operation) -> None:
     for op in fn.walk():
         if isinstance(op, tir.ForOp):
             if op.kind.data == tir.ForKind.UNROLLED:
-                bounds = op.constant_bounds
-                if bounds is None or bounds[2] <= 0 or len(range(*bounds)) > UNROLL_MAX_COPIES:
+                trips = op.constant_trips
+                if trips is None or trips > tir.MAX_UNROLL_COPIES:
                     op.set_kind(tir.ForKind.SERIAL)
             Rewriter.replace_value_with_new_type(op.induction_var, i64)
 
 
-__all__ = ["UNROLL_ATTR", "UNROLL_MAX_COPIES", "flatten_control_flow", "retype_induction_vars"]
+__all__ = ["UNROLL_ATTR", "flatten_control_flow", "retype_induction_vars"]

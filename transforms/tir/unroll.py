@@ -26,8 +26,8 @@ _INDEX = IndexType()
 
 def unroll(loop: tir.ForOp, max_copies: int) -> bool:
     """Unroll `loop` in place; False (loop demoted to serial) when it cannot."""
-    bounds = loop.constant_bounds
-    if bounds is None or bounds[2] <= 0 or len(range(*bounds)) > max_copies:
+    trips, bounds = loop.constant_trips, loop.constant_bounds
+    if trips is None or bounds is None or trips > max_copies:
         loop.set_kind(ForKind.SERIAL)
         return False
     block = loop.parent_block()
@@ -58,7 +58,7 @@ class TirUnrollPass(ModulePass):
 
     name = "tir-unroll"
 
-    max_copies: int = 64
+    max_copies: int = tir.MAX_UNROLL_COPIES
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         loops: list[Operation] = [
