@@ -105,6 +105,7 @@ from lamina.dialects.tir_vector import (
     _access_type,
     _check_indices,
 )
+from lamina.dialects.tir_view import ViewOp
 from lamina.symbolic import SymbolicError
 
 
@@ -751,6 +752,7 @@ TIR = Dialect(
         SizeOp,
         SetSizeOp,
         CheckOp,
+        ViewOp,
     ],
     [ForKindAttr, AllocScopeAttr, SizesAttr],
 )
@@ -779,6 +781,7 @@ __all__ = [
     "StoreOp",
     "VectorCmpOp",
     "VectorSelectOp",
+    "ViewOp",
     "YieldOp",
     "bind_sizes",
     "memref_of",

@@ -34,6 +34,7 @@ from lamina.dialects.shapes import dims, symbolic_tensor
 from lamina.dialects.tir import memref_of
 from lamina.errors import LoweringError
 from lamina.ir import io_names
+from lamina.lowering.concat_slices import concat_offsets
 from lamina.lowering.lang.expr import Expr, Inserter
 from lamina.lowering.lang.tir_builder import TirBuilder
 from lamina.lowering.relay_to_te import SymbolNamer
@@ -93,9 +94,65 @@ class GraphLowering:
         end = block.last_op
         assert end is not None
         for value, out in zip(end.operands, dests, strict=True):
-            if isinstance(value.owner, te.CallOp) and value.owner.parent is block and value not in bound:
+            owner = value.owner
+            if isinstance(owner, te.CallOp | relay.ConcatenateOp) and owner.parent is block and value not in bound:
                 bound[value] = out
         return bound
+
+    @staticmethod
+    def slices(block: Block, bound: dict[SSAValue, SSAValue]) -> dict[SSAValue, tuple[SSAValue, int]]:
+        """The values of `block` computed in their slice of a concatenation's
+        buffer, with the concatenation and the slice's first element: results
+        of this block's calls and concatenations, each in the first
+        concatenation that reads it, unless it is computed in a destination
+        (`bound`: an output) or is the same concatenation's operand twice."""
+        placed: dict[SSAValue, tuple[SSAValue, int]] = {}
+        for op in block.ops:
+            if not isinstance(op, relay.ConcatenateOp):
+                continue
+            offsets = concat_offsets(op)
+            assert offsets is not None, "lower-relay-to-te leaves only such concatenations"
+            for value, offset in zip(op.inputs, offsets, strict=True):
+                owner = value.owner
+                if (
+                    isinstance(owner, te.CallOp | relay.ConcatenateOp)
+                    and owner.parent is block
+                    and value not in placed
+                    and value not in bound
+                ):
+                    placed[value] = (op.output, offset)
+        return placed
+
+    def buffer(
+        self, e: Expr, value: SSAValue, vals: dict[SSAValue, SSAValue],
+        bound: dict[SSAValue, SSAValue], placed: dict[SSAValue, tuple[SSAValue, int]],
+    ) -> SSAValue:
+        """The buffer `value` is computed in: its destination, its slice of a
+        concatenation's buffer (a view, the whole made first), else a new one."""
+        if value not in vals:
+            if value in bound:
+                vals[value] = bound[value]
+            elif value in placed:
+                whole, offset = placed[value]
+                source = self.buffer(e, whole, vals, bound, placed)
+                vals[value] = e.emit(tir.ViewOp(source, offset, memref_of(value.type)))
+            else:
+                vals[value] = self.alloc(e, value.type)
+        return vals[value]
+
+    def concatenate(
+        self, e: Expr, op: relay.ConcatenateOp, vals: dict[SSAValue, SSAValue],
+        bound: dict[SSAValue, SSAValue], placed: dict[SSAValue, tuple[SSAValue, int]],
+    ) -> None:
+        """A concatenation: its operands computed in their slices already, the
+        others (weights, inputs, values another concatenation holds) copied there."""
+        whole = self.buffer(e, op.output, vals, bound, placed)
+        offsets = concat_offsets(op)
+        assert offsets is not None
+        for value, offset in zip(op.inputs, offsets, strict=True):
+            if placed.get(value) != (op.output, offset):
+                part = e.emit(tir.ViewOp(whole, offset, memref_of(value.type)))
+                self.call(e, self.copy_kernel(part.type), [vals[value], part])
 
     def into(
         self, e: Expr, values: list[SSAValue], dests: list[SSAValue],
@@ -109,15 +166,15 @@ class GraphLowering:
     def ops(self, e: Expr, block: Block, vals: dict[SSAValue, SSAValue], bound: dict[SSAValue, SSAValue]) -> None:
         """Lower the ops of `block` but its terminator at `e`; `bound` names
         the buffers some call results are computed in."""
+        placed = self.slices(block, bound)
         for op in block.ops:
             if isinstance(op, relay.ConstantOp):
                 vals[op.output] = e.emit(_tir_constant(op))
             elif isinstance(op, te.CallOp):
-                outs = []
-                for r in op.res:
-                    vals[r] = bound.get(r) or self.alloc(e, r.type)
-                    outs.append(vals[r])
+                outs = [self.buffer(e, r, vals, bound, placed) for r in op.res]
                 self.call(e, op.callee.string_value(), [vals[a] for a in op.args] + outs)
+            elif isinstance(op, relay.ConcatenateOp):
+                self.concatenate(e, op, vals, bound, placed)
             elif isinstance(op, te.SetSizeOp):
                 e.builder.insert(tir.SetSizeOp(op.size.data, vals[op.count], op.bound_dim, op.element))
             elif isinstance(op, te.CheckOp):

@@ -229,6 +229,18 @@ def lower_kernel_buffers(fn: tir.PrimFuncOp) -> None:
             continue
         check_buffer(arg.type, f"@{fn.sym_name.data} argument #{i}")
         Rewriter.replace_value_with_new_type(arg, PTR)
+    lower_views(fn)
+
+
+def lower_views(fn: Operation) -> None:
+    """Each `tir.view` (its source bound to a pointer already) as the address
+    of its first element."""
+    for op in [o for o in fn.walk() if isinstance(o, tir.ViewOp)]:
+        t = op.result.type
+        assert isinstance(t, MemRefType)
+        nbytes = op.offset.value.data * byte_size(t.get_element_type())
+        gep = llvm.GEPOp.from_mixed_indices(op.source, [nbytes], i8, inbounds=True)
+        Rewriter.replace_op(op, gep)
 
 
 def bind_kernel_sizes(fn: tir.PrimFuncOp) -> None:
@@ -321,6 +333,7 @@ def lower_main_buffers(
         else:
             offset = plan.offsets[k] if not dynamic else 0
         _bind_workspace(alloc, workspace, offset, at_entry)
+    lower_views(fn)
     if defined:
         _require_monotone(defined, [*nbytes, *(numel(b.type) for b in buffers)])
         _bind_defined_sizes(fn, defined, args, len(buffers), sizes, at_entry)

@@ -80,7 +80,7 @@ def _lower_scalar_ops(fn: Operation, state: ModuleState, where: str) -> None:
     """Sweep 2: every op but buffers and control flow becomes llvm ops."""
     kept = (
         tir.ForOp, tir.IfOp, tir.YieldOp, tir.AllocOp, tir.ConstantOp, tir.SizeOp, tir.SetSizeOp,
-        tir.CheckOp,
+        tir.CheckOp, tir.ViewOp,
     )
     entry = fn.regions[0].blocks[0]
     consts = Constants(EntryBuilder(entry))
