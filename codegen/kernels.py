@@ -15,7 +15,7 @@ generates a position-independent object of each from its bitcode, for any
 target (`kernel_objects`).
 
 - **Content-addressed.** A kernel's symbol is its name without the uniquing
-  suffix plus a hash of its TIR (printed under a fixed name), of whether a
+  suffix plus a hash of its TIR (`structure_digest`, its name left out), of whether a
   call may alias its buffers, of the target, the opt level, the pass context's
   settings and the compiler (`source_fingerprint`: lamina's sources, llvmlite,
   the host CPU); its cache key is that hash and the symbol (the bitcode
@@ -65,7 +65,7 @@ from lamina.codegen.cache import cache_get, cache_put, identity
 from lamina.codegen.codegen import LLVM_LOCK
 from lamina.dialects import tir
 from lamina.dialects.tir_extern import CallExternOp
-from lamina.ir import print_ir
+from lamina.digest import structure_digest
 from lamina.lowering.tir_to_llvm import ALIASED_ATTR, CALLS_ATTR, noalias_unsafe
 from lamina.lowering.tir_to_llvm.types import PTR
 from lamina.passes import (
@@ -141,11 +141,7 @@ def _context_key(ctx: PassContext) -> str:
 
 def _unit(op: tir.PrimFuncOp, noalias: bool, ctx: PassContext) -> _Unit:
     name = op.sym_name
-    op.sym_name = StringAttr("kernel")
-    try:
-        text = print_ir(op)
-    finally:
-        op.sym_name = name
+    text = structure_digest(op, skip=("sym_name",))
     h = hashlib.sha256()
     for part in (text, str(noalias), str(ctx.target), _context_key(ctx)):
         h.update(part.encode() + b"\0")

@@ -26,6 +26,7 @@ from xdsl.utils.exceptions import VerifyException
 from lamina.abi import IMAGE_DECODE
 from lamina.dialects import relay, te, tir
 from lamina.dialects.relay_region import FusedOp, YieldOp
+from lamina.digest import structure_digest
 from lamina.errors import LoweringError
 from lamina.lowering.concat_slices import concat_offsets
 from lamina.lowering.lang.schedule import SCHEDULE_ATTR
@@ -123,7 +124,12 @@ def build_fused_kernel(group: FusedOp, name: str) -> te.FuncOp:
 
 
 def structural_key(kernel: te.FuncOp | tir.PrimFuncOp) -> str:
-    """The kernel's text with its name left out: equal keys, equal kernels."""
+    """A digest of the kernel with its name left out: equal keys, equal kernels."""
+    return structure_digest(kernel, skip=("sym_name",))
+
+
+def _kernel_text(kernel: te.FuncOp) -> str:
+    """The kernel's text with its name left out (what tuning records key)."""
     name = kernel.sym_name
     kernel.sym_name = StringAttr("_")
     out = io.StringIO()
@@ -142,7 +148,7 @@ def workload_key(kernel: te.FuncOp) -> str:
             kept.append((op, dict(op.attributes)))
             del op.attributes[SCHEDULE_ATTR]
     try:
-        text = structural_key(kernel)
+        text = _kernel_text(kernel)
     finally:
         for op, attrs in kept:  # (in their order: the text must not change)
             op.attributes.clear()

@@ -21,7 +21,8 @@ The layers, bottom to top (docs/architecture.md draws them):
     runtime          runtime/ (the model record, compiled models, load, the seal,
                      the per-shape workspace plan): runs a model without the
                      compiler
-    dialects         dialects/ (relay, te, tir, llvm_ext, dtypes, constants, ...), ir
+    dialects         dialects/ (relay, te, tir, llvm_ext, dtypes, constants, ...), ir,
+                     digest
     pass infra       passes/{config,registry,context,instruments,pipeline}
     pattern          pattern/ (the dataflow pattern language)
     conversions      frontends/, transforms/{graph,tir,byoc}, lowering/, backends/
@@ -70,7 +71,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("target", ("lamina.target",)),
     ("runtime", ("lamina.runtime",)),
-    ("dialects", ("lamina.dialects", "lamina.ir")),
+    ("dialects", ("lamina.dialects", "lamina.ir", "lamina.digest")),
     ("pass infrastructure", ("lamina.passes",)),
     ("pattern", ("lamina.pattern",)),
     (
