@@ -217,7 +217,14 @@ def tensor_to_array(t: onnx.TensorProto) -> np.ndarray:
     dims = tuple(t.dims)
     try:
         if t.HasField("raw_data") and dtype.kind in "fiub":
-            return np.frombuffer(t.raw_data, dtype=dtype).reshape(dims)
+            raw = t.raw_data  # (a copy: read once)
+            expected = int(np.prod(dims, dtype=np.int64)) * dtype.itemsize
+            if len(raw) != expected:
+                raise FrontendError(
+                    f"initializer '{t.name}' holds {len(raw)} bytes of data but its shape "
+                    f"{list(dims)} of {dtype} needs {expected}; the file is corrupt"
+                )
+            return np.frombuffer(raw, dtype=dtype).reshape(dims)
         return numpy_helper.to_array(t)
     except (ValueError, TypeError) as e:
         raise FrontendError(
