@@ -12,7 +12,8 @@ rather than optimizations, which are `simplify-expr`'s rules (one definition,
 - `transpose(transpose(x))` -> one transpose with the composed permutation, and
   an identity transpose -> `x`;
 - `reshape(reshape(x))` -> one reshape, and a reshape to the same shape -> `x`;
-- `relu(relu(x))` -> `relu(x)`.
+- `relu(relu(x))` -> `relu(x)`;
+- a concatenation extending an earlier one reads it (`concat_prefix`).
 
 It keeps xDSL's opt level for canonicalize (2, `EXTERNAL_OPT_LEVELS`), so at
 opt level 2 the graph gets these rules although `simplify-expr` runs from 3.

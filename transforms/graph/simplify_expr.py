@@ -19,7 +19,9 @@ TVM's `SimplifyExpr`, as `lamina.pattern.rewrite` callbacks:
   scalar then, not a buffer of their size read on every call);
 - `power(x, k)` for a constant k of 2, 3 or 4 -> products of `x` (GPT-2's
   tanh-GELU has `x ** 3`: a libm `pow` per element otherwise), when that keeps
-  the type.
+  the type;
+- a concatenation whose first operands are an earlier one's reads that one
+  instead (`concat_prefix`: DenseNet's growing concatenations).
 
 Each rule is a `PatternCallback` in `RULES`; the pass reports how often each fired
 (`rewrite.<Rule>` in `--pass-statistics`).
@@ -40,6 +42,7 @@ from xdsl.utils.exceptions import VerifyException
 from lamina.dialects import relay
 from lamina.dialects.relay.base import OpPattern
 from lamina.dialects.relay.constant import make_constant, value_data
+from lamina.passes import record_statistic
 from lamina.passes.registry import register_pass
 from lamina.pattern import (
     Match,
@@ -50,6 +53,7 @@ from lamina.pattern import (
     rewrite,
     wildcard,
 )
+from lamina.transforms.graph.concat_prefix import reuse_concat_prefixes
 
 
 class _Identity(PatternCallback):
@@ -229,8 +233,13 @@ RULES: tuple[type[PatternCallback], ...] = (
 
 
 def simplify_expr(module: Operation) -> int:
-    """Apply `RULES` to a fixpoint; return the number of rewrites."""
-    return rewrite([rule() for rule in RULES], module)
+    """Apply `RULES` to a fixpoint, then `reuse_concat_prefixes`; return the
+    number of rewrites."""
+    count = rewrite([rule() for rule in RULES], module)
+    concats = reuse_concat_prefixes(module)
+    if concats:
+        record_statistic("rewrite.ConcatPrefix", concats)
+    return count + concats
 
 
 @register_pass
