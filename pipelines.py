@@ -71,12 +71,14 @@ LOWERING_PIPELINE: tuple[str, ...] = (
 #: What `lamina.compile` lowers with: LOWERING_PIPELINE with `compile-kernels`
 #: (lamina.codegen.kernels, registered when lamina is imported) after
 #: lower-te-to-tir, which compiles each kernel on its own (in parallel, cached),
-#: so that the passes after it lower `@main` alone.
+#: so that the passes after it lower `@main` alone; and `recall-kernels` before
+#: it, which marks the TE kernels the cache knows, so that their TIR is not built.
 _TIR_STARTS = LOWERING_PIPELINE.index("lower-te-to-tir") + 1
 #: The lowering after lower-te-to-tir: what `compile-kernels` runs on each kernel.
 KERNEL_LOWERING: tuple[str, ...] = LOWERING_PIPELINE[_TIR_STARTS:]
 COMPILE_LOWERING: tuple[str, ...] = (
-    *LOWERING_PIPELINE[:_TIR_STARTS], "compile-kernels", *KERNEL_LOWERING,
+    *LOWERING_PIPELINE[: _TIR_STARTS - 1], "recall-kernels", "lower-te-to-tir", "compile-kernels",
+    *KERNEL_LOWERING,
 )
 
 #: Where each level ends: the lowering to the next one starts (TIR passes between

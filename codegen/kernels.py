@@ -43,6 +43,7 @@ import contextlib
 import functools
 import gc
 import hashlib
+import json
 import multiprocessing
 import os
 import re
@@ -56,16 +57,26 @@ from typing import Any
 import llvmlite.binding as llvm_binding
 from xdsl.context import Context
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, SymbolRefAttr, i64
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    i64,
+)
+from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from lamina.codegen import codegen as llvm_codegen
-from lamina.codegen.cache import cache_get, cache_put, identity
+from lamina.codegen.cache import cache_dir, cache_get, cache_put, identity
 from lamina.codegen.codegen import LLVM_LOCK
-from lamina.dialects import tir
+from lamina.dialects import te, tir
 from lamina.dialects.tir_extern import CallExternOp
 from lamina.digest import structure_digest
+from lamina.lowering.te_to_tir import KernelLowering
 from lamina.lowering.tir_to_llvm import ALIASED_ATTR, CALLS_ATTR, noalias_unsafe
 from lamina.lowering.tir_to_llvm.types import PTR
 from lamina.passes import (
@@ -126,9 +137,11 @@ def _sources(root: Path) -> list[str]:
 
 @dataclass(frozen=True)
 class _Unit:
-    """One kernel to compile: the op, its content-addressed symbol and key."""
+    """One kernel to compile: the op, its TIR's digest, its content-addressed
+    symbol and key."""
 
     op: tir.PrimFuncOp
+    digest: str
     symbol: str
     key: str
     noalias: bool
@@ -139,18 +152,127 @@ def _context_key(ctx: PassContext) -> str:
     return repr((ctx.opt_level, sorted(ctx.required_passes), sorted(ctx.disabled_passes), config))
 
 
-def _unit(op: tir.PrimFuncOp, noalias: bool, ctx: PassContext) -> _Unit:
-    name = op.sym_name
-    text = structure_digest(op, skip=("sym_name",))
+def _address(name: str, digest: str, noalias: bool, ctx: PassContext) -> tuple[str, str]:
+    """The symbol and cache key of kernel `name` whose TIR has `digest`."""
     h = hashlib.sha256()
-    for part in (text, str(noalias), str(ctx.target), _context_key(ctx)):
+    for part in (digest, str(noalias), str(ctx.target), _context_key(ctx)):
         h.update(part.encode() + b"\0")
     h.update(source_fingerprint())
     content = h.hexdigest()
-    symbol = f"{_SUFFIX.sub('', name.data)}_{content[:12]}"
+    symbol = f"{_SUFFIX.sub('', name)}_{content[:12]}"
     # the bitcode defines `symbol`: the same code under another name is another entry
-    key = hashlib.sha256(f"{content}\0{symbol}".encode()).hexdigest()
-    return _Unit(op, symbol, key, noalias)
+    return symbol, hashlib.sha256(f"{content}\0{symbol}".encode()).hexdigest()
+
+
+def _unit(op: tir.PrimFuncOp, noalias: bool, ctx: PassContext) -> _Unit:
+    digest = structure_digest(op, skip=("sym_name",))
+    symbol, key = _address(op.sym_name.data, digest, noalias, ctx)
+    return _Unit(op, digest, symbol, key, noalias)
+
+
+# ------------------------------------------------------- recalled TE kernels
+#: The module attribute through which recall-kernels hands compile-kernels the
+#: TE digest of each kernel it could not mark (by name), whose lowering
+#: compile-kernels then records.
+_TE_DIGESTS = "lamina.te_digests"
+
+
+@dataclass(frozen=True)
+class Lowering:
+    """What compile-kernels needs of a kernel's TIR without building it: its
+    digest, its buffer and size arguments, and the runtime functions it calls.
+    Recorded in the kernel cache under the kernel's TE (`_lowering_key`)."""
+
+    digest: str
+    buffers: int
+    sizes: tuple[str, ...]
+    calls: tuple[str, ...]
+
+    @staticmethod
+    def of(unit: _Unit) -> Lowering:
+        op = unit.op
+        return Lowering(unit.digest, len(op.args) - len(op.sizes), tuple(op.sizes), _calls(op))
+
+    def pack(self) -> bytes:
+        return json.dumps([self.digest, self.buffers, self.sizes, self.calls]).encode()
+
+    @staticmethod
+    def unpack(blob: bytes) -> Lowering | None:
+        try:
+            digest, buffers, sizes, calls = json.loads(blob)
+            return Lowering(str(digest), int(buffers), tuple(map(str, sizes)), tuple(map(str, calls)))
+        except (ValueError, TypeError):  # another entry's bytes, or damaged
+            return None
+
+    def mark(self) -> DictionaryAttr:
+        """The `te.LOWERED` attribute of a kernel with this lowering."""
+        return DictionaryAttr({
+            "digest": StringAttr(self.digest),
+            "buffers": IntegerAttr(self.buffers, i64),
+            "sizes": ArrayAttr([StringAttr(n) for n in self.sizes]),
+            "calls": ArrayAttr([StringAttr(n) for n in self.calls]),
+        })
+
+    @staticmethod
+    def marked(fn: te.FuncOp) -> Lowering:
+        mark = fn.attributes[te.LOWERED]
+        assert isinstance(mark, DictionaryAttr)
+        d = mark.data
+        return Lowering(
+            d["digest"].data, d["buffers"].value.data,  # type: ignore[attr-defined]
+            tuple(te.lowered_sizes(fn) or ()),
+            tuple(c.data for c in d["calls"].data),  # type: ignore[attr-defined]
+        )
+
+
+def _lowering_key(te_digest: str, ctx: PassContext) -> str:
+    h = hashlib.sha256(b"lowering\0")
+    for part in (te_digest, str(ctx.target), _context_key(ctx)):
+        h.update(part.encode() + b"\0")
+    h.update(source_fingerprint())
+    return h.hexdigest()
+
+
+def recall_kernels(module: ModuleOp, ctx: PassContext) -> None:
+    """Mark each `te.func` whose lowering the cache recorded `te.LOWERED`;
+    hand compile-kernels the TE digests of the others."""
+    unknown: dict[str, Attribute] = {}
+    recalled = 0
+    for fn in module.ops:
+        if not isinstance(fn, te.FuncOp):
+            continue
+        digest = structure_digest(fn, skip=("sym_name",))
+        blob = cache_get(_lowering_key(digest, ctx))
+        lowering = Lowering.unpack(blob) if blob is not None else None
+        if lowering is None:
+            unknown[fn.sym_name.data] = StringAttr(digest)
+        else:
+            fn.attributes[te.LOWERED] = lowering.mark()
+            recalled += 1
+    record_statistic("recalled", recalled)
+    if unknown:
+        module.attributes[_TE_DIGESTS] = DictionaryAttr(unknown)
+
+
+def _recalled(module: ModuleOp, unsafe: set[str], ctx: PassContext) -> dict[str, tuple[str, Code, Lowering]]:
+    """The marked kernels whose code the cache holds (by name: their symbol,
+    code and lowering), replaced in the module by their declarations; a marked
+    kernel whose code is gone (or compiled with other aliasing) is lowered to
+    TIR here, as lower-te-to-tir would have, and compiled with the others."""
+    found: dict[str, tuple[str, Code, Lowering]] = {}
+    for fn in [op for op in module.ops if isinstance(op, te.FuncOp) and te.LOWERED in op.attributes]:
+        name = fn.sym_name.data
+        lowering = Lowering.marked(fn)
+        symbol, key = _address(name, lowering.digest, name not in unsafe, ctx)
+        blob = cache_get(key)
+        if blob is None:
+            del fn.attributes[te.LOWERED]
+            Rewriter.replace_op(fn, KernelLowering(fn).run())
+        else:
+            code = Code.unpack(blob)
+            found[name] = (symbol, code, lowering)
+            Rewriter.replace_op(fn, _declaration(symbol, lowering, code))
+    return found
 
 
 @dataclass(frozen=True)
@@ -286,11 +408,15 @@ def _cost(op: tir.PrimFuncOp) -> int:
 
 
 # ---------------------------------------------------------------------- the pass
-def _declaration(op: tir.PrimFuncOp, symbol: str, code: Code) -> llvm.FuncOp:
+def _calls(op: tir.PrimFuncOp) -> tuple[str, ...]:
+    """The runtime's functions a kernel calls (lower-tir-to-llvm records them)."""
+    return tuple(sorted({c.callee.string_value() for c in op.walk() if isinstance(c, CallExternOp)}))
+
+
+def _declaration(symbol: str, lowering: Lowering, code: Code) -> llvm.FuncOp:
     """The kernel's `llvm.func` declaration (buffers as pointers, sizes as
     i64), carrying its bitcode and object code."""
-    nsizes = len(op.sizes)
-    inputs = [PTR] * (len(op.args) - nsizes) + [i64] * nsizes
+    inputs = [PTR] * lowering.buffers + [i64] * len(lowering.sizes)
     decl = llvm.FuncOp(
         symbol, llvm.LLVMFunctionType(inputs, llvm.LLVMVoidType()),
         linkage=llvm.LinkageAttr("external"),
@@ -298,19 +424,25 @@ def _declaration(op: tir.PrimFuncOp, symbol: str, code: Code) -> llvm.FuncOp:
     decl.attributes[BITCODE_ATTR] = StringAttr(base64.b64encode(code.bitcode).decode())
     if code.obj:
         decl.attributes[OBJECT_ATTR] = StringAttr(base64.b64encode(code.obj).decode())
-    calls = sorted({c.callee.string_value() for c in op.walk() if isinstance(c, CallExternOp)})
-    if calls:  # the runtime's functions the model needs (lower-tir-to-llvm records them)
-        decl.attributes[CALLS_ATTR] = ArrayAttr([StringAttr(c) for c in calls])
+    if lowering.calls:  # the runtime's functions the model needs
+        decl.attributes[CALLS_ATTR] = ArrayAttr([StringAttr(c) for c in lowering.calls])
     return decl
 
 
 def compile_kernels(module: ModuleOp, ctx: PassContext) -> None:
-    """Replace every `tir.prim_func` of `module` by its compiled declaration."""
-    kernels = [op for op in module.ops if isinstance(op, tir.PrimFuncOp)]
-    if not kernels:
-        return
+    """Replace every `tir.prim_func` of `module`, and every `te.func` marked
+    `te.LOWERED`, by its compiled declaration."""
+    te_digests = module.attributes.pop(_TE_DIGESTS, None)
     unsafe = noalias_unsafe(module)
+    recalled = _recalled(module, unsafe, ctx)
+    renamed = {name: symbol for name, (symbol, _, _) in recalled.items()}
+    kernels = [op for op in module.ops if isinstance(op, tir.PrimFuncOp)]
     units = [_unit(op, op.sym_name.data not in unsafe, ctx) for op in kernels]
+    if isinstance(te_digests, DictionaryAttr):  # record how each was lowered
+        for unit in units:
+            digest = te_digests.data.get(unit.op.sym_name.data)
+            if isinstance(digest, StringAttr):
+                cache_put(_lowering_key(digest.data, ctx), Lowering.of(unit).pack())
     codes: dict[str, Code] = {}
     missing: dict[str, _Unit] = {}
     for unit in units:
@@ -321,25 +453,25 @@ def compile_kernels(module: ModuleOp, ctx: PassContext) -> None:
             codes[unit.symbol] = Code.unpack(cached)
         else:
             missing[unit.symbol] = unit
-    record_statistic("kernels", len(kernels))
-    record_statistic("cached", len(codes))
+    record_statistic("kernels", len(kernels) + len(recalled))
+    record_statistic("cached", len(codes) + len(recalled))
     record_statistic("compiled", len(missing))
     with _frozen_heap():
         compiled = _compile(list(missing.values()), ctx)
     for symbol, code in compiled.items():
         cache_put(missing[symbol].key, code.pack())
         codes[symbol] = code
-    renamed = {u.op.sym_name.data: u.symbol for u in units}
+    renamed |= {u.op.sym_name.data: u.symbol for u in units}
     for op in module.walk():
         if isinstance(op, tir.CallOp) and op.callee.string_value() in renamed:
             op.callee = SymbolRefAttr(renamed[op.callee.string_value()])
-    declared: set[str] = set()
+    declared = {symbol for symbol, _, _ in recalled.values()}
     for unit in units:
         if unit.symbol in declared:
             Rewriter.erase_op(unit.op)
             continue
         declared.add(unit.symbol)
-        Rewriter.replace_op(unit.op, _declaration(unit.op, unit.symbol, codes[unit.symbol]))
+        Rewriter.replace_op(unit.op, _declaration(unit.symbol, Lowering.of(unit), codes[unit.symbol]))
 
 
 def kernel_name(symbol: str) -> str:
@@ -379,6 +511,21 @@ def kernel_objects(module: ModuleOp, tm: Any) -> list[bytes]:
 
 @register_pass
 @dataclass(frozen=True)
+class RecallKernelsPass(ModulePass):
+    """Mark the TE kernels whose lowering the kernel cache recorded
+    (`te.LOWERED`), before lower-te-to-tir: it keeps them, and compile-kernels
+    declares them from the cache without building their TIR."""
+
+    name = "recall-kernels"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        pctx = PassContext.current()
+        if cache_dir() is not None and not any(i.needs_whole_module for i in pctx.instruments):
+            recall_kernels(op, pctx)
+
+
+@register_pass
+@dataclass(frozen=True)
 class CompileKernelsPass(ModulePass):
     """Lower and optimize each `tir.prim_func` on its own (in parallel, cached
     by content) and replace it by an `llvm.func` declaration holding its bitcode."""
@@ -397,9 +544,12 @@ __all__ = [
     "OBJECT_ATTR",
     "Code",
     "CompileKernelsPass",
+    "Lowering",
+    "RecallKernelsPass",
     "compile_kernels",
     "kernel_codes",
     "kernel_name",
     "kernel_objects",
+    "recall_kernels",
     "source_fingerprint",
 ]

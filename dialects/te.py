@@ -32,6 +32,7 @@ from enum import auto
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
+    DictionaryAttr,
     FlatSymbolRefAttr,
     IndexType,
     StringAttr,
@@ -523,6 +524,25 @@ class CheckOp(IRDLOperation):
 #: LLVM no `reassoc` for it (`relay.sum {ordered}`, a layer norm's variance).
 ORDERED = "ordered"
 
+#: The attribute of a `te.func` whose TIR a compile of this model does not
+#: need to build (`recall-kernels`: its lowering is on record, and its code is
+#: likely in the kernel cache): a dictionary with the TIR's `digest`, the
+#: `sizes` its `tir.prim_func` takes, and the runtime functions it `calls`.
+#: lower-te-to-tir keeps such a kernel as it is, and calls it with those sizes;
+#: compile-kernels declares it, or lowers it then if its code is gone.
+LOWERED = "lamina.lowered"
+
+
+def lowered_sizes(fn: FuncOp) -> list[str] | None:
+    """The sizes a kernel marked `LOWERED` takes (None: not marked)."""
+    mark = fn.attributes.get(LOWERED)
+    if not isinstance(mark, DictionaryAttr):
+        return None
+    sizes = mark.data["sizes"]
+    assert isinstance(sizes, ArrayAttr)
+    return [s.data for s in sizes.data]  # type: ignore[attr-defined]
+
+
 TE = Dialect(
     "te",
     [FuncOp, PlaceholderOp, OutputOp, ComputeOp, ReadOp, YieldOp, CallOp, SetSizeOp, CheckOp],
@@ -530,6 +550,7 @@ TE = Dialect(
 )
 
 __all__ = [
+    "LOWERED",
     "ORDERED",
     "TE",
     "CallOp",
@@ -542,4 +563,5 @@ __all__ = [
     "ReduceKind",
     "SetSizeOp",
     "YieldOp",
+    "lowered_sizes",
 ]

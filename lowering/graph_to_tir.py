@@ -303,7 +303,11 @@ class GraphLowering:
     def call(self, e: Expr, callee: str, buffers: list[SSAValue]) -> None:
         """Call kernel `callee` on `buffers`, then the values of its sizes."""
         kernel = SymbolTable.lookup_symbol(self.module, callee)
-        sizes = kernel.sizes if isinstance(kernel, tir.PrimFuncOp) else []
+        sizes = (
+            kernel.sizes if isinstance(kernel, tir.PrimFuncOp)
+            else te.lowered_sizes(kernel) or [] if isinstance(kernel, te.FuncOp)
+            else []
+        )
         e.builder.insert(tir.CallOp(callee, buffers + [e.emit(tir.SizeOp(n)) for n in sizes]))
 
     def stack_kernel(self, elem: Attribute, stack: Attribute) -> str:

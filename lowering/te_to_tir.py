@@ -707,14 +707,15 @@ def schedule_of(op: te.ComputeOp) -> Schedule:
 @register_pass
 @dataclass(frozen=True)
 class LowerTeToTirPass(ModulePass):
-    """Lower TE kernels to TIR loop nests and the graph to buffer calls."""
+    """Lower TE kernels to TIR loop nests and the graph to buffer calls (a
+    kernel marked `te.LOWERED` is kept: compile-kernels compiles it)."""
 
     name = "lower-te-to-tir"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         namer = SymbolNamer(op)
         for child in list(op.ops):
-            if isinstance(child, te.FuncOp):
+            if isinstance(child, te.FuncOp) and te.LOWERED not in child.attributes:
                 lowered = KernelLowering(child).run()
                 op.body.block.insert_op_before(lowered, child)
                 child.detach()

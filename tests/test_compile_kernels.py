@@ -78,6 +78,40 @@ def test_a_kernel_another_model_compiled_comes_from_the_cache(fresh_cache: Path)
     np.testing.assert_allclose(exe.run(a, b)[0], want, rtol=1e-5, atol=1e-6)
 
 
+def _recalled(text: str) -> tuple[lamina.CompiledModel, dict[str, int], dict[str, int]]:
+    """The model, and recall-kernels' and compile-kernels' counters."""
+    stats = StatisticsInstrument()
+    exe = lamina.compile(lamina.parse(text), num_threads=1, pass_context=PassContext(opt_level=3, instruments=[stats]))
+    counters = {r.name: r.counters for r in stats.records}
+    return exe, counters["recall-kernels"], counters["compile-kernels"]
+
+
+def test_a_kernel_seen_before_builds_no_tir(fresh_cache: Path) -> None:
+    """The second compile finds the kernel's lowering on record: lower-te-to-tir
+    keeps its TE, and compile-kernels declares it from the cache."""
+    a, b = _inputs(2)
+    _, first, _ = _recalled(MLP_SOFTMAX)
+    assert first.get("recalled", 0) == 0
+    exe, recalled, compiled = _recalled(MLP_SOFTMAX)
+    assert recalled == {"recalled": 2} and compiled == {"kernels": 2, "cached": 2}
+    want = _softmax(np.maximum(a @ b, 0))
+    np.testing.assert_allclose(exe.run(a, b)[0], want, rtol=1e-5, atol=1e-6)
+
+
+def test_a_recalled_kernel_whose_code_is_gone_is_lowered_then(
+    fresh_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its lowering is on record but its code is not (evicted, or compiled with
+    other aliasing): compile-kernels lowers its TE and compiles it."""
+    a, b = _inputs(3)
+    _recalled(MLP)
+    address = kernels._address
+    monkeypatch.setattr(kernels, "_address", lambda *args: tuple(k + "0" for k in address(*args)))
+    exe, recalled, compiled = _recalled(MLP)
+    assert recalled == {"recalled": 1} and compiled == {"kernels": 1, "compiled": 1}
+    np.testing.assert_allclose(exe.run(a, b)[0], np.maximum(a @ b, 0), rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_workers_and_this_process_build_the_same_model(
     fresh_cache: Path, jobs: int, tmp_path: Path

@@ -37,9 +37,10 @@ def test_a_second_compile_hits_the_cache(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.delenv("LAMINA_CACHE", raising=False)
     out, want = _run()
     np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
-    # one entry per kernel (compile-kernels) and one for @main's module
+    # one entry per kernel (compile-kernels), one for how it was lowered from
+    # TE (recall-kernels), and one for @main's module
     stamps = {p.name: p.stat().st_mtime_ns for p in tmp_path.glob("*.o")}
-    assert len(stamps) == 2
+    assert len(stamps) == 3
     out2, want2 = _run(seed=1)  # same module, other data: served from the cache
     np.testing.assert_allclose(out2, want2, rtol=1e-5, atol=1e-5)
     assert {p.name: p.stat().st_mtime_ns for p in tmp_path.glob("*.o")} == stamps
@@ -120,10 +121,10 @@ def _leftovers(folder: Path) -> list[str]:
 
 def test_an_entry_copied_onto_another_key_is_a_miss(fresh_cache: Path) -> None:
     _compile_and_check(8)
-    first = set(fresh_cache.glob("*.o"))  # its kernel's and its @main's
+    first = set(fresh_cache.glob("*.o"))  # its kernel's, its lowering's and its @main's
     _compile_and_check(9)
     second = set(fresh_cache.glob("*.o")) - first
-    assert len(second) == 2
+    assert len(second) == 3
     donor = next(iter(first)).read_bytes()
     for entry in second:
         entry.write_bytes(donor)  # the other module's code, intact

@@ -404,7 +404,7 @@ def test_record_statistic_outside_a_pass_is_a_noop():
 
 # ------------------------------------------------------------------ pipelines
 def test_standard_pipeline_contents():
-    lower = ["lower-relay-to-te", "lower-te-to-tir", "compile-kernels", "tir-vectorize"]
+    lower = ["lower-relay-to-te", "recall-kernels", "lower-te-to-tir", "compile-kernels", "tir-vectorize"]
     lower_o2 = [*lower, "tir-cse", "lower-tir-to-llvm"]
     lower = [*lower, "lower-tir-to-llvm"]
     # at every level: integer products onto the int8 kernels, then the other
@@ -456,6 +456,7 @@ def test_named_pipelines_expand():
     assert names == [*o2, "fuse-ops", *pipelines.COMPILE_LOWERING]
     lowering = list(pipelines.LOWERING_PIPELINE)  # with compile-kernels after lower-te-to-tir
     lowering.insert(lowering.index("lower-te-to-tir") + 1, "compile-kernels")
+    lowering.insert(lowering.index("lower-te-to-tir"), "recall-kernels")  # and recall-kernels before
     assert list(pipelines.COMPILE_LOWERING) == lowering
     assert [p.name for p in manager.resolve_pipeline("lower")] == list(
         pipelines.LOWERING_PIPELINE
