@@ -32,13 +32,13 @@ class Entry:
     dynamo: bool = True
 
 
-def vision(name: str, **kw: Any) -> Callable[[], tuple[Any, tuple[Any, ...], list[str]]]:
+def vision(name: str, size: int = 224, **kw: Any) -> Callable[[], tuple[Any, tuple[Any, ...], list[str]]]:
     def build() -> tuple[Any, tuple[Any, ...], list[str]]:
         import torch
         import torchvision
 
         model = getattr(torchvision.models, name)(weights=None, **kw).eval()
-        return model, (torch.randn(1, 3, 224, 224),), ["image"]
+        return model, (torch.randn(1, 3, size, size),), ["image"]
 
     return build
 
@@ -111,6 +111,20 @@ def _segmentation(name: str, size: int = 256) -> Callable[[], tuple[Any, tuple[A
     return build
 
 
+def _hf_image(config: str, model: str, size: int) -> Callable[[], tuple[Any, tuple[Any, ...], list[str]]]:
+    """A transformers vision model on one image of `size` x `size` (its logits)."""
+
+    def build() -> tuple[Any, tuple[Any, ...], list[str]]:
+        import torch
+        import transformers
+
+        cfg = getattr(transformers, config)()
+        net = getattr(transformers, model)(cfg).eval()
+        return _first(net), (torch.randn(1, 3, size, size),), ["image"]
+
+    return build
+
+
 def _audio(
     config: str, model: str, shape: tuple[int, ...], encoder: bool = False, **kw: Any
 ) -> Callable[[], tuple[Any, tuple[Any, ...], list[str]]]:
@@ -169,6 +183,13 @@ ZOO: dict[str, Entry] = {
     "r2plus1d_18": Entry("video", _video("r2plus1d_18")),
     "deeplabv3_mobilenet": Entry("segmentation", _segmentation("deeplabv3_mobilenet_v3_large")),
     "lraspp_mobilenet": Entry("segmentation", _segmentation("lraspp_mobilenet_v3_large")),
+    # named by the issues as slow to run or to compile elsewhere: Inception's
+    # concatenations, RegNetX's grouped convolutions, MaxViT's block and grid
+    # attention, SegFormer's efficient attention and mixing MLP (MiT-b0)
+    "inception_v3": Entry("plain convnet", vision("inception_v3", 299, aux_logits=False, init_weights=True)),
+    "regnet_x_400mf": Entry("grouped convnet", vision("regnet_x_400mf")),
+    "maxvit_t": Entry("vision transformer", vision("maxvit_t")),
+    "segformer": Entry("segmentation", _hf_image("SegformerConfig", "SegformerForSemanticSegmentation", 256)),
 }
 
 
