@@ -22,7 +22,8 @@ The algorithm is TVM's (src/relay/transforms/fuse_ops.cc), on one block at a tim
    `lamina.primitive` and `lamina.group = "matmul_add_relu"`); single ops stay as
    they are. A group has one output, its post-dominating sink.
 
-Opaque ops (softmax, anything without a kind) are never fused. Ops inside existing
+Opaque ops (softmax, anything without a kind, a concatenation computed in
+place) are never fused. Ops inside existing
 `relay.fused` bodies are left alone.
 """
 
@@ -43,6 +44,7 @@ from lamina.dialects.outline import outline_fused
 from lamina.dialects.relay import OpPattern
 from lamina.dialects.relay_region import FusedOp
 from lamina.errors import LaminaError
+from lamina.lowering.concat_slices import concat_offsets
 from lamina.passes import PassContext, record_statistic, register_config, register_pass
 
 register_config(
@@ -58,7 +60,13 @@ TUPLE, OPAQUE = OpPattern.TUPLE, OpPattern.OPAQUE
 
 
 def op_pattern(op: Operation) -> OpPattern:
-    """The op-pattern kind of a graph op (opaque for anything else)."""
+    """The op-pattern kind of a graph op (opaque for anything else). A
+    concatenation whose operands are computed in place (`concat_offsets`: it
+    costs nothing) is opaque: fused, it would read every operand at every point
+    and select one, and each producer fused into it would compute every
+    point; apart, each producer writes its own slice once."""
+    if isinstance(op, relay.ConcatenateOp) and concat_offsets(op) is not None:
+        return OPAQUE
     if isinstance(op, relay.RelayOp) and len(op.results) == 1:
         return op.PATTERN
     return OPAQUE
