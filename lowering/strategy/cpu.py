@@ -348,9 +348,13 @@ WINDOW_ROWS = 8
 
 def _row_tile(extent: int, most: int) -> int:
     """A tile of `extent`: its largest divisor up to `most` when that is at least
-    half of `most` (no tail), else `most` (a guarded tail)."""
+    half of `most` (no tail), else the most even split into tiles of at most
+    `most` (a guarded tail of at most one point per tile: 17 columns are two
+    tiles of 9, not 14 and a tail of 3 computed as 14)."""
     best = max(d for d in range(1, min(extent, most) + 1) if extent % d == 0)
-    return best if best * 2 >= min(extent, most) else min(extent, most)
+    if best * 2 >= min(extent, most):
+        return best
+    return -(-extent // -(-extent // most))
 
 
 @dataclass(frozen=True)
