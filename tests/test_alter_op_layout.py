@@ -342,3 +342,35 @@ def test_channel_concat_stays_blocked(batch: int, side: int) -> None:
     got = lamina.compile(model, opt_level=3).run(**feeds)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("channels", "groups", "stride", "pad", "side"),
+    [(64, 4, 1, 1, 9), (96, 6, 2, 1, 16), (32, 2, 1, 0, 7), (48, 3, 2, 0, 11)],
+)
+def test_grouped_conv_blocked_matches_reference(channels: int, groups: int, stride: int, pad: int, side: int) -> None:
+    """Groups of 16 channels (the lanes on AVX-512; half of them on AVX2) become
+    `relay.conv2d_nchwc {groups}` where the lanes allow, and match onnx's
+    reference with a bias and a ReLU after them, at any stride and padding."""
+    rng = np.random.default_rng(channels + side)
+    w = (rng.standard_normal((channels, channels // groups, 3, 3)) / 8).astype(np.float32)
+    b = rng.standard_normal(channels).astype(np.float32)
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], group=groups, strides=[stride] * 2, pads=[pad] * 4),
+        helper.make_node("Relu", ["c"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "grouped", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, channels, side, side])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    module = lamina.from_onnx(model)
+    run_pipeline(module, "optimize", PassContext(opt_level=3))
+    convs = [op for op in module.walk() if isinstance(op, relay.Conv2DNCHWcOp)]
+    if Target.host().lanes(32) == 16:
+        assert [op.attrs.groups for op in convs] == [groups]
+    x = rng.standard_normal((1, channels, side, side)).astype(np.float32)
+    (want,) = ReferenceEvaluator(model).run(None, {"x": x})
+    (got,) = lamina.compile(model, num_threads=1).run(x)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from xdsl.dialects.builtin import DenseArrayBase, StringAttr, TensorType
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, TensorType
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     irdl_op_definition,
@@ -30,6 +30,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from lamina.dialects.relay.base import (
+    IntField,
     IntsField,
     OpAttrs,
     OpPattern,
@@ -54,6 +55,10 @@ class LayoutTransformAttrs(OpAttrs):
 class StridedAttrs(OpAttrs):
     strides = IntsField(None)
     dilation = IntsField(None)
+
+
+class BlockedConvAttrs(StridedAttrs):
+    groups = IntField(1)
 
 
 class BlockedPoolAttrs(WindowAttrs):
@@ -125,10 +130,11 @@ class LayoutTransformOp(RelayOp):
 @irdl_op_definition
 class Conv2DNCHWcOp(RelayOp):
     """2-D convolution in blocked channel layouts (TVM's `conv2d_NCHWc`): data
-    `[N, C/cb, H, W, cb]`, weight `[O/ob, C/cb, KH, KW, cb, ob]`, result
-    `[N, O/ob, OH, OW, ob]`, with strides and dilation but no padding (the input
-    comes padded). `alter-op-layout` makes it from `relay.conv2d`, so that its
-    schedule keeps a block of output channels in vector lanes."""
+    `[N, C/cb, H, W, cb]`, weight `[O/ob, C/(groups cb), KH, KW, cb, ob]`, result
+    `[N, O/ob, OH, OW, ob]`, with strides, dilation and groups (each group's
+    channels whole blocks) but no padding (the input comes padded).
+    `alter-op-layout` makes it from `relay.conv2d`, so that its schedule keeps a
+    block of output channels in vector lanes."""
 
     name = "relay.conv2d_nchwc"
     DEFAULTS: ClassVar[dict[str, Any]] = {"strides": (1, 1), "dilation": (1, 1)}
@@ -136,20 +142,28 @@ class Conv2DNCHWcOp(RelayOp):
     weight = operand_def(TensorType)
     strides = opt_prop_def(DenseArrayBase)
     dilation = opt_prop_def(DenseArrayBase)
+    groups = opt_prop_def(IntegerAttr)
     output = result_def(TensorType)
     traits = traits_def(Pure())
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
-    ATTRS: ClassVar[type[OpAttrs]] = StridedAttrs
+    ATTRS: ClassVar[type[OpAttrs]] = BlockedConvAttrs
 
     @classmethod
     def infer(cls, types: list[TensorType], props: dict[str, Attribute]) -> TensorType:
         elem = _same_element_type(cls.name, types)
         require_element(cls.name, types[0], floating=True)
         x, w = shape_of(types[0]), shape_of(types[1])
-        if len(x) != 5 or len(w) != 6 or w[1] != x[1] or w[4] != x[4]:
+        groups = cls.attrs_of(props).groups
+        if len(x) != 5 or len(w) != 6 or w[4] != x[4]:
             raise VerifyException(
                 f"{cls.name}: needs data [N, C/cb, H, W, cb] and weight [O/ob, C/cb, KH, "
                 f"KW, cb, ob] with the same input blocking, got {types[0]} and {types[1]}"
+            )
+        if groups < 1 or w[1] * groups != x[1] or w[0] % groups:
+            raise VerifyException(
+                f"{cls.name}: {groups} group(s) of the data's {x[1]} channel blocks need a "
+                f"weight of {x[1] // max(groups, 1)} input blocks and output blocks in "
+                f"multiples of {groups}, got {types[1]}"
             )
         win = Window(cls.name, props, 2)
         out = [win.output_size(cls.name, i, x[2 + i], w[2 + i]) for i in range(2)]

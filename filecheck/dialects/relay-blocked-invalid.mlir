@@ -54,3 +54,11 @@ func.func @conv_int(%x: tensor<1x2x6x6x16xi32>, %w: tensor<2x2x3x3x16x16xi32>) {
   %0 = relay.conv2d_nchwc %x, %w : (tensor<1x2x6x6x16xi32>, tensor<2x2x3x3x16x16xi32>)
   func.return
 }
+
+// -----
+
+func.func @conv_groups(%x: tensor<1x4x6x6x16xf32>, %w: tensor<3x2x3x3x16x16xf32>) {
+  // CHECK: relay.conv2d_nchwc: 2 group(s) of the data's 4 channel blocks need a weight of 2 input blocks and output blocks in multiples of 2, got tensor<3x2x3x3x16x16xf32>
+  %0 = relay.conv2d_nchwc %x, %w {groups = 2 : i64} : (tensor<1x4x6x6x16xf32>, tensor<3x2x3x3x16x16xf32>)
+  func.return
+}

@@ -23,3 +23,12 @@ func.func @blocked(%x: tensor<1x32x10x10xf32>, %w: tensor<2x2x3x3x16x16xf32>) ->
   %3 = relay.layout_transform %1 {src_layout = "NCHW16c", dst_layout = "NCHW"} : (tensor<1x2x8x8x16xf32>)
   func.return %3, %2 : tensor<1x32x8x8xf32>, tensor<1x2x4x4x16xf32>
 }
+
+// Grouped: each of 2 groups reads 1 of the data's 2 input blocks.
+// CHECK-LABEL: func.func @grouped(
+// CHECK-NEXT:    %0 = relay.conv2d_nchwc %x, %w {groups = 2 : i64} : (tensor<1x2x10x10x16xf32>, tensor<2x1x3x3x16x16xf32>) -> tensor<1x2x8x8x16xf32>
+// GENERIC:       %0 = "relay.conv2d_nchwc"(%x, %w) <{groups = 2 : i64}> : (tensor<1x2x10x10x16xf32>, tensor<2x1x3x3x16x16xf32>) -> tensor<1x2x8x8x16xf32>
+func.func @grouped(%x: tensor<1x2x10x10x16xf32>, %w: tensor<2x1x3x3x16x16xf32>) -> tensor<1x2x8x8x16xf32> {
+  %0 = relay.conv2d_nchwc %x, %w {groups = 2 : i64} : (tensor<1x2x10x10x16xf32>, tensor<2x1x3x3x16x16xf32>)
+  func.return %0 : tensor<1x2x8x8x16xf32>
+}

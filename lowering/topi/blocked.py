@@ -29,18 +29,23 @@ from lamina.lowering.topi.base import (
 
 @register_compute(relay.Conv2DNCHWcOp)
 def conv2d_nchwc(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
-    """`out[n, o, oh, ow, ob] = sum(c, kh, kw, cb) x[n, c, oh * s + kh * d, ow * s
-    + kw * d, cb] * w[o, c, kh, kw, cb, ob]` (the input comes padded)."""
+    """`out[n, o, oh, ow, ob] = sum(c, kh, kw, cb) x[n, c', oh * s + kh * d, ow * s
+    + kw * d, cb] * w[o, c, kh, kw, cb, ob]` (the input comes padded), with `c'`
+    the input block `c` of output block `o`'s group: `c` itself for one group."""
     x, w = ins
     win = relay.Window(op.name, op, 2)
     ws = _shape(w)
     out = _type(op)
+    groups = op.attrs.groups
+    per_group = ws[0] // groups  # output blocks of a group
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
         n, o, oh, ow, ob = idx[:5]
         c, kh, kw, cb = idx[5:]
         pos = _window_input(e, [oh, ow], [kh, kw], win)
-        return e.mul(e.read(x, [n, c, *pos, cb]), e.read(w, [o, c, kh, kw, cb, ob]))
+        group = o if per_group == 1 else e.idiv(o, e.index(per_group))
+        block = c if groups == 1 else e.iadd(e.iscale(group, ws[1]), c)
+        return e.mul(e.read(x, [n, block, *pos, cb]), e.read(w, [o, c, kh, kw, cb, ob]))
 
     result = k.compute(out, body, ReduceKind.SUM, [ws[1], ws[2], ws[3], ws[4]])
     bits = getattr(out.get_element_type(), "bitwidth", 32)

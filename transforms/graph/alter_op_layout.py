@@ -1,8 +1,9 @@
 """`alter-op-layout`: rewrite ops into the data layouts their fast schedules want
 (TVM's AlterOpLayout, opt level 3).
 
-- A `relay.conv2d` with one group, a constant weight and channel counts that
-  divide into the host's f32 vector lanes `x` becomes `relay.conv2d_nchwc`
+- A `relay.conv2d` with a constant weight and channel counts that divide
+  into the host's f32 vector lanes `x` (grouped: each group's input channels
+  whole blocks, its output channels one block) becomes `relay.conv2d_nchwc`
   (TVM's `conv2d_NCHWc`) over an `NCHW<x>c` input, between
   `relay.layout_transform`s; the weight is packed `[O/x, C/x, KH, KW, x, x]` at
   compile time, padding becomes a `relay.pad` of the blocked input. The
@@ -124,17 +125,26 @@ def _joins(op: relay.Conv2DOp) -> bool:
 
 
 def _conv2d_nchwc(op: relay.Conv2DOp) -> bool:
-    """A conv2d with one group, a constant weight and channels (in and out) that
-    have a block (`channel_block`; an image's few input channels are one block)
+    """A conv2d with a constant weight and channels (in and out) that have a
+    block (`channel_block`; an image's few input channels are one block)
     becomes `relay.conv2d_nchwc` between layout transforms; the weight is
-    packed at compile time."""
+    packed at compile time. Grouped, each group's input channels must be
+    whole blocks and its output channels one block (RegNetX's groups of 16):
+    then each output block reads its own group's input blocks."""
     x, w = op.operands
     wt, xt = w.type, x.type
     assert isinstance(wt, TensorType) and isinstance(xt, TensorType)
     data = value_data(w)
     o, c, kh, kw = wt.get_shape()
-    cb, ob = channel_block(c, whole=True), channel_block(o)
-    if op.attrs.groups != 1 or data is None or cb is None or ob is None:
+    groups = op.attrs.groups
+    if groups == 1:
+        cb, ob = channel_block(c, whole=True), channel_block(o)
+    elif is_depthwise(op) or o % groups:
+        return False
+    else:
+        cb, ob = channel_block(c), o // groups
+        ob = ob if channel_block(ob) == ob else None
+    if data is None or cb is None or ob is None:
         return False
     if xt.get_element_type() != f32:
         return False
@@ -146,6 +156,8 @@ def _conv2d_nchwc(op: relay.Conv2DOp) -> bool:
         packed, relay.tensor(packed.shape, wt.get_element_type()), (w.name_hint or "weight") + "_nchwc",
     ))
     window = {k: op.properties[k] for k in ("strides", "dilation") if k in op.properties}
+    if groups > 1:
+        window["groups"] = relay.i64_attr(groups)
     new.append(relay.Conv2DNCHWcOp(xc, new[-1].results[0], **window))
     new.append(transform(new[-1].results[0], f"NCHW{ob}c", "NCHW"))
     replace(op, new)
