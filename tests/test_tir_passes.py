@@ -310,31 +310,34 @@ def test_clamped_loads_are_masked_and_read_the_edges(lo: int | None, hi: int | N
       tir.store %v, %y[%j] : memref<16xf32>""",
             "strided",
         ),
-        (
-            """
-      %v = tir.load %x[%j] : memref<16xf32>
-      tir.store %v, %y[%o] : memref<16xf32>""",
-            "lane-dependent scalar store",
-        ),
     ],
 )
-def test_unsupported_bodies_are_demoted_to_serial(body: str, what: str) -> None:
+def test_transposed_and_wide_strided_loads_are_gathered(body: str, what: str) -> None:
+    """A load whose lane moves along an outer axis, or by more than
+    MAX_LOAD_STRIDE: one scalar load per lane into a vector, the rest vector ops."""
     m = run(vec_kernel(body), TirVectorizePass())
-    assert loop_kinds(m) == [ForKind.SERIAL, ForKind.SERIAL], what
-    assert not vector_values(m), what
+    assert ForKind.VECTORIZED not in loop_kinds(m), what
+    assert len(ops(m, vector.InsertOp)) == 3, what  # lanes 1..3 (lane 0: a broadcast)
+    x, t, y = f32(X[:16]), f32(X[16:32].reshape(4, 4)), empty((16,))
+    execute(m, "k", x, t, y)
+    lanes = np.arange(4)
+    want = t[lanes, :].T.reshape(16) if what == "gather" else np.tile(x[5 * lanes], 4)
+    np.testing.assert_array_equal(y, want)
+
+
+def test_lane_dependent_scalar_store_is_demoted_to_serial() -> None:
+    body = """
+      %v = tir.load %x[%j] : memref<16xf32>
+      tir.store %v, %y[%o] : memref<16xf32>"""
+    m = run(vec_kernel(body), TirVectorizePass())
+    assert loop_kinds(m) == [ForKind.SERIAL, ForKind.SERIAL]
+    assert not vector_values(m)
     assert not ops(m, vector.BroadcastOp)
     x, t, y = f32(X[:16]), f32(X[16:32].reshape(4, 4)), empty((16,))
     execute(m, "k", x, t, y)
     want = np.full(16, -7.0, np.float32)
     for o in range(4):
-        for lane in range(4):
-            j = o * 4 + lane
-            if what == "gather":
-                want[j] = t[lane, o]
-            elif what == "strided":
-                want[j] = x[5 * lane]
-            else:
-                want[o] = x[j]
+        want[o] = x[o * 4 + 3]
     np.testing.assert_array_equal(y, want)
 
 

@@ -141,13 +141,20 @@ tir.prim_func @local_tail_past_the_row(%x: memref<2x8xi32>) {
 
 // -----
 
-// A transposed (gather) load: the loop is left to LLVM, demoted to serial.
+// A transposed (gather) load: one scalar load per lane, inserted into a
+// vector; the store and everything between stay vector ops.
 // CHECK-LABEL: tir.prim_func @gather(
 // CHECK:         tir.for serial %i = %c0 to %c4 step %c1 {
-// CHECK-NEXT:      tir.for serial %j = %c0 to %c4 step %c1 {
-// CHECK-NEXT:        %v = tir.load %x[%j, %i] : memref<4x4xf32>
-// CHECK-NEXT:        tir.store %v, %y[%i, %j] : memref<4x4xf32>
-// CHECK-NOT:     vector
+// CHECK-NEXT:      [[L0:%[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:      [[X0:%[0-9]+]] = tir.load %x{{\[}}[[L0]], %i] : memref<4x4xf32>
+// CHECK-NEXT:      [[V0:%[0-9]+]] = vector.broadcast [[X0]] : f32 to vector<4xf32>
+// CHECK-NEXT:      [[C1:%[0-9]+]] = arith.constant 1 : index
+// CHECK-NEXT:      [[L1:%[0-9]+]] = arith.addi [[L0]], [[C1]] : index
+// CHECK-NEXT:      [[X1:%[0-9]+]] = tir.load %x{{\[}}[[L1]], %i] : memref<4x4xf32>
+// CHECK-NEXT:      [[V1:%[0-9]+]] = vector.insert [[X1]], [[V0]] [1] : f32 into vector<4xf32>
+// CHECK:           [[V3:%[0-9]+]] = vector.insert {{%[0-9]+}}, {{%[0-9]+}} [3] : f32 into vector<4xf32>
+// CHECK-NEXT:      [[E:%[0-9]+]] = math.exp [[V3]] : vector<4xf32>
+// CHECK-NEXT:      tir.store [[E]], %y{{\[}}%i, [[L0]]] : memref<4x4xf32>, vector<4xf32>
 tir.prim_func @gather(%x: memref<4x4xf32>, %y: memref<4x4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -155,17 +162,42 @@ tir.prim_func @gather(%x: memref<4x4xf32>, %y: memref<4x4xf32>) {
   tir.for serial %i = %c0 to %c4 step %c1 {
     tir.for vectorized %j = %c0 to %c4 step %c1 {
       %v = tir.load %x[%j, %i] : memref<4x4xf32>
-      tir.store %v, %y[%i, %j] : memref<4x4xf32>
+      %e = math.exp %v : f32
+      tir.store %e, %y[%i, %j] : memref<4x4xf32>
+    }
+  }
+  tir.return
+}
+
+// -----
+
+// A gather under a lane mask (the last vector of 6 columns): a masked-off
+// lane's element may lie outside the buffer, so the loop is demoted.
+// CHECK-LABEL: tir.prim_func @masked_gather(
+// CHECK:         tir.for serial %j = %c0 to %c4 step %c1 {
+// CHECK-NOT:     vector
+tir.prim_func @masked_gather(%x: memref<6x6xf32>, %y: memref<6x6xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  tir.for serial %i = %c0 to %c6 step %c1 {
+    tir.for vectorized %j = %c0 to %c4 step %c1 {
+      %k = arith.addi %j, %c4 : index
+      %in = arith.cmpi slt, %k, %c6 : index
+      tir.if %in {
+        %v = tir.load %x[%k, %i] : memref<6x6xf32>
+        tir.store %v, %y[%i, %k] : memref<6x6xf32>
+      }
     }
   }
   tir.return
 }
 
 
-// -----
-
 // A stride-2 load (a stride-2 window) reads 2 x 4 lanes as one vector and keeps
-// the even ones; a stride of 5 is past MAX_LOAD_STRIDE: the loop is demoted.
+// the even ones; a stride of 5 is past MAX_LOAD_STRIDE: gathered lane by lane.
 // CHECK-LABEL: tir.prim_func @strided(
 // CHECK:         %c5 = arith.constant 5 : index
 // CHECK-NEXT:    [[L0:%[0-9A-Za-z_]+]] = arith.constant 0 : index
@@ -173,8 +205,14 @@ tir.prim_func @gather(%x: memref<4x4xf32>, %y: memref<4x4xf32>) {
 // CHECK-NEXT:    [[W:%[0-9A-Za-z_]+]] = tir.load %x{{\[}}[[B]]] : memref<16xf32>, vector<8xf32>
 // CHECK-NEXT:    [[V:%[0-9A-Za-z_]+]] = vector.shuffle [[W]], [[W]] [0, 2, 4, 6] : vector<8xf32>, vector<8xf32>
 // CHECK-NEXT:    tir.store [[V]], %y{{\[}}[[L0]]] : memref<4xf32>, vector<4xf32>
-// CHECK:         tir.for serial %k = %c0 to %c4 step %c1 {
-// CHECK-NEXT:      %m = arith.muli %k, %c5 : index
+// CHECK:         [[K0:%[0-9A-Za-z_]+]] = arith.constant 0 : index
+// CHECK-NEXT:    [[M:%[0-9A-Za-z_]+]] = arith.muli [[K0]], %c5 : index
+// CHECK-NEXT:    {{%[0-9]+}} = tir.load %z{{\[}}[[M]]] : memref<20xf32>
+// CHECK:         [[C15:%[0-9A-Za-z_]+]] = arith.constant 15 : index
+// CHECK-NEXT:    [[M3:%[0-9A-Za-z_]+]] = arith.addi [[M]], [[C15]] : index
+// CHECK-NEXT:    [[Z3:%[0-9A-Za-z_]+]] = tir.load %z{{\[}}[[M3]]] : memref<20xf32>
+// CHECK-NEXT:    [[G:%[0-9A-Za-z_]+]] = vector.insert [[Z3]], {{%[0-9]+}} [3] : f32 into vector<4xf32>
+// CHECK-NEXT:    tir.store [[G]], %y{{\[}}[[K0]]] : memref<4xf32>, vector<4xf32>
 tir.prim_func @strided(%x: memref<16xf32>, %y: memref<4xf32>, %z: memref<20xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -415,6 +415,18 @@ def _lower_broadcast(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     return [e.shuffle(one, undef, [0] * t.element_count(), t)]
 
 
+@lowers(SCALAR_LOWERINGS, vector.InsertOp)
+def _lower_insert(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    """vector.insert of a scalar at a static lane: llvm.insertelement."""
+    assert isinstance(op, vector.InsertOp)
+    (lane,) = op.static_position.get_values()
+    if op.dynamic_position or isinstance(op.source.type, VectorType) or lane < 0:
+        raise LoweringError("vector.insert: only a scalar at a static lane lowers to LLVM")
+    t = result_type(op)
+    at = e.emit(llvm.ConstantOp(IntegerAttr(lane, i32), i32))
+    return [e.emit(llvm.InsertElementOp.create(operands=[op.dest, op.source, at], result_types=[t]))]
+
+
 @lowers(SCALAR_LOWERINGS, vector.ShuffleOp)
 def _lower_shuffle(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     """vector.shuffle: llvm.shufflevector with the same lane mask."""

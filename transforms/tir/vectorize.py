@@ -13,9 +13,12 @@ vector loads stay within the `BUFFER_SLACK` readable bytes every buffer has past
 its end. A load whose last index is `base + s * lane` for a small stride `s`
 (a stride-2 convolution or pooling window) reads the `s * V` elements from `base`
 as one vector and keeps every `s`-th lane (`vector.shuffle`); it reads at most
-`s - 1` elements past the last lane, within that slack too. A loop with
-anything else (a gather, a nested loop, a lane-dependent scalar store) is left to
-LLVM's own vectorizer as a serial loop.
+`s - 1` elements past the last lane, within that slack too. Any other load of
+indices lane-independent or `base + s * lane` (a transposed read) is gathered,
+one scalar load per lane inserted into a vector (`vector.insert`), where no
+lane is masked off. A loop with anything else (a clamped gather, a nested
+loop, a lane-dependent scalar store) is left to LLVM's own vectorizer as a
+serial loop.
 
 Where the target has no masked loads and stores of the element type
 (`Target.masked_memory`: NEON, SSE, SIMD128), LLVM would test and branch on every
@@ -306,7 +309,7 @@ class _Vectorizer:
             if isinstance(op, tir.IfOp):
                 self.if_(op, mask)
             elif isinstance(op, tir.LoadOp):
-                self.load(op)
+                self.load(op, mask)
             elif isinstance(op, tir.StoreOp):
                 self.store(op, mask)
             elif op.regions or isinstance(op, tir.ForOp | tir.CallOp | tir.AllocOp):
@@ -334,9 +337,41 @@ class _Vectorizer:
             m = self.emit(arith.AndIOp(mask, m))
         self.ops(op.then_region.block, m)
 
-    def load(self, op: tir.LoadOp) -> None:
+    def load(self, op: tir.LoadOp, mask: SSAValue | None = None) -> None:
         if isinstance(op.result.type, VectorType):
             raise _Unsupported("vector load")
+        try:
+            self.vector_load(op)
+        except _Unsupported:
+            if mask is not None:  # a masked-off lane's element may be outside the buffer
+                raise
+            self.gather(op)
+
+    def gather(self, op: tir.LoadOp) -> None:
+        """A load whose lanes no vector load covers (a transposed read: the lane
+        moves along an outer axis): one scalar load per lane, each index
+        lane-independent or `base + stride * lane`, inserted into a vector, so
+        that the computation around it stays vectorized (an erf or exp per lane
+        would otherwise be a scalar call)."""
+        parts: list[SSAValue | _Lane] = []
+        for i in op.indices:
+            u = self.uniform(i)
+            lane = self.affine.get(i)
+            if u is None and (lane is None or lane.clamped):
+                raise _Unsupported("gather")
+            parts.append(u if u is not None else lane)  # type: ignore[arg-type]
+        out: SSAValue | None = None
+        for k in range(self.lanes):
+            at = [
+                p if not isinstance(p, _Lane)
+                else p.base if k == 0 else self.emit(arith.AddiOp(p.base, self.constant(p.stride * k)))
+                for p in parts
+            ]
+            one = self.emit(tir.LoadOp(op.buffer, at))
+            out = self.broadcast(one) if out is None else self.emit(vector.InsertOp(one, out, [k]))
+        self.vector[op.result] = out  # type: ignore[assignment]
+
+    def vector_load(self, op: tir.LoadOp) -> None:
         idx = [self.uniform(i) for i in op.indices]
         if all(i is not None for i in idx):
             if self.reusable(op, [op.buffer, *idx]):  # type: ignore[list-item]
