@@ -214,15 +214,17 @@ class Lowering:
         })
 
     @staticmethod
-    def marked(fn: te.FuncOp) -> Lowering:
-        mark = fn.attributes[te.LOWERED]
-        assert isinstance(mark, DictionaryAttr)
-        d = mark.data
-        return Lowering(
-            d["digest"].data, d["buffers"].value.data,  # type: ignore[attr-defined]
-            tuple(te.lowered_sizes(fn) or ()),
-            tuple(c.data for c in d["calls"].data),  # type: ignore[attr-defined]
-        )
+    def marked(fn: te.FuncOp) -> Lowering | None:
+        """The lowering `fn`'s `te.LOWERED` mark names (None: not one of
+        `mark`'s, as a hand-written one may be)."""
+        try:
+            d = fn.attributes[te.LOWERED].data  # type: ignore[attr-defined]
+            return Lowering(
+                d["digest"].data, d["buffers"].value.data,
+                tuple(s.data for s in d["sizes"].data), tuple(c.data for c in d["calls"].data),
+            )
+        except (AttributeError, KeyError, TypeError):
+            return None
 
 
 def _lowering_key(te_digest: str, ctx: PassContext) -> str:
@@ -263,9 +265,11 @@ def _recalled(module: ModuleOp, unsafe: set[str], ctx: PassContext) -> dict[str,
     for fn in [op for op in module.ops if isinstance(op, te.FuncOp) and te.LOWERED in op.attributes]:
         name = fn.sym_name.data
         lowering = Lowering.marked(fn)
-        symbol, key = _address(name, lowering.digest, name not in unsafe, ctx)
-        blob = cache_get(key)
-        if blob is None:
+        blob = None
+        if lowering is not None:
+            symbol, key = _address(name, lowering.digest, name not in unsafe, ctx)
+            blob = cache_get(key)
+        if lowering is None or blob is None:
             del fn.attributes[te.LOWERED]
             Rewriter.replace_op(fn, KernelLowering(fn).run())
         else:

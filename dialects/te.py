@@ -536,10 +536,9 @@ LOWERED = "lamina.lowered"
 def lowered_sizes(fn: FuncOp) -> list[str] | None:
     """The sizes a kernel marked `LOWERED` takes (None: not marked)."""
     mark = fn.attributes.get(LOWERED)
-    if not isinstance(mark, DictionaryAttr):
+    sizes = mark.data.get("sizes") if isinstance(mark, DictionaryAttr) else None
+    if not isinstance(sizes, ArrayAttr) or not all(isinstance(s, StringAttr) for s in sizes.data):
         return None
-    sizes = mark.data["sizes"]
-    assert isinstance(sizes, ArrayAttr)
     return [s.data for s in sizes.data]  # type: ignore[attr-defined]
 
 
