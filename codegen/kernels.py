@@ -146,19 +146,30 @@ class _Unit:
     key: str
     noalias: bool
 
+    @functools.cached_property
+    def lowering(self) -> Lowering:
+        """What its declaration, and the cache's record of it, need."""
+        op = self.op
+        return Lowering(self.digest, len(op.args) - len(op.sizes), tuple(op.sizes), _calls(op))
+
 
 def _context_key(ctx: PassContext) -> str:
     config = sorted((k, repr(v)) for k, v in ctx.config.items())
     return repr((ctx.opt_level, sorted(ctx.required_passes), sorted(ctx.disabled_passes), config))
 
 
-def _address(name: str, digest: str, noalias: bool, ctx: PassContext) -> tuple[str, str]:
-    """The symbol and cache key of kernel `name` whose TIR has `digest`."""
+def _compiled_by(*parts: str) -> str:
+    """A SHA-256 (hex) of `parts` and the compiler (`source_fingerprint`)."""
     h = hashlib.sha256()
-    for part in (digest, str(noalias), str(ctx.target), _context_key(ctx)):
+    for part in parts:
         h.update(part.encode() + b"\0")
     h.update(source_fingerprint())
-    content = h.hexdigest()
+    return h.hexdigest()
+
+
+def _address(name: str, digest: str, noalias: bool, ctx: PassContext) -> tuple[str, str]:
+    """The symbol and cache key of kernel `name` whose TIR has `digest`."""
+    content = _compiled_by(digest, str(noalias), str(ctx.target), _context_key(ctx))
     symbol = f"{_SUFFIX.sub('', name)}_{content[:12]}"
     # the bitcode defines `symbol`: the same code under another name is another entry
     return symbol, hashlib.sha256(f"{content}\0{symbol}".encode()).hexdigest()
@@ -188,11 +199,6 @@ class Lowering:
     sizes: tuple[str, ...]
     calls: tuple[str, ...]
 
-    @staticmethod
-    def of(unit: _Unit) -> Lowering:
-        op = unit.op
-        return Lowering(unit.digest, len(op.args) - len(op.sizes), tuple(op.sizes), _calls(op))
-
     def pack(self) -> bytes:
         return json.dumps([self.digest, self.buffers, self.sizes, self.calls]).encode()
 
@@ -217,22 +223,19 @@ class Lowering:
     def marked(fn: te.FuncOp) -> Lowering | None:
         """The lowering `fn`'s `te.LOWERED` mark names (None: not one of
         `mark`'s, as a hand-written one may be)."""
+        sizes = te.lowered_sizes(fn)
         try:
             d = fn.attributes[te.LOWERED].data  # type: ignore[attr-defined]
             return Lowering(
-                d["digest"].data, d["buffers"].value.data,
-                tuple(s.data for s in d["sizes"].data), tuple(c.data for c in d["calls"].data),
+                d["digest"].data, d["buffers"].value.data, tuple(sizes),  # type: ignore[arg-type]
+                tuple(c.data for c in d["calls"].data),
             )
-        except (AttributeError, KeyError, TypeError):
+        except (AttributeError, KeyError, TypeError):  # (sizes None: a TypeError)
             return None
 
 
 def _lowering_key(te_digest: str, ctx: PassContext) -> str:
-    h = hashlib.sha256(b"lowering\0")
-    for part in (te_digest, str(ctx.target), _context_key(ctx)):
-        h.update(part.encode() + b"\0")
-    h.update(source_fingerprint())
-    return h.hexdigest()
+    return _compiled_by("lowering", te_digest, str(ctx.target), _context_key(ctx))
 
 
 def recall_kernels(module: ModuleOp, ctx: PassContext) -> None:
@@ -446,7 +449,7 @@ def compile_kernels(module: ModuleOp, ctx: PassContext) -> None:
         for unit in units:
             digest = te_digests.data.get(unit.op.sym_name.data)
             if isinstance(digest, StringAttr):
-                cache_put(_lowering_key(digest.data, ctx), Lowering.of(unit).pack())
+                cache_put(_lowering_key(digest.data, ctx), unit.lowering.pack())
     codes: dict[str, Code] = {}
     missing: dict[str, _Unit] = {}
     for unit in units:
@@ -475,7 +478,7 @@ def compile_kernels(module: ModuleOp, ctx: PassContext) -> None:
             Rewriter.erase_op(unit.op)
             continue
         declared.add(unit.symbol)
-        Rewriter.replace_op(unit.op, _declaration(unit.symbol, Lowering.of(unit), codes[unit.symbol]))
+        Rewriter.replace_op(unit.op, _declaration(unit.symbol, unit.lowering, codes[unit.symbol]))
 
 
 def kernel_name(symbol: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation
 
 from lamina.abi import BUFFER_ALIGN
 from lamina.dialects import relay
@@ -45,4 +46,10 @@ def concat_offsets(op: relay.ConcatenateOp) -> list[int] | None:
     return offsets
 
 
-__all__ = ["concat_offsets"]
+def in_place(op: Operation) -> bool:
+    """A concatenation computed in place: left in the graph by
+    lower-relay-to-te, never fused, no kernel."""
+    return isinstance(op, relay.ConcatenateOp) and concat_offsets(op) is not None
+
+
+__all__ = ["concat_offsets", "in_place"]

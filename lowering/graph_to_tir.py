@@ -94,8 +94,7 @@ class GraphLowering:
         end = block.last_op
         assert end is not None
         for value, out in zip(end.operands, dests, strict=True):
-            owner = value.owner
-            if isinstance(owner, te.CallOp | relay.ConcatenateOp) and owner.parent is block and value not in bound:
+            if _made_in(value, block) and value not in bound:
                 bound[value] = out
         return bound
 
@@ -113,13 +112,7 @@ class GraphLowering:
             offsets = concat_offsets(op)
             assert offsets is not None, "lower-relay-to-te leaves only such concatenations"
             for value, offset in zip(op.inputs, offsets, strict=True):
-                owner = value.owner
-                if (
-                    isinstance(owner, te.CallOp | relay.ConcatenateOp)
-                    and owner.parent is block
-                    and value not in placed
-                    and value not in bound
-                ):
+                if _made_in(value, block) and value not in placed and value not in bound:
                     placed[value] = (op.output, offset)
         return placed
 
@@ -338,6 +331,13 @@ class GraphLowering:
         self.module.body.block.add_op(self.lower_kernel(kernel))
         self.copies[t] = name
         return name
+
+
+def _made_in(value: SSAValue, block: Block) -> bool:
+    """Whether `value` is computed by a call or a concatenation of `block`,
+    into a buffer the graph lowering chooses."""
+    owner = value.owner
+    return isinstance(owner, te.CallOp | relay.ConcatenateOp) and owner.parent is block
 
 
 def _tir_constant(op: relay.ConstantOp) -> Operation:

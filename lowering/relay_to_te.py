@@ -28,7 +28,7 @@ from lamina.dialects import relay, te, tir
 from lamina.dialects.relay_region import FusedOp, YieldOp
 from lamina.digest import structure_digest
 from lamina.errors import LoweringError
-from lamina.lowering.concat_slices import concat_offsets
+from lamina.lowering.concat_slices import in_place
 from lamina.lowering.lang.schedule import SCHEDULE_ATTR
 from lamina.lowering.strategy import dispatch
 from lamina.lowering.topi import Kernel, compute_for, extern_kernel, is_extern
@@ -207,7 +207,7 @@ class LowerRelayToTePass(ModulePass):
                 continue
             if isinstance(op, relay.DynShapeOp | relay.DynArangeOp):
                 self._set_sizes(op, counts)
-            if isinstance(op, relay.ConcatenateOp) and concat_offsets(op) is not None:
+            if in_place(op):
                 continue  # its operands are computed in its buffer (lower-te-to-tir)
             kernel: te.FuncOp | tir.PrimFuncOp
             try:

@@ -28,14 +28,14 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lamina.dialects import qnn, relay, te, tir
 from lamina.dialects.qnn import packed as qnn_packed
 from lamina.dialects.relay_region import FusedOp
 from lamina.ir import entry_function
-from lamina.lowering.concat_slices import concat_offsets
+from lamina.lowering.concat_slices import in_place
 from lamina.passes import PassContext, PassInfo, PassInstrument
 from lamina.system import bind_symbol
 
@@ -112,11 +112,6 @@ def kernel_class(op: relay.RelayOp | FusedOp) -> str:
     return min(classes, key=_RANK.index, default="elementwise")
 
 
-def _in_place(op: Operation) -> bool:
-    """A concatenation lower-relay-to-te leaves in the graph (no kernel)."""
-    return isinstance(op, relay.ConcatenateOp) and concat_offsets(op) is not None
-
-
 def _main_block(module: ModuleOp) -> Block | None:
     main = entry_function(module)
     return main.body.block if main is not None and main.body.blocks else None
@@ -160,7 +155,7 @@ class TickInstrument(PassInstrument):
                 kernel_class(op)
                 for op in (block.ops if block is not None else ())
                 if isinstance(op, FusedOp)
-                or (isinstance(op, relay.RelayOp) and not isinstance(op, relay.ConstantOp) and not _in_place(op))
+                or (isinstance(op, relay.RelayOp) and not isinstance(op, relay.ConstantOp) and not in_place(op))
             ]
         if info.name != "lower-tir-to-llvm":
             return

@@ -44,7 +44,7 @@ from lamina.dialects.outline import outline_fused
 from lamina.dialects.relay import OpPattern
 from lamina.dialects.relay_region import FusedOp
 from lamina.errors import LaminaError
-from lamina.lowering.concat_slices import concat_offsets
+from lamina.lowering.concat_slices import in_place
 from lamina.passes import PassContext, record_statistic, register_config, register_pass
 
 register_config(
@@ -61,11 +61,11 @@ TUPLE, OPAQUE = OpPattern.TUPLE, OpPattern.OPAQUE
 
 def op_pattern(op: Operation) -> OpPattern:
     """The op-pattern kind of a graph op (opaque for anything else). A
-    concatenation whose operands are computed in place (`concat_offsets`: it
-    costs nothing) is opaque: fused, it would read every operand at every point
-    and select one, and each producer fused into it would compute every
-    point; apart, each producer writes its own slice once."""
-    if isinstance(op, relay.ConcatenateOp) and concat_offsets(op) is not None:
+    concatenation computed in place (`in_place`: it costs nothing) is opaque:
+    fused, it would read every operand at every point and select one, and
+    each producer fused into it would compute every point; apart, each
+    producer writes its own slice once."""
+    if in_place(op):
         return OPAQUE
     if isinstance(op, relay.RelayOp) and len(op.results) == 1:
         return op.PATTERN
