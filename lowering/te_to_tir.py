@@ -113,11 +113,17 @@ def _halve(x: Inserter, op: te.ComputeOp, partial: SSAValue, lanes: int) -> None
     (the order of a vector register's horizontal reduction, upper half onto
     lower)."""
     h = lanes // 2
-    while h:
-        for lane in range(h):
-            upper = x.emit(tir.LoadOp(partial, [x.index(lane + h)]))
-            _accumulate(x, op, partial, [x.index(lane)], upper)
+    while h > 1:  # a vector step: `tir-vectorize` makes it one op per register
+        loop = tir.ForOp(x.index(0), x.index(h), x.index(1), kind=ForKind.VECTORIZED)
+        x.builder.insert(loop)
+        loop.body.block.add_op(tir.YieldOp())
+        step = Inserter(loop.body.block)
+        lane = loop.induction_var
+        upper = step.emit(tir.LoadOp(partial, [step.add(lane, step.index(h))]))
+        _accumulate(step, op, partial, [lane], upper)
         h //= 2
+    if h:
+        _accumulate(x, op, partial, [x.index(0)], x.emit(tir.LoadOp(partial, [x.index(1)])))
 
 
 class KernelLowering:

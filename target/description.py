@@ -189,6 +189,13 @@ class Target:
             return self.has("fma") or self.vector_bits >= 512
         return self.arch != "wasm32"
 
+    @property
+    def vector_ldexp(self) -> bool:
+        """Whether `x * 2^n` of a vector is one instruction that LLVM selects for
+        `llvm.ldexp` (AVX-512's vscalef, which also underflows and overflows
+        as libm does); elsewhere LLVM calls libm's ldexp lane by lane."""
+        return self.arch == "x86_64" and self.has("avx512f")
+
     def has(self, feature: str) -> bool:
         """Whether `feature` (e.g. "avx512vnni") is on for this target."""
         return f"+{feature}" in self._all_features()

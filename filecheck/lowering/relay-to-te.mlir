@@ -351,7 +351,7 @@ func.func @main(%x: tensor<2x3xf32>, %k: tensor<3x4xf32>, %b: tensor<4xf32>) -> 
 
 // -----
 
-// softmax: max-reduce, shifted exp, sum-reduce, divide.
+// softmax: max-reduce, shifted exp, sum-reduce, times the sum's reciprocal.
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME:  [[ARG0:%[0-9A-Za-z_]+]]: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT:    [[CALL0:%[0-9A-Za-z_]+]] = te.call @softmax([[ARG0]]) : (tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -377,7 +377,9 @@ func.func @main(%x: tensor<2x3xf32>, %k: tensor<3x4xf32>, %b: tensor<4xf32>) -> 
 // CHECK-NEXT:    [[T3:%[0-9A-Za-z_]+]] = te.compute ([[I6:%[0-9A-Za-z_]+]], [[I7:%[0-9A-Za-z_]+]]) : tensor<2x3xf32> {
 // CHECK-NEXT:      [[R4:%[0-9A-Za-z_]+]] = te.read [[T1]]{{\[}}[[I6]], [[I7]]] : tensor<2x3xf32>
 // CHECK-NEXT:      [[R5:%[0-9A-Za-z_]+]] = te.read [[T2]]{{\[}}[[I6]]] : tensor<2xf32>
-// CHECK-NEXT:      [[V2:%[0-9A-Za-z_]+]] = arith.divf [[R4]], [[R5]] : f32
+// CHECK-NEXT:      [[ONE:%[0-9A-Za-z_]+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:      [[INV:%[0-9A-Za-z_]+]] = arith.divf [[ONE]], [[R5]] : f32
+// CHECK-NEXT:      [[V2:%[0-9A-Za-z_]+]] = arith.mulf [[R4]], [[INV]] : f32
 // CHECK-NEXT:      te.yield [[V2]] : f32
 // CHECK-NEXT:    }
 // CHECK-NEXT:    te.output [[T3]] : tensor<2x3xf32>
@@ -415,7 +417,9 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT:    [[T3:%[0-9A-Za-z_]+]] = te.compute ([[I6:%[0-9A-Za-z_]+]], [[I7:%[0-9A-Za-z_]+]]) : tensor<2x3xf32> {
 // CHECK-NEXT:      [[R4:%[0-9A-Za-z_]+]] = te.read [[T1]]{{\[}}[[I6]], [[I7]]] : tensor<2x3xf32>
 // CHECK-NEXT:      [[R5:%[0-9A-Za-z_]+]] = te.read [[T2]]{{\[}}[[I7]]] : tensor<3xf32>
-// CHECK-NEXT:      [[V2:%[0-9A-Za-z_]+]] = arith.divf [[R4]], [[R5]] : f32
+// CHECK-NEXT:      [[ONE:%[0-9A-Za-z_]+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:      [[INV:%[0-9A-Za-z_]+]] = arith.divf [[ONE]], [[R5]] : f32
+// CHECK-NEXT:      [[V2:%[0-9A-Za-z_]+]] = arith.mulf [[R4]], [[INV]] : f32
 // CHECK-NEXT:      te.yield [[V2]] : f32
 // CHECK-NEXT:    }
 // CHECK-NEXT:    te.output [[T3]] : tensor<2x3xf32>

@@ -124,7 +124,9 @@
 // CHECK-NEXT:      tir.for serial [[IV7:%[0-9A-Za-z_]+]] = [[C0]] to [[C2]] step [[C1]] {
 // CHECK-NEXT:        [[LD6:%[0-9A-Za-z_]+]] = tir.load [[ARG1]]{{\[}}[[IV6]], [[IV7]]] : memref<1x3xf32>
 // CHECK-NEXT:        [[LD7:%[0-9A-Za-z_]+]] = tir.load [[BUF1]]{{\[}}[[IV6]]] : memref<1xf32>
-// CHECK-NEXT:        [[V4:%[0-9A-Za-z_]+]] = arith.divf [[LD6]], [[LD7]] : f32
+// CHECK-NEXT:        [[ONE:%[0-9A-Za-z_]+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:        [[INV:%[0-9A-Za-z_]+]] = arith.divf [[ONE]], [[LD7]] : f32
+// CHECK-NEXT:        [[V4:%[0-9A-Za-z_]+]] = arith.mulf [[LD6]], [[INV]] : f32
 // CHECK-NEXT:        tir.store [[V4]], [[ARG1]]{{\[}}[[IV6]], [[IV7]]] : memref<1x3xf32>
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }

@@ -3,8 +3,8 @@
 // A vectorized innermost reduce loop is rfactored over the lanes: a local vector
 // of partial results (initialized to the identity), the lanes past the reduce
 // axis' end adding the identity (a select), then the partials combined pairwise
-// (upper half of the lanes onto the lower, as a register's horizontal reduction)
-// and lane 0 into the output.
+// (upper half of the lanes onto the lower, as a register's horizontal reduction:
+// a vectorized loop while more than one pair is left) and lane 0 into the output.
 te.func @row_max {
   %A = te.placeholder "A" : tensor<3x10xf32>
   %M = te.compute (%i) reduce max (%k) [10] attributes {schedule = "split(r0, 4); vectorize(r0.i)"} : tensor<3xf32> {
@@ -31,19 +31,17 @@ te.func @row_max {
 // CHECK-NEXT:          %[[M:.*]] = arith.maximumf %[[P]], %[[V]] : f32
 // CHECK-NEXT:          tir.store %[[M]], %[[PART]][%[[RI]]] : memref<4xf32>
 // CHECK:           tir.store %{{.*}}, %[[OUT:.*]][%[[I]]] : memref<3xf32>
-// CHECK-NEXT:      %[[C2:.*]] = arith.constant 2 : index
-// CHECK-NEXT:      %[[P2:.*]] = tir.load %[[PART]][%[[C2]]] : memref<4xf32>
-// CHECK-NEXT:      %[[C0:.*]] = arith.constant 0 : index
-// CHECK-NEXT:      %[[P0:.*]] = tir.load %[[PART]][%[[C0]]] : memref<4xf32>
-// CHECK-NEXT:      %[[M02:.*]] = arith.maximumf %[[P0]], %[[P2]] : f32
-// CHECK-NEXT:      tir.store %[[M02]], %[[PART]][%[[C0]]] : memref<4xf32>
-// CHECK-NEXT:      %[[C3:.*]] = arith.constant 3 : index
-// CHECK-NEXT:      %[[P3:.*]] = tir.load %[[PART]][%[[C3]]] : memref<4xf32>
-// CHECK-NEXT:      %[[C1:.*]] = arith.constant 1 : index
-// CHECK-NEXT:      %[[P1:.*]] = tir.load %[[PART]][%[[C1]]] : memref<4xf32>
-// CHECK-NEXT:      %[[M13:.*]] = arith.maximumf %[[P1]], %[[P3]] : f32
-// CHECK-NEXT:      tir.store %[[M13]], %[[PART]][%[[C1]]] : memref<4xf32>
-// CHECK:           %[[Q:.*]] = arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK:           tir.for vectorized %[[H:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT:        %[[UP:.*]] = arith.addi %[[H]], %[[C2]] : index
+// CHECK-NEXT:        %[[P2:.*]] = tir.load %[[PART]][%[[UP]]] : memref<4xf32>
+// CHECK-NEXT:        %[[P0:.*]] = tir.load %[[PART]][%[[H]]] : memref<4xf32>
+// CHECK-NEXT:        %[[M02:.*]] = arith.maximumf %[[P0]], %[[P2]] : f32
+// CHECK-NEXT:        tir.store %[[M02]], %[[PART]][%[[H]]] : memref<4xf32>
+// CHECK-NEXT:      }
+// CHECK:           %[[P1:.*]] = tir.load %[[PART]][%{{.*}}] : memref<4xf32>
+// CHECK-NEXT:      %[[Q0:.*]] = tir.load %[[PART]][%{{.*}}] : memref<4xf32>
+// CHECK-NEXT:      %[[Q:.*]] = arith.maximumf %[[Q0]], %[[P1]] : f32
 // CHECK-NEXT:      tir.store %[[Q]], %[[PART]][%{{.*}}] : memref<4xf32>
 // CHECK:           %[[L0:.*]] = tir.load %[[PART]][%{{.*}}] : memref<4xf32>
 // CHECK-NEXT:      %[[T:.*]] = tir.load %[[OUT]][%[[I]]] : memref<3xf32>

@@ -22,7 +22,7 @@ tir.prim_func @ops(%x: memref<4xi32>, %f: memref<4xf32>, %v: memref<16xf32>) {
   %10 = arith.fptoui %9 : f32 to i32
   tir.store %10, %x[%c0] : memref<4xi32>
   %w = tir.load %v[%c0] : memref<16xf32>, vector<4xf32>
-  %11 = math.exp %w : vector<4xf32>
+  %11 = math.exp2 %w : vector<4xf32>
   %12 = math.tanh %11 : vector<4xf32>
   tir.store %12, %v[%c0] : memref<16xf32>, vector<4xf32>
   tir.return
@@ -58,7 +58,7 @@ tir.prim_func @ops(%x: memref<4xi32>, %f: memref<4xf32>, %v: memref<16xf32>) {
 // CHECK-NEXT:    %[[U:.*]] = llvm.uitofp %[[I]] : i32 to f32
 // CHECK-NEXT:    %{{.*}} = llvm.fptoui %[[U]] : f32 to i32
 // vector libm calls are made lane by lane
-// CHECK:         %[[VE:.*]] = llvm.intr.exp(%{{.*}}) : (vector<4xf32>) -> vector<4xf32>
+// CHECK:         %[[VE:.*]] = llvm.intr.exp2(%{{.*}}) : (vector<4xf32>) -> vector<4xf32>
 // CHECK-NEXT:    %[[UNDEF:.*]] = llvm.mlir.undef : vector<4xf32>
 // CHECK-NEXT:    %[[L0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[X0:.*]] = llvm.extractelement %[[VE]][%[[L0]] : i32] : vector<4xf32>

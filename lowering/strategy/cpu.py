@@ -515,6 +515,11 @@ def default_for(op: te.ComputeOp) -> Schedule:
     return default_call(op).render()
 
 
+#: Vector registers of partials a long row's reduction keeps: as many
+#: independent chains of adds (or max, min) as it takes to hide their latency.
+REDUCE_VECTORS = 4
+
+
 @dataclass(frozen=True)
 class ReductionKnobs(Knobs):
     """`reduction`'s knobs: the last reduce axis rfactored over `vector` lanes
@@ -527,9 +532,15 @@ class ReductionKnobs(Knobs):
     def default(
         target: Target, extents: tuple[int, ...], reduce_extents: tuple[int, ...], elem_bits: int = 32
     ) -> ReductionKnobs:
-        """One register's lanes, when the last reduce axis is that long."""
+        """`REDUCE_VECTORS` registers' lanes when the last reduce axis holds at
+        least two such steps (a softmax or norm row), else one register's
+        lanes when it is that long."""
         lanes = target.lanes(elem_bits)
-        vector = lanes if reduce_extents and reduce_extents[-1] >= lanes else 0
+        last = reduce_extents[-1] if reduce_extents else 0
+        vector = (
+            REDUCE_VECTORS * lanes if last >= 2 * REDUCE_VECTORS * lanes
+            else lanes if last >= lanes else 0
+        )
         return ReductionKnobs(vector, DEFAULT_GRAIN)
 
     @staticmethod

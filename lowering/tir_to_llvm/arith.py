@@ -30,6 +30,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from lamina.dialects import llvm_ext, tir
 from lamina.errors import LoweringError
 from lamina.lowering.tir_to_llvm.emitter import Emitter, Lowering, lowers, result_type
+from lamina.lowering.tir_to_llvm.fast_exp import vector_exp
 from lamina.lowering.tir_to_llvm.types import convert_type, scalar_type
 from lamina.passes import current_target
 
@@ -161,11 +162,14 @@ def _intrinsic(name: str) -> Lowering:
 
 
 def _vector_math(cls: type[Operation], name: str) -> Lowering:
-    """An LLVM intrinsic, except on vectors that libmvec can compute."""
+    """An LLVM intrinsic, except on vectors that libmvec can compute (`exp` of
+    f32 vectors: inline, `fast_exp`)."""
 
     def lower(op: Operation, e: Emitter) -> Sequence[SSAValue]:
         t = result_type(op)
         if isinstance(t, VectorType):
+            if name == "exp" and isinstance(t.get_element_type(), Float32Type):
+                return [vector_exp(e, op.operands[0], t)]
             out = mvec(e, name, op.operands, t)
             if out is not None:
                 return [out]

@@ -129,7 +129,8 @@ def arg_reduce(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
 # ------------------------------------------------------------------- softmax
 @register_compute(relay.SoftmaxOp, relay.LogSoftmaxOp)
 def softmax(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
-    """softmax: max-reduce, shifted exp, sum-reduce, divide (`safe`: a slice
+    """softmax: max-reduce, shifted exp, sum-reduce, scale by the sum's
+    reciprocal (`safe`: a slice
     of -inf gives zeros); log_softmax: `x - max - log(sum)`."""
     (x,) = ins
     out = _type(op)
@@ -173,8 +174,9 @@ def softmax(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
         reduced, lambda e, i: e.read(ex, at(i[:n], i[n])), ReduceKind.SUM, [extent]
     )
     def normalized(e: Expr, i: Sequence[SSAValue]) -> SSAValue:
+        # times the reciprocal (one division per row, hoisted out of its loop)
         v, total = e.read(ex, i), e.read(sm, drop(i))
-        q = e.div(v, total)
+        q = e.mul(v, e.div(e.const(1.0, elem), total))
         if safe:  # the sum of a slice of -inf is 0: zeros
             q = e.select(e.cmp("eq", total, e.const(0.0, elem)), e.const(0.0, elem), q)
         return q

@@ -40,10 +40,17 @@ def _hoist(v: SSAValue, inside: set[Operation], made: dict[SSAValue, SSAValue], 
     return made[v]
 
 
-def peel(loop: tir.ForOp, body: Sequence[Operation], conditions: Sequence[SSAValue]) -> bool:
-    """Replace `loop` by `if (all conditions) { body } else { loop, serial }`,
-    the conditions (i1 values computed in `body`) recomputed before the branch;
-    False (nothing changed) when one of them cannot be."""
+def peel(
+    loop: tir.ForOp,
+    body: Sequence[Operation],
+    conditions: Sequence[SSAValue],
+    tail: Sequence[Operation] | None = None,
+) -> bool:
+    """Replace `loop` by `if (all conditions) { body } else { tail }`, the
+    conditions (i1 values computed in `body`) recomputed before the branch;
+    `tail` is the loop's masked vector body (ops built for it, or its own ops
+    moved out of it: the loop is then erased), or by default the loop itself,
+    serial. False (nothing changed) when a condition cannot be recomputed."""
     inside = {o for op in body for o in op.walk()}
     made: dict[SSAValue, SSAValue] = {}
     out: list[Operation] = []
@@ -64,10 +71,19 @@ def peel(loop: tir.ForOp, body: Sequence[Operation], conditions: Sequence[SSAVal
     then.add_op(tir.YieldOp())
     branch = tir.IfOp(guard, then, Block())
     block.insert_ops_before([*out, branch], loop)
-    loop.detach()
-    loop.set_kind(ForKind.SERIAL)
-    tail = branch.else_region.block  # type: ignore[union-attr]
-    tail.add_ops([loop, tir.YieldOp()])
+    otherwise = branch.else_region.block  # type: ignore[union-attr]
+    if tail is None:
+        loop.detach()
+        loop.set_kind(ForKind.SERIAL)
+        otherwise.add_op(loop)
+    else:
+        for op in tail:
+            if op.parent is not None:  # the loop's own op, moved out
+                op.detach()
+            otherwise.add_op(op)
+        loop.detach()
+        loop.erase()
+    otherwise.add_op(tir.YieldOp())
     return True
 
 

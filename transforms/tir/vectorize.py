@@ -523,6 +523,15 @@ class _Vectorizer:
             self.vector[op.result] = self.emit(tir.VectorCmpOp(pred, *operands))
             return
         if isinstance(op, arith.SelectOp):
+            if self.unmasked is not None and self.uniform(op.cond) is None:
+                try:  # a bound on the lane (a reduction's guard): it holds
+                    holds = self.every_lane(op.cond)
+                except _Unsupported:
+                    holds = None
+                if holds is not None:
+                    self.unmasked.extend(holds)
+                    self.vector[op.result] = operands[1]
+                    return
             self.vector[op.result] = self.emit(tir.VectorSelectOp(*operands))
             return
         rtype = self.vtype(op.results[0].type)
@@ -618,15 +627,18 @@ def vectorize(loop: tir.ForOp, masked_memory: Callable[[int], bool] | None = Non
     if not masked.build():
         return False
     accesses = masked.masked()
-    if masked_memory is not None and any(
+    serial_tail = masked_memory is not None and any(
         not masked_memory(_bits(a.value.type if isinstance(a, tir.MaskedStoreOp) else a.result.type))
         for a in accesses
-    ):
+    )
+    lane_masks = accesses or any(isinstance(o, tir.VectorSelectOp) for op in masked.new for o in op.walk())
+    if serial_tail or lane_masks:
         conditions: list[SSAValue] = []
         whole = _Vectorizer(loop, lanes, conditions)
         if whole.build():
-            if conditions and peel(loop, whole.new, conditions):
-                masked.discard()
+            if conditions and peel(loop, whole.new, conditions, None if serial_tail else masked.new):
+                if serial_tail:
+                    masked.discard()
                 return True
             whole.discard()
     masked.commit()
