@@ -1,4 +1,5 @@
-"""Convolutions in blocked channel layouts (`relay.conv2d_nchwc` from
+"""Convolutions in blocked channel layouts (`relay.conv2d_nchwc`, and the 1-D
+and 3-D `relay.conv1d_ncwc` and `relay.conv3d_ncdhwc`, from
 `alter-op-layout`) against onnx.reference: kernel sizes, strides, dilations,
 asymmetric padding, prime and 1-sized spatial extents; chains with biases,
 activations and residual additions that stay blocked; and layouts that must not
@@ -117,3 +118,54 @@ def test_a_pool_between_convs():
     ]
     model = _model(nodes, (1, c, 8, 8), inits)
     _compare(model, RNG.standard_normal((1, c, 8, 8)).astype(np.float32))
+
+
+@pytest.mark.parametrize(
+    ("c", "o", "size", "kernel", "attrs"),
+    [
+        (1, LANES, (160,), (10,), {"strides": [5]}),  # an audio model's first layer
+        (LANES, 2 * LANES, (37,), (3,), {"strides": [2], "pads": [1, 1]}),
+        (2 * LANES, LANES, (29,), (5,), {"dilations": [2], "pads": [0, 3]}),
+        (LANES, LANES, (1,), (1,), {}),
+        (3, LANES, (3, 13, 13), (3, 7, 7), {"strides": [1, 2, 2], "pads": [1, 3, 3, 1, 3, 3]}),
+        (LANES, 2 * LANES, (4, 9, 9), (1, 3, 3), {"pads": [0, 1, 1, 0, 1, 1]}),
+        (2 * LANES, LANES, (5, 6, 7), (3, 1, 1), {"pads": [1, 0, 0, 1, 0, 0]}),
+        (LANES, LANES, (5, 7, 7), (3, 3, 3), {"strides": [2, 2, 2], "pads": [1, 1, 1, 1, 1, 1]}),
+        (LANES, LANES, (6, 5, 5), (2, 2, 2), {"dilations": [2, 1, 2], "pads": [0, 1, 0, 1, 0, 1]}),
+    ],
+)
+def test_conv_1d_and_3d_shapes(c, o, size, kernel, attrs):
+    """1-D (NCW<x>c) and 3-D (NCDHW<x>c) convolutions: kernel sizes, strides,
+    dilations, asymmetric padding, a few input channels as one block."""
+    w, b = RNG.standard_normal((o, c, *kernel)) * 0.2, RNG.standard_normal(o)
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["a"], **attrs),
+        helper.make_node("Relu", ["a"], ["y"]),
+    ]
+    model = _model(nodes, (2, c, *size), {"w": w, "b": b})
+    ops = _ops(model)
+    assert ("relay.conv1d_ncwc" if len(size) == 1 else "relay.conv3d_ncdhwc") in ops, ops
+    _compare(model, RNG.standard_normal((2, c, *size)).astype(np.float32))
+
+
+def test_a_video_block_stays_blocked():
+    """R(2+1)D's block: (1, 3, 3) conv-relu-(3, 1, 1) conv-add(x)-relu, then a
+    global average pool: one transform in, one out after the pool."""
+    c = LANES
+    inits = {
+        "w1": RNG.standard_normal((2 * c, c, 1, 3, 3)) * 0.1, "b1": RNG.standard_normal(2 * c),
+        "w2": RNG.standard_normal((c, 2 * c, 3, 1, 1)) * 0.1,
+    }
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["a"], pads=[0, 1, 1, 0, 1, 1]),
+        helper.make_node("Relu", ["a"], ["r"]),
+        helper.make_node("Conv", ["r", "w2"], ["c2"], pads=[1, 0, 0, 1, 0, 0]),
+        helper.make_node("Add", ["c2", "x"], ["sum"]),
+        helper.make_node("Relu", ["sum"], ["s"]),
+        helper.make_node("ReduceMean", ["s"], ["y"], axes=[2, 3, 4], keepdims=1),
+    ]
+    model = _model(nodes, (1, c, 4, 6, 6), inits)
+    ops = _ops(model)
+    assert ops.count("relay.conv3d_ncdhwc") == 2
+    assert ops.count("relay.layout_transform") == 2, ops  # x in (shared by cse), the pooled y out
+    _compare(model, RNG.standard_normal((1, c, 4, 6, 6)).astype(np.float32))

@@ -73,7 +73,7 @@ def op_class(op: relay.RelayOp) -> str:
     is spent on: conv (dense, grouped, depthwise), matmul, pool, norm/softmax,
     reduce, layout/copy, elementwise; int8 products count as their float
     kind's."""
-    if isinstance(op, relay.Conv2DNCHWcOp | qnn_packed.Conv2DNCHWcOp | qnn_packed.Conv2DNCHWcAddOp):
+    if isinstance(op, relay.ConvNCXcOp | qnn_packed.Conv2DNCHWcOp | qnn_packed.Conv2DNCHWcAddOp):
         return "conv"
     if isinstance(op, relay.DepthwiseConv2DNCHWcOp):
         return "depthwise conv"

@@ -1,5 +1,6 @@
 """The CPU strategy's template for direct convolutions in a blocked channel
-layout (`relay.conv2d_nchwc`; TVM's `conv2d_NCHWc` schedule): the output
+layout (`relay.conv1d_ncwc`, `relay.conv2d_nchwc`, `relay.conv3d_ncdhwc`;
+TVM's `conv2d_NCHWc` schedule): the output
 channel block in the vector lanes, a tile of output columns (and rows, and
 output blocks) unrolled, each point one vector accumulator kept in a register
 across the whole reduction.
@@ -77,7 +78,7 @@ class NchwcKnobs(Knobs):
         than a vector (8 of 16 lanes: 24 or 40 channels) are tiled by up to
         `NCHWC_BLOCKS` at once (a divisor of their count) over fewer columns,
         so that each broadcast input feeds as many lanes."""
-        _, blocks, _, cols, block = extents
+        blocks, cols, block = extents[1], extents[-2], extents[-1]
         oc = 1
         if block < target.lanes(elem_bits):
             oc = max(o for o in range(1, NCHWC_BLOCKS + 1) if blocks % o == 0)
@@ -89,7 +90,8 @@ class NchwcKnobs(Knobs):
     @staticmethod
     def space(target: Target, extents: tuple[int, ...], elem_bits: int = 32) -> Space[NchwcKnobs]:
         d = NchwcKnobs.default(target, extents, elem_bits)
-        _, blocks, rows, cols, block = extents
+        blocks, cols, block = extents[1], extents[-2], extents[-1]
+        rows = extents[-3] if len(extents) > 4 else 1  # (a 1-D convolution has none)
         vectors = -(-block // target.lanes(elem_bits))
 
         def why(k: NchwcKnobs) -> str | None:
@@ -108,30 +110,42 @@ def conv_nchwc(
     extents: tuple[int, ...], elem_bits: int = 32, knobs: NchwcKnobs | None = None
 ) -> Schedule:
     """A direct convolution in a blocked channel layout (output axes `n, oc/ob,
-    oh, ow, ob`, reduce axes `ic/cb, kh, kw, cb`; TVM's `conv2d_NCHWc`): the output
-    channel block in vector lanes, a tile of output columns unrolled, each one
-    vector accumulator kept in a register across the whole reduction; per
-    reduction step, one weight vector and a broadcast input element per column."""
+    [od,] [oh,] ow, ob`, reduce axes `ic/cb, [kd,] [kh,] kw, cb`; TVM's
+    `conv2d_NCHWc`): the output channel block in vector lanes, a tile of output
+    columns (and rows, and output blocks) unrolled, each one vector accumulator
+    kept in a register across the whole reduction; per reduction step, one
+    weight vector and a broadcast input element per column. A 3-D one's depth
+    axis runs outside the tile, as the batch does."""
     if knobs is None:
         log_call(TemplateCall(CONV_NCHWC, conv_nchwc, NchwcKnobs, (extents, elem_bits)))
         knobs = NchwcKnobs.default(current_target(), extents, elem_bits)
-    n, blocks, rows, cols, _ = extents
-    ct, rt, oc = knobs.cols, knobs.rows, knobs.oc
-    batch, ocb, oh, ow, ob = map(axis_name, range(5))
-    icb, kh, kw, cb = map(reduce_axis_name, range(4))
+    n, blocks, *spatial, _ = extents
+    names = [axis_name(d) for d in range(len(extents))]
+    batch, ocb, ob = names[0], names[1], names[-1]
+    *depth, ow = names[2:-1]
+    oh = depth.pop() if depth else None  # (a 1-D convolution has no rows)
+    rows, cols = (spatial[-2] if oh else 1), spatial[-1]
+    ct, rt, oc = knobs.cols, (knobs.rows if oh else 1), knobs.oc
+    reduce_names = [reduce_axis_name(d) for d in range(len(spatial) + 2)]
+    icb, taps, cb = reduce_names[0], reduce_names[1:-1], reduce_names[-1]
     steps: list[Primitive] = [Split(ow, ct)]
     tile = [inner_name(ow)]
     if oc > 1:
         steps.append(Split(ocb, oc))
     if rt > 1:
+        assert oh is not None
         steps.append(Split(oh, rt))
         tile.insert(0, inner_name(oh))
     if oc > 1:
         tile.insert(0, inner_name(ocb))
-    outer = [outer_name(ocb) if oc > 1 else ocb, outer_name(oh) if rt > 1 else oh]
-    outer = [batch, *outer, outer_name(ow)]
-    outer_extents = [n, -(-blocks // oc), -(-rows // rt), -(-cols // ct)]
-    reduce = (kh, kw, icb, cb) if knobs.kernel_outer else (icb, kh, kw, cb)
+    outer = [batch, outer_name(ocb) if oc > 1 else ocb, *depth]
+    outer_extents = [n, -(-blocks // oc), *spatial[: len(depth)]]
+    if oh is not None:
+        outer.append(outer_name(oh) if rt > 1 else oh)
+        outer_extents.append(-(-rows // rt))
+    outer.append(outer_name(ow))
+    outer_extents.append(-(-cols // ct))
+    reduce = (*taps, icb, cb) if knobs.kernel_outer else (icb, *taps, cb)
     steps.append(Reorder((*outer, *reduce, *tile, ob)))
     steps += _parallel_tiles(outer, outer_extents, knobs.grain)
     steps += [Annotate(ForKind.UNROLLED, name) for name in tile]

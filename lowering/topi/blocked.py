@@ -1,4 +1,5 @@
-"""Computes over blocked channel layouts (`relay.conv2d_nchwc`,
+"""Computes over blocked channel layouts (`relay.conv1d_ncwc`,
+`relay.conv2d_nchwc`, `relay.conv3d_ncdhwc`,
 `relay.depthwise_conv2d_nchwc`, `relay.max_pool2d_nchwc`,
 `relay.layout_transform`); the convolution gets the CPU strategy's
 `conv_nchwc` schedule, the sliding windows its `window_nchwc` one."""
@@ -27,27 +28,30 @@ from lamina.lowering.topi.base import (
 )
 
 
-@register_compute(relay.Conv2DNCHWcOp)
-def conv2d_nchwc(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
-    """`out[n, o, oh, ow, ob] = sum(c, kh, kw, cb) x[n, c', oh * s + kh * d, ow * s
-    + kw * d, cb] * w[o, c, kh, kw, cb, ob]` (the input comes padded), with `c'`
-    the input block `c` of output block `o`'s group: `c` itself for one group."""
+@register_compute(relay.Conv1DNCWcOp, relay.Conv2DNCHWcOp, relay.Conv3DNCDHWcOp)
+def conv_nchwc(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
+    """`out[n, o, *op, ob] = sum(c, *k, cb) x[n, c', *(op * s + k * d), cb] *
+    w[o, c, *k, cb, ob]` over the spatial axes (the input comes padded), with
+    `c'` the input block `c` of output block `o`'s group: `c` itself for one
+    group."""
     x, w = ins
-    win = relay.Window(op.name, op, 2)
+    assert isinstance(op, relay.ConvNCXcOp)
+    s = op.SPATIAL
+    win = relay.Window(op.name, op, s)
     ws = _shape(w)
     out = _type(op)
     groups = op.attrs.groups
     per_group = ws[0] // groups  # output blocks of a group
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
-        n, o, oh, ow, ob = idx[:5]
-        c, kh, kw, cb = idx[5:]
-        pos = _window_input(e, [oh, ow], [kh, kw], win)
+        n, o, *at, ob = idx[: 3 + s]
+        c, *taps, cb = idx[3 + s :]
+        pos = _window_input(e, at, taps, win)
         group = o if per_group == 1 else e.idiv(o, e.index(per_group))
         block = c if groups == 1 else e.iadd(e.iscale(group, ws[1]), c)
-        return e.mul(e.read(x, [n, block, *pos, cb]), e.read(w, [o, c, kh, kw, cb, ob]))
+        return e.mul(e.read(x, [n, block, *pos, cb]), e.read(w, [o, c, *taps, cb, ob]))
 
-    result = k.compute(out, body, ReduceKind.SUM, [ws[1], ws[2], ws[3], ws[4]])
+    result = k.compute(out, body, ReduceKind.SUM, [ws[1], *ws[2 : 2 + s], ws[2 + s]])
     bits = getattr(out.get_element_type(), "bitwidth", 32)
     schedule(result, tags.CONV_NCHWC, dims(out), bits)
     return result
@@ -100,19 +104,18 @@ def _window(k: Kernel, op: relay.RelayOp, body: Body, kind: ReduceKind, kernel: 
 
 @register_compute(relay.LayoutTransformOp)
 def layout_transform(k: Kernel, op: relay.RelayOp, ins: list[SSAValue]) -> SSAValue:
-    """NCHW to NCHW<x>c: `out[n, c, h, w, b] = in[n, c * x + b, h, w]`; back:
-    `out[n, c, h, w] = in[n, c / x, h, w, c % x]`."""
+    """To a blocked layout: `out[n, c, *s, b] = in[n, c * x + b, *s]`; back:
+    `out[n, c, *s] = in[n, c / x, *s, c % x]`."""
     (x,) = ins
-    src = op.attrs.src_layout
     out = _type(op)
 
     def body(e: Expr, idx: Sequence[SSAValue]) -> SSAValue:
-        if src == "NCHW":
-            n, c, h, w, b = idx
-            block = dims(out)[4]
-            return e.read(x, [n, e.iadd(e.iscale(c, block), b), h, w])
-        n, c, h, w = idx
-        block = _shape(x)[4]
-        return e.read(x, [n, e.idiv(c, e.index(block)), h, w, e.irem(c, e.index(block))])
+        if relay.channel_block(op.attrs.src_layout) is None:
+            n, c, *at, b = idx
+            block = dims(out)[-1]
+            return e.read(x, [n, e.iadd(e.iscale(c, block), b), *at])
+        n, c, *at = idx
+        block = _shape(x)[-1]
+        return e.read(x, [n, e.idiv(c, e.index(block)), *at, e.irem(c, e.index(block))])
 
     return k.compute(out, body)

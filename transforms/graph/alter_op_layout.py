@@ -8,7 +8,10 @@
   `relay.layout_transform`s; the weight is packed `[O/x, C/x, KH, KW, x, x]` at
   compile time, padding becomes a `relay.pad` of the blocked input. The
   transforms are then moved out through elementwise ops until inverse pairs
-  cancel (`layout_propagation`): chains of convolutions stay blocked.
+  cancel (`layout_propagation`): chains of convolutions stay blocked. A 1-D or
+  3-D convolution becomes `relay.conv1d_ncwc` over `NCW<x>c` or
+  `relay.conv3d_ncdhwc` over `NCDHW<x>c` by the same rules (audio front ends,
+  video networks).
 - A `relay.matmul(x, W)` or `relay.dense(x, W)` with a constant 2-D `W`
   becomes `relay.dense_pack(x, W')` (TVM's `dense_pack`; the module
   `dense_pack`), `W'` packed at compile time in column panels of the host's
@@ -37,7 +40,7 @@
   schedule loads whole vectors with no bounds checks.
 
 Counters: `alter-op-layout.dense-pack`, `alter-op-layout.dense`,
-`alter-op-layout.conv2d-nchwc`, `alter-op-layout.transforms-moved`, `alter-op-layout.conv2d`,
+`alter-op-layout.conv2d-nchwc`, `alter-op-layout.conv1d-ncwc`, `alter-op-layout.conv3d-ncdhwc`, `alter-op-layout.transforms-moved`, `alter-op-layout.conv2d`,
 `alter-op-layout.grouped-pad`, `alter-op-layout.max-pool-pad`,
 `alter-op-layout.depthwise-nchwc`, `alter-op-layout.max-pool-nchwc`.
 """
@@ -117,25 +120,29 @@ def _joins(op: relay.Conv2DOp) -> bool:
         return True
     into_blocked = any(
         isinstance(u.operation, relay.LayoutTransformOp)
-        and u.operation.attrs.src_layout == "NCHW"
+        and u.operation.attrs.src_layout == "NCHW"  # (2-D windows only join)
         for u in y.uses
     )
     size = math.prod(x.type.get_shape())  # type: ignore[attr-defined]
     return into_blocked and size <= math.prod(y.type.get_shape())  # type: ignore[attr-defined]
 
 
-def _conv2d_nchwc(op: relay.Conv2DOp) -> bool:
-    """A conv2d with a constant weight and channels (in and out) that have a
-    block (`channel_block`; an image's few input channels are one block)
-    becomes `relay.conv2d_nchwc` between layout transforms; the weight is
-    packed at compile time. Grouped, each group's input channels must be
-    whole blocks and its output channels one block (RegNetX's groups of 16):
-    then each output block reads its own group's input blocks."""
+def _conv_nchwc(op: relay.ConvOp) -> bool:
+    """A convolution of 1, 2 or 3 spatial axes with a constant weight and
+    channels (in and out) that have a block (`channel_block`; an image's few
+    input channels are one block) becomes `relay.conv1d_ncwc`,
+    `relay.conv2d_nchwc` or `relay.conv3d_ncdhwc` between layout transforms;
+    the weight is packed at compile time. Grouped, each group's input channels
+    must be whole blocks and its output channels one block (RegNetX's groups of
+    16): then each output block reads its own group's input blocks."""
     x, w = op.operands
     wt, xt = w.type, x.type
     assert isinstance(wt, TensorType) and isinstance(xt, TensorType)
     data = value_data(w)
-    o, c, kh, kw = wt.get_shape()
+    s = op.SPATIAL
+    if s not in relay.CONV_NCXC:
+        return False
+    o, c, *kernel = wt.get_shape()
     groups = op.attrs.groups
     if groups == 1:
         cb, ob = channel_block(c, whole=True), channel_block(o)
@@ -148,18 +155,20 @@ def _conv2d_nchwc(op: relay.Conv2DOp) -> bool:
         return False
     if xt.get_element_type() != f32:
         return False
-    win = relay.Window(op.name, op, 2)
-    new: list[Operation] = [transform(x, "NCHW", f"NCHW{cb}c")]
+    plain = relay.plain_layout(2 + s)
+    win = relay.Window(op.name, op, s)
+    new: list[Operation] = [transform(x, plain, f"{plain}{cb}c")]
     xc = _padded_input(new[-1].results[0], win, new, inner=1)
-    packed = data.reshape(o // ob, ob, c // cb, cb, kh, kw).transpose(0, 2, 4, 5, 3, 1)
+    taps = tuple(range(4, 4 + s))
+    packed = data.reshape(o // ob, ob, c // cb, cb, *kernel).transpose(0, 2, *taps, 3, 1)
     new.append(make_constant(
         packed, relay.tensor(packed.shape, wt.get_element_type()), (w.name_hint or "weight") + "_nchwc",
     ))
     window = {k: op.properties[k] for k in ("strides", "dilation") if k in op.properties}
     if groups > 1:
         window["groups"] = relay.i64_attr(groups)
-    new.append(relay.Conv2DNCHWcOp(xc, new[-1].results[0], **window))
-    new.append(transform(new[-1].results[0], f"NCHW{ob}c", "NCHW"))
+    new.append(relay.CONV_NCXC[s](xc, new[-1].results[0], **window))
+    new.append(transform(new[-1].results[0], f"{plain}{ob}c", plain))
     replace(op, new)
     return True
 
@@ -277,7 +286,11 @@ def _join(op: Operation) -> str | None:
     assert isinstance(op, relay.Conv2DOp)
     if is_depthwise(op):
         return "depthwise-nchwc" if depthwise_nchwc(op) else None
-    return "conv2d-nchwc" if _conv2d_nchwc(op) else None
+    return "conv2d-nchwc" if _conv_nchwc(op) else None
+
+
+#: The counter of a 1-D or 3-D convolution made blocked.
+_BLOCKED_COUNTERS = {1: "alter-op-layout.conv1d-ncwc", 3: "alter-op-layout.conv3d-ncdhwc"}
 
 
 @register_pass
@@ -294,8 +307,10 @@ class AlterOpLayoutPass(ModulePass):
                 record_statistic("alter-op-layout.dense-pack")
             elif isinstance(inner, relay.DenseOp) and _dense(inner):
                 record_statistic("alter-op-layout.dense")
-            elif isinstance(inner, relay.Conv2DOp) and not _is_gemm(inner) and _conv2d_nchwc(inner):
+            elif isinstance(inner, relay.Conv2DOp) and not _is_gemm(inner) and _conv_nchwc(inner):
                 record_statistic("alter-op-layout.conv2d-nchwc")
+            elif isinstance(inner, relay.Conv1DOp | relay.Conv3DOp) and _conv_nchwc(inner):
+                record_statistic(_BLOCKED_COUNTERS[inner.SPATIAL])
             elif isinstance(inner, relay.Conv2DOp) and _conv2d(inner):
                 record_statistic("alter-op-layout.conv2d")
             elif isinstance(inner, relay.Conv2DOp) and not is_depthwise(inner) and _grouped_pad(inner):
