@@ -67,12 +67,15 @@ CALLS: list[TemplateCall[object]] = [
     TemplateCall("gemm", cpu.gemm, cpu.GemmKnobs, ((3, 11, 64), 1, (2,), 32, 1, 256, True, 16), AVX512),
     TemplateCall("window", cpu.window, cpu.WindowKnobs, ((1, 4, 9, 13), 2, 32), AVX512),
     TemplateCall("conv_nchwc", conv_nchwc.conv_nchwc, conv_nchwc.NchwcKnobs, ((1, 2, 5, 7, 16), 32), AVX512),
+    TemplateCall("conv_nchwc", conv_nchwc.conv_nchwc, conv_nchwc.NchwcKnobs, ((1, 3, 40, 16), 32), AVX512),
+    TemplateCall("conv_nchwc", conv_nchwc.conv_nchwc, conv_nchwc.NchwcKnobs, ((1, 2, 4, 5, 7, 16), 32), AVX512),
     TemplateCall("injective", cpu.injective, cpu.InjectiveKnobs, ((3, 70), 32), AVX512),
     TemplateCall("reduction", cpu.reduction, cpu.ReductionKnobs, ((5,), (40,), 32), AVX512),
+    TemplateCall("reduction", cpu.reduction, cpu.ReductionKnobs, ((3,), (1500,), 32), AVX512),
 ]
 REDUCE = {
     "gemm": lambda a: (a[5], *(1,) * (a[4] - 1)), "window": lambda a: (3, 3),
-    "conv_nchwc": lambda a: (2, 3, 3, 16), "injective": lambda a: (), "reduction": lambda a: a[1],
+    "conv_nchwc": lambda a: (2, *[3] * (len(a[0]) - 3), 16), "injective": lambda a: (), "reduction": lambda a: a[1],
 }
 
 
@@ -103,6 +106,15 @@ def test_invalid_points_are_rejected_before_they_are_built() -> None:
     packed = CALLS[2].space()
     assert packed.choices["kc"] == (0, 64, 128)  # K blocks that divide K = 256
     assert all(nr % 16 == 0 for nr in packed.choices["nr"])  # whole panels of 16
+
+
+def test_long_rows_keep_several_registers_of_partials() -> None:
+    """A softmax row of 1500 keeps REDUCE_VECTORS registers of partial results
+    (independent chains); a row of 40 one register, a row of 8 none."""
+    lanes = AVX512.lanes(32)
+    assert cpu.ReductionKnobs.default(AVX512, (3,), (1500,)).vector == cpu.REDUCE_VECTORS * lanes
+    assert cpu.ReductionKnobs.default(AVX512, (3,), (40,)).vector == lanes
+    assert cpu.ReductionKnobs.default(AVX512, (3,), (8,)).vector == 0
 
 
 def test_knobs_json() -> None:
