@@ -63,6 +63,53 @@ def test_a_cnn_runs_under_qemu_as_onnxruntime_does(arch: str, tmp_path: Path) ->
     _close(got, _ort(model, {name: x})[0])
 
 
+def _conv_nets() -> onnx.ModelProto:
+    """An audio front end (1-D convolutions, GELU) beside a video block (3-D
+    convolutions, a residual, a pool): both run in blocked layouts whose block is
+    the target's lanes (4 on NEON, RVV's from its vector length)."""
+    rng = np.random.default_rng(3)
+
+    def init(name: str, *shape: int) -> onnx.TensorProto:
+        return onnx.numpy_helper.from_array((rng.standard_normal(shape) * 0.2).astype(np.float32), name)
+
+    h = onnx.helper
+    nodes = [
+        h.make_node("Conv", ["audio", "a1"], ["a"], kernel_shape=[10], strides=[5]),
+        h.make_node("Gelu", ["a"], ["ag"]),
+        h.make_node("Conv", ["ag", "a2"], ["audio_out"], kernel_shape=[3], strides=[2], pads=[1, 1]),
+        h.make_node("Conv", ["video", "v1"], ["v"], kernel_shape=[1, 3, 3], pads=[0, 1, 1, 0, 1, 1]),
+        h.make_node("Relu", ["v"], ["vr"]),
+        h.make_node("Conv", ["vr", "v2"], ["v2o"], kernel_shape=[3, 1, 1], pads=[1, 0, 0, 1, 0, 0]),
+        h.make_node("Add", ["v2o", "video"], ["vs"]),
+        h.make_node("ReduceMean", ["vs", "axes"], ["video_out"], keepdims=1),
+    ]
+    graph = h.make_graph(
+        nodes, "convs",
+        [h.make_tensor_value_info("audio", onnx.TensorProto.FLOAT, [1, 1, 400]),
+         h.make_tensor_value_info("video", onnx.TensorProto.FLOAT, [1, 16, 4, 6, 6])],
+        [h.make_tensor_value_info("audio_out", onnx.TensorProto.FLOAT, None),
+         h.make_tensor_value_info("video_out", onnx.TensorProto.FLOAT, None)],
+        [init("a1", 32, 1, 10), init("a2", 32, 32, 3), init("v1", 32, 16, 1, 3, 3), init("v2", 16, 32, 3, 1, 1),
+         onnx.numpy_helper.from_array(np.array([2, 3, 4], np.int64), "axes")],
+    )
+    return h.make_model(graph, opset_imports=[h.make_opsetid("", 20)])
+
+
+@pytest.mark.parametrize("arch", list(TARGETS))
+def test_blocked_1d_and_3d_convolutions_run_under_qemu(arch: str, tmp_path: Path) -> None:
+    _needs(arch)
+    model = _conv_nets()
+    lamina.compile(model, target=TARGETS[arch]).export(tmp_path / "convs.so")
+    rng = np.random.default_rng(4)
+    feeds = {
+        "audio": rng.standard_normal((1, 1, 400)).astype(np.float32),
+        "video": rng.standard_normal((1, 16, 4, 6, 6)).astype(np.float32),
+    }
+    got = run_library(tmp_path / "convs.so", feeds)
+    for g, w in zip(got, _ort(model, feeds), strict=True):
+        _close(g, w)
+
+
 @pytest.mark.parametrize("arch", list(TARGETS))
 def test_a_transformer_block_with_symbolic_sizes_runs_under_qemu(arch: str, tmp_path: Path) -> None:
     _needs(arch)
