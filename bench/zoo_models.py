@@ -146,6 +146,20 @@ def _audio(
     return build
 
 
+def _vocoder(frames: int) -> Callable[[], tuple[Any, tuple[Any, ...], list[str]]]:
+    """transformers' HiFi-GAN vocoder (SpeechT5's: transposed 1-D convolutions
+    upsampling 256x, dilated residual 1-D convolutions) on `frames` mel frames."""
+
+    def build() -> tuple[Any, tuple[Any, ...], list[str]]:
+        import torch
+        import transformers
+
+        net = transformers.SpeechT5HifiGan(transformers.SpeechT5HifiGanConfig()).eval()
+        return net, (torch.randn(1, frames, 80),), ["mel"]
+
+    return build
+
+
 ZOO: dict[str, Entry] = {
     # plain convnets: residual, bottleneck, inception-style, dense, fire modules
     "resnet18": Entry("plain convnet", vision("resnet18")),
@@ -190,6 +204,8 @@ ZOO: dict[str, Entry] = {
     "regnet_x_400mf": Entry("grouped convnet", vision("regnet_x_400mf")),
     "maxvit_t": Entry("vision transformer", vision("maxvit_t")),
     "segformer": Entry("segmentation", _hf_image("SegformerConfig", "SegformerForSemanticSegmentation", 256)),
+    # transposed convolutions: a neural vocoder's upsampling (mel frames to audio)
+    "hifigan": Entry("audio", _vocoder(32)),
 }
 
 

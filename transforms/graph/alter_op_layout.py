@@ -12,6 +12,9 @@
   3-D convolution becomes `relay.conv1d_ncwc` over `NCW<x>c` or
   `relay.conv3d_ncdhwc` over `NCDHW<x>c` by the same rules (audio front ends,
   video networks).
+- A transposed convolution with a constant weight becomes one convolution
+  over its output's phases and a depth-to-space (`conv_transpose`), which the
+  rules below then treat as any other convolution.
 - A `relay.matmul(x, W)` or `relay.dense(x, W)` with a constant 2-D `W`
   becomes `relay.dense_pack(x, W')` (TVM's `dense_pack`; the module
   `dense_pack`), `W'` packed at compile time in column panels of the host's
@@ -39,7 +42,7 @@
   ceil_mode tail) reads an input padded with -inf instead, so that its window
   schedule loads whole vectors with no bounds checks.
 
-Counters: `alter-op-layout.dense-pack`, `alter-op-layout.dense`,
+Counters: `alter-op-layout.conv-transpose-phases`, `alter-op-layout.dense-pack`, `alter-op-layout.dense`,
 `alter-op-layout.conv2d-nchwc`, `alter-op-layout.conv1d-ncwc`, `alter-op-layout.conv3d-ncdhwc`, `alter-op-layout.transforms-moved`, `alter-op-layout.conv2d`,
 `alter-op-layout.grouped-pad`, `alter-op-layout.max-pool-pad`,
 `alter-op-layout.depthwise-nchwc`, `alter-op-layout.max-pool-nchwc`.
@@ -73,6 +76,7 @@ from lamina.dialects.relay.constant import make_constant, value_data
 from lamina.lowering.strategy.cpu import is_gemm_conv
 from lamina.passes import record_statistic
 from lamina.passes.registry import register_pass
+from lamina.transforms.graph.conv_transpose import conv_transpose_phases
 from lamina.transforms.graph.dense_pack import pack_product
 from lamina.transforms.graph.layout_propagation import (
     blocked_source,
@@ -302,6 +306,9 @@ class AlterOpLayoutPass(ModulePass):
     opt_level: ClassVar[int] = 3
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for inner in list(op.walk()):  # (their convolutions go on through the rules below)
+            if isinstance(inner, relay.ConvTransposeOp) and conv_transpose_phases(inner):
+                record_statistic("alter-op-layout.conv-transpose-phases")
         for inner in list(op.walk()):
             if isinstance(inner, relay.DenseOp | relay.MatmulOp) and pack_product(inner):
                 record_statistic("alter-op-layout.dense-pack")
