@@ -72,6 +72,7 @@ CALLS: list[TemplateCall[object]] = [
     TemplateCall("injective", cpu.injective, cpu.InjectiveKnobs, ((3, 70), 32), AVX512),
     TemplateCall("reduction", cpu.reduction, cpu.ReductionKnobs, ((5,), (40,), 32), AVX512),
     TemplateCall("reduction", cpu.reduction, cpu.ReductionKnobs, ((3,), (1500,), 32), AVX512),
+    TemplateCall("reduction", cpu.reduction, cpu.ReductionKnobs, ((8, 1, 768), (196,), 32, False), AVX512),
 ]
 REDUCE = {
     "gemm": lambda a: (a[5], *(1,) * (a[4] - 1)), "window": lambda a: (3, 3),

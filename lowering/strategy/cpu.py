@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, OpResult, SSAValue
 
 from lamina.dialects import relay, te
 from lamina.dialects.shapes import dims
@@ -500,14 +500,45 @@ def hinted(extents: Sequence[Dim]) -> tuple[int, ...]:
 
 def default_call(op: te.ComputeOp) -> TemplateCall[Any]:
     """The template call that schedules a compute carrying no schedule: by its
-    class, `injective` or `reduction`."""
+    class, `injective` or `reduction` (told whether the reduction runs along
+    its inputs' innermost axis)."""
     elem = op.result.type.get_element_type()  # type: ignore[union-attr]
     bits = max(getattr(elem, "bitwidth", 32) or 32, 8)
     if op.reduce is None:
         return TemplateCall(INJECTIVE, injective, InjectiveKnobs, (hinted(op.extents), bits))
-    return TemplateCall(
-        REDUCTION, reduction, ReductionKnobs, (hinted(op.extents), hinted(op.reduce_shape), bits)
-    )
+    args: tuple[Any, ...] = (hinted(op.extents), hinted(op.reduce_shape), bits)
+    if not reduces_innermost(op):
+        args = (*args, False)
+    return TemplateCall(REDUCTION, reduction, ReductionKnobs, args)
+
+
+def reduces_innermost(op: te.ComputeOp) -> bool:
+    """Whether a reduction's last reduce axis indexes the innermost axis of what
+    it reads (a softmax or norm row), or it reads nothing along an output
+    axis there. A sum over a middle axis (`[B, S, D] -> [B, D]`) reads its
+    input's rows along the last output axis instead: lanes belong there."""
+    if not op.reduce_axes or not op.axes:
+        return True
+    last_reduce, last_out = op.reduce_axes[-1], op.axes[-1]
+    inner = [r.indices[-1] for r in op.body.block.ops if isinstance(r, te.ReadOp) and r.indices]
+    if not inner:
+        return True
+    return any(_depends_on(v, last_reduce) for v in inner) or not any(_depends_on(v, last_out) for v in inner)
+
+
+def _depends_on(v: SSAValue, arg: SSAValue) -> bool:
+    """Whether index `v` is computed from block argument `arg`."""
+    seen: set[SSAValue] = set()
+    stack = [v]
+    while stack:
+        u = stack.pop()
+        if u is arg:
+            return True
+        if u in seen or not isinstance(u, OpResult):
+            continue
+        seen.add(u)
+        stack.extend(u.op.operands)
+    return False
 
 
 def default_for(op: te.ComputeOp) -> Schedule:
@@ -530,12 +561,17 @@ class ReductionKnobs(Knobs):
 
     @staticmethod
     def default(
-        target: Target, extents: tuple[int, ...], reduce_extents: tuple[int, ...], elem_bits: int = 32
+        target: Target, extents: tuple[int, ...], reduce_extents: tuple[int, ...], elem_bits: int = 32,
+        innermost: bool = True,
     ) -> ReductionKnobs:
         """`REDUCE_VECTORS` registers' lanes when the last reduce axis holds at
         least two such steps (a softmax or norm row), else one register's
         lanes when it is that long."""
         lanes = target.lanes(elem_bits)
+        if not innermost:  # lanes along the last output axis: up to REDUCE_VECTORS registers
+            cols = _sure(extents[-1]) if extents else 0
+            whole = min(REDUCE_VECTORS, cols // lanes) if cols >= lanes else 0
+            return ReductionKnobs(whole * lanes, DEFAULT_GRAIN)
         last = reduce_extents[-1] if reduce_extents else 0
         vector = (
             REDUCE_VECTORS * lanes if last >= 2 * REDUCE_VECTORS * lanes
@@ -545,14 +581,32 @@ class ReductionKnobs(Knobs):
 
     @staticmethod
     def space(
-        target: Target, extents: tuple[int, ...], reduce_extents: tuple[int, ...], elem_bits: int = 32
+        target: Target, extents: tuple[int, ...], reduce_extents: tuple[int, ...], elem_bits: int = 32,
+        innermost: bool = True,
     ) -> Space[ReductionKnobs]:
-        d = ReductionKnobs.default(target, extents, reduce_extents, elem_bits)
-        last = reduce_extents[-1] if reduce_extents else 0
+        d = ReductionKnobs.default(target, extents, reduce_extents, elem_bits, innermost)
+        last = reduce_extents[-1] if innermost and reduce_extents else (_sure(extents[-1]) if extents else 0)
         return Space(ReductionKnobs, {
             "vector": (0, *_vector_widths(target.lanes(elem_bits), last, d.vector)) if d.vector else (0,),
             "grain": choices(*GRAINS, keep=(d.grain,)),
         })
+
+
+def reduction_rows(extents: tuple[int, ...], reduce_extents: tuple[int, ...], knobs: ReductionKnobs) -> Schedule:
+    """A reduction along an outer axis of its input: the last output axis split
+    into `knobs.vector` lanes (several registers: independent accumulators),
+    the reduce loops inside the vector loop, the outer loops parallel."""
+    names = [axis_name(d) for d in range(len(extents))]
+    if not knobs.vector or not names:
+        return Schedule(tuple(_parallel_outer(names, list(extents), knobs.grain)))
+    last = names[-1]
+    reduce = [reduce_axis_name(d) for d in range(len(reduce_extents))]
+    outer = [*names[:-1], outer_name(last)]
+    outer_extents = [*extents[:-1], -(-_sure(extents[-1]) // knobs.vector)]
+    steps: list[Primitive] = [Split(last, knobs.vector), Reorder((*outer, *reduce, inner_name(last)))]
+    steps += _parallel_tiles(outer, outer_extents, knobs.grain)
+    steps.append(Annotate(ForKind.VECTORIZED, inner_name(last)))
+    return Schedule(tuple(steps))
 
 
 #: Outputs of an ordered reduction whose serial chains run interleaved.
@@ -585,14 +639,21 @@ def reduction(
     extents: tuple[int, ...],
     reduce_extents: tuple[int, ...],
     elem_bits: int = 32,
+    innermost: bool = True,
     knobs: ReductionKnobs | None = None,
 ) -> Schedule:
     """Reductions: the outer output loops parallel when there is enough work; a
     last reduce axis of at least a vector's lanes (a softmax or norm row) is
-    rfactored over them: vector partials, combined at the end."""
+    rfactored over them: vector partials, combined at the end. A reduction
+    along an outer axis of its input (not `innermost`) gets its lanes along
+    the last output axis instead, the reduce loops inside the vector loop:
+    each lane an output, its accumulator in a register (`reduction_rows`)."""
     if knobs is None:
-        log_call(TemplateCall(REDUCTION, reduction, ReductionKnobs, (extents, reduce_extents, elem_bits)))
-        knobs = ReductionKnobs.default(current_target(), extents, reduce_extents, elem_bits)
+        args = (extents, reduce_extents, elem_bits) + (() if innermost else (False,))
+        log_call(TemplateCall(REDUCTION, reduction, ReductionKnobs, args))
+        knobs = ReductionKnobs.default(current_target(), extents, reduce_extents, elem_bits, innermost)
+    if not innermost:
+        return reduction_rows(extents, reduce_extents, knobs)
     steps: list[Primitive] = []
     if knobs.vector:
         last = reduce_axis_name(len(reduce_extents) - 1)
@@ -694,7 +755,7 @@ def _ordered(extents: Sequence[Dim], reduce_extents: Sequence[Dim]) -> Schedule:
 def _ordered_lanes(extents: Sequence[Dim], reduce_extents: Sequence[Dim], lanes: int) -> Schedule:
     """`lanes` partial sums, each in index order, combined pairwise."""
     knobs = ReductionKnobs(lanes, DEFAULT_GRAIN)
-    return reduction(hinted(extents), hinted(reduce_extents), 32, knobs)
+    return reduction(hinted(extents), hinted(reduce_extents), 32, knobs=knobs)
 
 
 register_schedule(GENERIC_CPU, tags.DEFAULT)(default_for)
