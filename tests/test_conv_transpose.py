@@ -3,8 +3,8 @@ into one convolution over the output's phases and a depth-to-space
 (`transforms/graph/conv_transpose.py`), against onnxruntime (onnx.reference
 1.23 disagrees with it and with lamina on a grouped one): 1-D, 2-D and
 3-D, strides above, equal to and below the kernel, symmetric and asymmetric
-padding, output padding and output shapes; and the ones left as they are
-(groups, dilation)."""
+padding, output padding and output shapes, groups; and the ones left as
+they are (dilation)."""
 
 from __future__ import annotations
 
@@ -74,9 +74,22 @@ def test_phases_match_the_reference(x_shape, w_shape, attrs):
     _check(_model(x_shape, w, attrs), x_shape)
 
 
-def test_groups_and_dilation_keep_the_direct_sum():
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "attrs"),
+    [
+        ((1, 16, 6, 6), (16, 1, 4, 4), {"strides": [2, 2], "pads": [1, 1, 1, 1], "group": 16}),  # depthwise
+        ((1, 8, 5, 5), (8, 3, 3, 3), {"strides": [2, 2], "group": 4, "output_padding": [1, 1]}),
+        ((2, 6, 20), (6, 2, 8), {"strides": [4], "pads": [2, 2], "group": 3}),
+    ],
+)
+def test_grouped_phases_match_the_reference(x_shape, w_shape, attrs):
+    """Each group's phases are that group's outputs of a grouped convolution."""
+    w = RNG.standard_normal(w_shape) * 0.2
+    _check(_model(x_shape, w, attrs), x_shape)
+
+
+def test_dilation_keeps_the_direct_sum():
     x_shape = (1, 4, 5, 5)
-    _check(_model(x_shape, RNG.standard_normal((4, 1, 3, 3)), {"strides": [2, 2], "group": 4}), x_shape, rewritten=False)
     _check(_model(x_shape, RNG.standard_normal((4, 2, 2, 2)), {"dilations": [2, 2]}), x_shape, rewritten=False)
 
 

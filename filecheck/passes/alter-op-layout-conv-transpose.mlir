@@ -4,7 +4,7 @@
 // every phase's taps) and a depth-to-space (reshape, transpose, reshape), then
 // a crop where the phases overshoot the output. The new convolution takes the
 // rules of any other: a 2x2 stride-2 one (U-Net's) is a 1x1 convolution, a GEMM;
-// DCGAN's 4x4 stride-2 one a 3x3 blocked convolution. Grouped ones stay.
+// DCGAN's 4x4 stride-2 one a 3x3 blocked convolution.
 // RUN: lamina-opt %s --codegen-target='x86_64-linux-gnu -mcpu=znver4' --split-input-file -p alter-op-layout | filecheck %s
 
 // CHECK-LABEL: func.func @unet(%x: tensor<1x32x7x7xf32>) -> tensor<1x16x14x14xf32> {
@@ -54,8 +54,15 @@ func.func @odd(%x: tensor<1x4x4xf32>) -> tensor<1x4x9xf32> {
 
 // -----
 
+// A depthwise one: each channel's 4 phases are its outputs of a grouped
+// convolution (a channel multiplier of 4).
 // CHECK-LABEL: func.func @grouped(
-// CHECK:         relay.conv2d_transpose %x
+// CHECK:         %[[W:.*]] = relay.constant {{.*}} : tensor<64x1x2x2xf32>
+// CHECK:         relay.conv2d %{{.*}}, %[[W]] {groups = 16 : i64} : (tensor<1x16x6x6xf32>, tensor<64x1x2x2xf32>) -> tensor<1x64x5x5xf32>
+// CHECK-NEXT:    relay.reshape %{{.*}} {shape = array<i64: 1, 16, 2, 2, 1, 5, 5>}
+// CHECK-NEXT:    relay.transpose %{{.*}} {perm = array<i64: 0, 1, 4, 5, 2, 6, 3>}
+// CHECK-NEXT:    relay.reshape %{{.*}} {shape = array<i64: 1, 16, 10, 10>}
+// CHECK-NEXT:    relay.strided_slice %{{.*}} {begin = array<i64: 0, 0, 0, 0>, end = array<i64: 1, 16, 9, 9>}
 func.func @grouped(%x: tensor<1x16x4x4xf32>) -> tensor<1x16x9x9xf32> {
   %w = relay.constant dense<0.5> : tensor<16x1x3x3xf32>
   %0 = relay.conv2d_transpose %x, %w {strides = array<i64: 2, 2>, groups = 16 : i64} : (tensor<1x16x4x4xf32>, tensor<16x1x3x3xf32>)

@@ -15,14 +15,17 @@ output's size:
     y = reshape/transpose/reshape  [N, O, L1 s1, .., LD sD]   the phases interleaved
     y = strided_slice              [N, O, OUT1, .., OUTD]
 
+Grouped, each group's phases are that group's outputs of a grouped
+convolution (a depthwise one becomes one with a channel multiplier of s^D).
+
 `w'` is made at compile time. The convolution then takes the fast paths of
 every other one (the blocked layout, or a GEMM when the stride equals the
 kernel, as U-Net's 2x2 stride-2 upsampling). As a direct sum over every tap
 with a test of which ones land on the output, it took 25-220x onnxruntime's
 time.
 
-Eligible: a constant f32 weight, static shapes, one group, dilation 1, and
-padding no larger than what the phases' kernel covers.
+Eligible: a constant f32 weight, static shapes, dilation 1, and padding no
+larger than what the phases' kernel covers.
 """
 
 from __future__ import annotations
@@ -76,7 +79,8 @@ def conv_transpose_phases(op: relay.ConvTransposeOp) -> bool:
     assert isinstance(xt, TensorType) and isinstance(wt, TensorType) and isinstance(yt, TensorType)
     data = value_data(w)
     d = op.SPATIAL
-    if data is None or op.attrs.groups != 1 or xt.get_element_type() != f32 or d not in _CONV:
+    groups = op.attrs.groups
+    if data is None or xt.get_element_type() != f32 or d not in _CONV:
         return False
     shape, out = xt.get_shape(), yt.get_shape()
     if any(v < 0 for v in (*shape, *out)):
@@ -90,31 +94,40 @@ def conv_transpose_phases(op: relay.ConvTransposeOp) -> bool:
         if got is None:
             return False
         axes.append(got)
-    c_in, o = wt.get_shape()[:2]
+    c_in, o = wt.get_shape()[:2]  # (o: output channels per group)
+    c_group = c_in // groups
     strides = [win.strides[a] for a in range(d)]
+    phases = math.prod(strides)
     widths = [len(taps[0]) for taps, *_ in axes]
-    merged = np.zeros((math.prod(strides), o, c_in, *widths), dtype=data.dtype)
+    # [group, phase, out, in, taps]: each group's phases are its own outputs
+    merged = np.zeros((groups, phases, o, c_group, *widths), dtype=data.dtype)
+    per_group = data.reshape(groups, c_group, o, *data.shape[2:])
     for rho, phase in enumerate(itertools.product(*(range(s) for s in strides))):
         for m in itertools.product(*(range(n) for n in widths)):
             t = [axes[a][0][phase[a]][m[a]] for a in range(d)]
             if min(t) >= 0:  # every axis has a tap here
-                merged[(rho, slice(None), slice(None), *m)] = data[(slice(None), slice(None), *t)].T
-    merged = merged.reshape(math.prod(strides) * o, c_in, *widths)
+                taps = per_group[(slice(None), slice(None), slice(None), *t)]  # [groups, in, out]
+                merged[(slice(None), rho, slice(None), slice(None), *m)] = taps.transpose(0, 2, 1)
+    merged = merged.reshape(groups * phases * o, c_group, *widths)
     n = shape[0]
     lengths = [shape[2 + a] + axes[a][1] + axes[a][2] - widths[a] + 1 for a in range(d)]
     new: list[Operation] = [make_constant(
         merged, relay.tensor(merged.shape, wt.get_element_type()), (w.name_hint or "weight") + "_phases"
     )]
     padding = [axes[a][1] for a in range(d)] + [axes[a][2] for a in range(d)]
-    new.append(_CONV[d](x, new[-1].results[0], padding=relay.i64_array(padding)))
-    new.append(relay.ReshapeOp(new[-1].results[0], shape=relay.i64_array([n, *strides, o, *lengths])))
-    perm = [0, 1 + d, *itertools.chain.from_iterable((2 + d + a, 1 + a) for a in range(d))]
+    grouping = {"groups": relay.i64_attr(groups)} if groups > 1 else {}
+    new.append(_CONV[d](x, new[-1].results[0], padding=relay.i64_array(padding), **grouping))
+    # [N, (groups,) s1..sD, O, L1..LD] -> [N, (groups,) O, L1, s1, .., LD, sD]
+    lead = [groups] if groups > 1 else []
+    g = len(lead)
+    new.append(relay.ReshapeOp(new[-1].results[0], shape=relay.i64_array([n, *lead, *strides, o, *lengths])))
+    perm = [*range(1 + g), 1 + g + d, *itertools.chain.from_iterable((2 + g + d + a, 1 + g + a) for a in range(d))]
     new.append(relay.TransposeOp(new[-1].results[0], perm=relay.i64_array(perm)))
     full = [lengths[a] * strides[a] for a in range(d)]
-    new.append(relay.ReshapeOp(new[-1].results[0], shape=relay.i64_array([n, o, *full])))
+    new.append(relay.ReshapeOp(new[-1].results[0], shape=relay.i64_array([n, groups * o, *full])))
     if full != list(out[2:]):
         new.append(relay.StridedSliceOp(
-            new[-1].results[0], begin=relay.i64_array([0] * (2 + d)), end=relay.i64_array([n, o, *out[2:]]),
+            new[-1].results[0], begin=relay.i64_array([0] * (2 + d)), end=relay.i64_array([n, groups * o, *out[2:]]),
         ))
     replace(op, new)
     return True
