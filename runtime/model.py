@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import math
 import os
+import sys
 import threading
 import weakref
 from collections.abc import Callable, Sequence
@@ -47,7 +48,7 @@ class _Frame:
     offsets filled in; outputs and the exit slot set per run) and the arena's
     size."""
 
-    __slots__ = ("block", "outputs", "staging", "table", "views", "workspace")
+    __slots__ = ("block", "outputs", "spare", "staging", "table", "views", "workspace")
 
     def __init__(
         self, staging: list[np.ndarray], shapes: Sequence[tuple[int, ...]],
@@ -64,6 +65,22 @@ class _Frame:
         self.outputs = len(staging)
         self.table = (ctypes.c_void_p * max(len(slots) + exit_slot, 1))(*slots)
         self.workspace = workspace
+        #: The last run's output block, reused once the caller has let go of
+        #: every array in it (`outputs_block`).
+        self.spare: np.ndarray | None = None
+
+    def outputs_block(self) -> np.ndarray:
+        """The memory of this run's outputs: the last run's block again when
+        nothing references it but this frame (the caller dropped those outputs
+        and every view of them: a view's base is the block), else a new one.
+        A loop that runs the model and drops its results then writes into
+        memory it has touched before, not into fresh pages."""
+        raw = self.spare
+        # (references: this frame's, `raw`'s and getrefcount's argument)
+        if raw is None or sys.getrefcount(raw) > 3:
+            raw = np.empty(self.block + BUFFER_ALIGN + BUFFER_SLACK, dtype=np.uint8)
+            self.spare = raw
+        return raw
 
 
 class Native(Protocol):
@@ -400,7 +417,7 @@ class CompiledModel:
             del frames[next(iter(frames))]
         for buf, a in zip(frame.staging, args, strict=True):
             np.copyto(buf, a, casting="no")
-        raw = np.empty(frame.block + BUFFER_ALIGN + BUFFER_SLACK, dtype=np.uint8)
+        raw = frame.outputs_block()
         base = raw.ctypes.data
         skip = (-base) % BUFFER_ALIGN
         table, first = frame.table, frame.outputs
