@@ -334,3 +334,10 @@ class Conv3DTransposeOp(ConvTransposeOp):
     name = "relay.conv3d_transpose"
     DEFAULTS: ClassVar[dict[str, Any]] = {**window_defaults(3), "output_padding": (0, 0, 0)}
     SPATIAL: ClassVar[int] = 3
+
+
+#: The convolution and the transposed convolution of each number of spatial axes.
+CONV_OPS: dict[int, type[ConvOp]] = {1: Conv1DOp, 2: Conv2DOp, 3: Conv3DOp}
+CONV_TRANSPOSE_OPS: dict[int, type[ConvTransposeOp]] = {
+    1: Conv1DTransposeOp, 2: Conv2DTransposeOp, 3: Conv3DTransposeOp,
+}

@@ -136,10 +136,6 @@ def _auto_pads(
     return begin + end
 
 
-_CONV = {1: relay.Conv1DOp, 2: relay.Conv2DOp, 3: relay.Conv3DOp}
-_CONV_T = {1: relay.Conv1DTransposeOp, 2: relay.Conv2DTransposeOp, 3: relay.Conv3DTransposeOp}
-
-
 def _add_bias(ctx: NodeContext, y: SSAValue) -> SSAValue:
     bias = ctx.optional_input(2)
     return y if bias is None else ctx.emit(relay.BiasAddOp(y, bias))
@@ -153,7 +149,7 @@ def _add_bias(ctx: NodeContext, y: SSAValue) -> SSAValue:
 def _conv(ctx: NodeContext) -> Sequence[SSAValue]:
     x, w = ctx.input(0), ctx.input(1)
     n = _rank(x) - 2
-    if n not in _CONV:
+    if n not in relay.CONV_OPS:
         raise ctx.unsupported(f"{n}-D convolution is not supported (1-D to 3-D are)")
     kernel = list(ctx.attr("kernel_shape", shape(w)[2:]))
     if kernel != list(shape(w)[2:]):
@@ -161,7 +157,7 @@ def _conv(ctx: NodeContext) -> Sequence[SSAValue]:
     strides, dilations, pads = _spatial_attrs(ctx, n, kernel)
     pads = _auto_pads(ctx, shape(x)[2:], kernel, strides, dilations, pads)
     y = ctx.emit(
-        _CONV[n](
+        relay.CONV_OPS[n](
             x,
             w,
             strides=relay.i64_array(strides),
@@ -181,7 +177,7 @@ def _conv(ctx: NodeContext) -> Sequence[SSAValue]:
 def _conv_transpose(ctx: NodeContext) -> Sequence[SSAValue]:
     x, w = ctx.input(0), ctx.input(1)
     n = _rank(x) - 2
-    if n not in _CONV_T:
+    if n not in relay.CONV_TRANSPOSE_OPS:
         raise ctx.unsupported(f"{n}-D transposed convolution is not supported")
     kernel = list(ctx.attr("kernel_shape", shape(w)[2:]))
     strides, dilations, pads = _spatial_attrs(ctx, n, kernel)
@@ -209,7 +205,7 @@ def _conv_transpose(ctx: NodeContext) -> Sequence[SSAValue]:
     elif mode == "VALID":
         pads = [0] * (2 * n)
     y = ctx.emit(
-        _CONV_T[n](
+        relay.CONV_TRANSPOSE_OPS[n](
             x,
             w,
             strides=relay.i64_array(strides),

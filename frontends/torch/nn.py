@@ -15,9 +15,6 @@ from lamina.frontends.common import cast, elem, layer_norm, rank, reshape, scala
 from lamina.frontends.torch.context import NodeContext, elem_of
 from lamina.frontends.torch.registry import converter
 
-_CONV = {1: relay.Conv1DOp, 2: relay.Conv2DOp, 3: relay.Conv3DOp}
-_CONV_T = {1: relay.Conv1DTransposeOp, 2: relay.Conv2DTransposeOp, 3: relay.Conv3DTransposeOp}
-
 
 def _per_axis(values: Sequence[int] | int, n: int) -> list[int]:
     """An int or a list of one or `n` ints, as `n` ints."""
@@ -32,7 +29,7 @@ def _convolution(ctx: NodeContext) -> Sequence[SSAValue]:
     n = rank(x) - 2
     stride, padding, dilation = (_per_axis(ctx.arg(i), n) for i in (3, 4, 5))
     transposed, output_padding, groups = bool(ctx.arg(6)), _per_axis(ctx.arg(7), n), int(ctx.arg(8))
-    table = _CONV_T if transposed else _CONV
+    table = relay.CONV_TRANSPOSE_OPS if transposed else relay.CONV_OPS
     if n not in table:
         raise ctx.unsupported(f"{n}-D convolution is not supported (1-D to 3-D are)")
     props = {

@@ -41,8 +41,6 @@ from lamina.dialects import relay
 from lamina.dialects.relay.constant import make_constant, value_data
 from lamina.transforms.graph.layout_propagation import replace
 
-_CONV = {1: relay.Conv1DOp, 2: relay.Conv2DOp, 3: relay.Conv3DOp}
-
 
 def _phases(size: int, out: int, k: int, s: int, p: int) -> tuple[list[list[int]], int, int, int] | None:
     """Along one axis (input extent `size`, output `out`, kernel `k`, stride
@@ -80,7 +78,7 @@ def conv_transpose_phases(op: relay.ConvTransposeOp) -> bool:
     data = value_data(w)
     d = op.SPATIAL
     groups = op.attrs.groups
-    if data is None or xt.get_element_type() != f32 or d not in _CONV:
+    if data is None or xt.get_element_type() != f32 or d not in relay.CONV_OPS:
         return False
     shape, out = xt.get_shape(), yt.get_shape()
     if any(v < 0 for v in (*shape, *out)):
@@ -116,7 +114,7 @@ def conv_transpose_phases(op: relay.ConvTransposeOp) -> bool:
     )]
     padding = [axes[a][1] for a in range(d)] + [axes[a][2] for a in range(d)]
     grouping = {"groups": relay.i64_attr(groups)} if groups > 1 else {}
-    new.append(_CONV[d](x, new[-1].results[0], padding=relay.i64_array(padding), **grouping))
+    new.append(relay.CONV_OPS[d](x, new[-1].results[0], padding=relay.i64_array(padding), **grouping))
     # [N, (groups,) s1..sD, O, L1..LD] -> [N, (groups,) O, L1, s1, .., LD, sD]
     lead = [groups] if groups > 1 else []
     g = len(lead)
