@@ -162,18 +162,29 @@ def _intrinsic(name: str) -> Lowering:
 
 
 def _vector_math(cls: type[Operation], name: str) -> Lowering:
-    """An LLVM intrinsic, except on vectors that libmvec can compute (`exp` of
-    f32 vectors: inline, `fast_exp`)."""
+    """An LLVM intrinsic, except on vectors that libmvec can compute."""
 
     def lower(op: Operation, e: Emitter) -> Sequence[SSAValue]:
         t = result_type(op)
         if isinstance(t, VectorType):
-            if name == "exp" and isinstance(t.get_element_type(), Float32Type):
-                return [vector_exp(e, op.operands[0], t)]
             out = mvec(e, name, op.operands, t)
             if out is not None:
                 return [out]
         return [e.intr_op(cls, op.operands, t)]
+
+    return lower
+
+
+def _exp() -> Lowering:
+    """`exp`: inline arithmetic on f32 vectors (`fast_exp`), else as the other
+    vector math."""
+    other = _vector_math(llvm.FExpOp, "exp")
+
+    def lower(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+        t = result_type(op)
+        if isinstance(t, VectorType) and isinstance(t.get_element_type(), Float32Type):
+            return [vector_exp(e, op.operands[0], t)]
+        return other(op, e)
 
     return lower
 
@@ -232,7 +243,7 @@ SCALAR_LOWERINGS: dict[type[Operation], Lowering] = {
     arith.FPToSIOp: _cast(llvm_ext.FPToSIOp),
     arith.FPToUIOp: _cast(llvm_ext.FPToUIOp),
     arith.BitcastOp: _cast(llvm.BitcastOp),
-    math.ExpOp: _vector_math(llvm.FExpOp, "exp"),
+    math.ExpOp: _exp(),
     math.Exp2Op: _vector_math(llvm.FExp2Op, "exp2"),
     math.LogOp: _vector_math(llvm.FLogOp, "log"),
     math.Log2Op: _vector_math(llvm.FLog2Op, "log2"),

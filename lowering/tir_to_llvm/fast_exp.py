@@ -6,15 +6,16 @@ softmax ran at 3.4x onnxruntime's time. This is the classic range reduction
 (Cody and Waite; Cephes' `expf`, as onnxruntime's MLAS and TVM's `fast_exp` do):
 
     n = roundeven(x * log2(e)),  r = x - n * ln2  (|r| <= ln2 / 2, in two parts)
-    exp(x) = 2^n * (1 + r + r^2 * P(r))          (P of degree 5, within 1 ulp)
+    exp(x) = 2^n * (1 + r + r^2 * P(r))          (P of degree 5)
 
 `2^n` is one instruction where the target has one (`Target.vector_ldexp`:
 AVX-512's vscalef), else built in the exponent bits, as two factors
 `2^(n - n/2)` and `2^(n/2)` that are each a normal float for every `n` of the
 clamped range [-104, 89]: either way results underflow through the
-subnormals to 0 and overflow to infinity as libm's do. NaN is returned as it came. Every operation is
-portable LLVM (`fmuladd` becomes an FMA where the target has one), so x86,
-AArch64, RISC-V and WebAssembly compute it in their vector registers.
+subnormals to 0 and overflow to infinity as libm's do, within 2 ulp of
+numpy's `exp`. NaN is returned as it came. Every operation is portable LLVM
+(`fmuladd` becomes an FMA where the target has one), so x86, AArch64, RISC-V
+and WebAssembly compute it in their vector registers.
 """
 
 from __future__ import annotations
