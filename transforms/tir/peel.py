@@ -41,16 +41,15 @@ def _hoist(v: SSAValue, inside: set[Operation], made: dict[SSAValue, SSAValue], 
 
 
 def peel(
-    loop: tir.ForOp,
-    body: Sequence[Operation],
-    conditions: Sequence[SSAValue],
-    tail: Sequence[Operation] | None = None,
-) -> bool:
-    """Replace `loop` by `if (all conditions) { body } else { tail }`, the
-    conditions (i1 values computed in `body`) recomputed before the branch;
-    `tail` is the loop's masked vector body (ops built for it, or its own ops
-    moved out of it: the loop is then erased), or by default the loop itself,
-    serial. False (nothing changed) when a condition cannot be recomputed."""
+    loop: tir.ForOp, body: Sequence[Operation], conditions: Sequence[SSAValue], serial_tail: bool = True
+) -> Block | None:
+    """Put `if (all conditions) { body } else { ... }` before `loop`, the
+    conditions (i1 values computed in `body`) recomputed before the branch,
+    and return the else block: with `serial_tail` it holds the loop itself,
+    serial; without, it is empty (its terminator only) and the loop stays
+    where it was, for the caller to replace by what the else block gets (the
+    loop's masked vector body). None (nothing changed) when a condition
+    cannot be recomputed."""
     inside = {o for op in body for o in op.walk()}
     made: dict[SSAValue, SSAValue] = {}
     out: list[Operation] = []
@@ -59,7 +58,7 @@ def peel(
     except NotHoistable:
         for op in reversed(out):
             op.erase(safe_erase=False)
-        return False
+        return None
     guard = hoisted[0]
     for c in hoisted[1:]:
         out.append(arith.AndIOp(guard, c))
@@ -72,19 +71,12 @@ def peel(
     branch = tir.IfOp(guard, then, Block())
     block.insert_ops_before([*out, branch], loop)
     otherwise = branch.else_region.block  # type: ignore[union-attr]
-    if tail is None:
+    if serial_tail:
         loop.detach()
         loop.set_kind(ForKind.SERIAL)
         otherwise.add_op(loop)
-    else:
-        for op in tail:
-            if op.parent is not None:  # the loop's own op, moved out
-                op.detach()
-            otherwise.add_op(op)
-        loop.detach()
-        loop.erase()
     otherwise.add_op(tir.YieldOp())
-    return True
+    return otherwise
 
 
 def _drop_dead(block: Block) -> None:

@@ -276,13 +276,15 @@ class _Vectorizer:
             return False
         return True
 
-    def commit(self) -> None:
-        """Replace the loop by the vector body."""
-        assert self.block is not None
+    def commit(self, into: Block | None = None) -> None:
+        """Replace the loop by the vector body, in its place or at the end of
+        block `into` (before its terminator)."""
+        block, at = (self.block, self.loop) if into is None else (into, into.last_op)
+        assert block is not None and at is not None
         for op in self.new:
             if op.parent is not None:  # the loop's own op, moved out
                 op.detach()
-            self.block.insert_op_before(op, self.loop)
+            block.insert_op_before(op, at)
         self.loop.detach()
         self.loop.erase()
 
@@ -636,9 +638,12 @@ def vectorize(loop: tir.ForOp, masked_memory: Callable[[int], bool] | None = Non
         conditions: list[SSAValue] = []
         whole = _Vectorizer(loop, lanes, conditions)
         if whole.build():
-            if conditions and peel(loop, whole.new, conditions, None if serial_tail else masked.new):
+            otherwise = peel(loop, whole.new, conditions, serial_tail) if conditions else None
+            if otherwise is not None:
                 if serial_tail:
                     masked.discard()
+                else:  # the whole vectors unmasked, the tail masked
+                    masked.commit(into=otherwise)
                 return True
             whole.discard()
     masked.commit()
