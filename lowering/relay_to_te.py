@@ -191,7 +191,14 @@ class LowerRelayToTePass(ModulePass):
         """Lower each op or group of `block`; structurally identical kernels (same
         text but for their name) are emitted once and called from every site.
         The dispatch context, if any, sees each kernel as it is built (and may
-        give it tuned schedules) before it is compared."""
+        give it tuned schedules) before it is compared.
+
+        A kernel is a function of its graph op's structure alone (the computes
+        read operands' types, never their data: constants are hoisted out of
+        groups first). So without a dispatch context, which must see every
+        site, an op structurally equal to one already lowered (BERT's twelve
+        layers) calls that op's kernel without building its computes again.
+        `seen` keys both kinds of digest, which never collide (SHA-256)."""
         counts: dict[str, SSAValue] = {}  # data-dependent sizes, by name
         for op in list(block.ops):
             if isinstance(op, relay.IfOp | relay.LoopOp):  # control flow: its bodies
@@ -209,18 +216,26 @@ class LowerRelayToTePass(ModulePass):
                 self._set_sizes(op, counts)
             if in_place(op):
                 continue  # its operands are computed in its buffer (lower-te-to-tir)
+            if isinstance(op, FusedOp):
+                hoist_constants(op)
+            elif not _is_compute(op):
+                continue
+            graph_key = structure_digest(op) if dispatch.current() is None else None
+            if graph_key is not None and graph_key in seen:
+                if isinstance(op, relay.NarrowOp):
+                    self._set_size(op, counts)
+                call = te.CallOp(seen[graph_key], op.operands, [r.type for r in op.results])
+                Rewriter.replace_op(op, call)
+                continue
             kernel: te.FuncOp | tir.PrimFuncOp
             try:
                 with dispatch.template_log() as calls:
                     if isinstance(op, FusedOp):
-                        hoist_constants(op)
                         kernel = build_fused_kernel(op, namer(kernel_name(op)))
                     elif isinstance(op, relay.RelayOp) and is_extern(op):
                         kernel = extern_kernel(op, namer(kernel_name(op)))
-                    elif _is_compute(op):
-                        kernel = build_kernel(op, namer(kernel_name(op)))
                     else:
-                        continue
+                        kernel = build_kernel(op, namer(kernel_name(op)))
             except VerifyException as e:
                 raise LoweringError(f"{op.name}: {e}") from None
             tuning = dispatch.current()  # (tuning records, or the tuner's task extraction)
@@ -234,6 +249,8 @@ class LowerRelayToTePass(ModulePass):
             if name is None:
                 name = seen[key] = kernel.sym_name.data
                 module.body.block.add_op(kernel)
+            if graph_key is not None:
+                seen[graph_key] = name
             call = te.CallOp(name, op.operands, [r.type for r in op.results])
             Rewriter.replace_op(op, call)
 

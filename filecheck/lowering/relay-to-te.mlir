@@ -516,6 +516,45 @@ te.func @relu {
 
 // -----
 
+// Two groups alike but for the constants inside them (two layers' weights): the
+// constants are hoisted out as operands, and both groups call one kernel; a group
+// of other types gets its own.
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME:  [[X:%[0-9A-Za-z_]+]]: tensor<4xf32>, [[Y:%[0-9A-Za-z_]+]]: tensor<8xf32>)
+// CHECK:         [[C0:%[0-9A-Za-z_]+]] = relay.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>
+// CHECK:         [[A:%[0-9A-Za-z_]+]] = te.call @fused_add_relu([[X]], [[C0]]) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK:         [[C1:%[0-9A-Za-z_]+]] = relay.constant dense<[5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00]> : tensor<4xf32>
+// CHECK:         [[B:%[0-9A-Za-z_]+]] = te.call @fused_add_relu([[A]], [[C1]]) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK:         te.call @fused_add_relu_1([[Y]], {{%[0-9A-Za-z_]+}}) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+// CHECK-COUNT-2: te.func @fused_add_relu
+// CHECK-NOT:     te.func
+func.func @main(%x: tensor<4xf32>, %y: tensor<8xf32>) -> (tensor<4xf32>, tensor<8xf32>) {
+  %0 = relay.fused(%x) ({
+  ^bb0(%a: tensor<4xf32>):
+    %c = relay.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+    %s = relay.add %a, %c : tensor<4xf32>
+    %r = relay.relu %s : tensor<4xf32>
+    relay.yield %r : tensor<4xf32>
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = relay.fused(%0) ({
+  ^bb0(%a: tensor<4xf32>):
+    %c = relay.constant dense<[5.0, 6.0, 7.0, 8.0]> : tensor<4xf32>
+    %s = relay.add %a, %c : tensor<4xf32>
+    %r = relay.relu %s : tensor<4xf32>
+    relay.yield %r : tensor<4xf32>
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = relay.fused(%y) ({
+  ^bb0(%a: tensor<8xf32>):
+    %c = relay.constant dense<1.0> : tensor<8xf32>
+    %s = relay.add %a, %c : tensor<8xf32>
+    %r = relay.relu %s : tensor<8xf32>
+    relay.yield %r : tensor<8xf32>
+  }) : (tensor<8xf32>) -> tensor<8xf32>
+  func.return %1, %2 : tensor<4xf32>, tensor<8xf32>
+}
+
+// -----
+
 // conv2d: grouped (the input channel from the output channel's group), strided and
 // padded; padded reads are clamped into the input and replaced by 0 outside. It
 // gets the window schedule: lanes along the output columns, a tile of rows.
