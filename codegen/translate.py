@@ -10,6 +10,7 @@ This is the one place where lamina patches over gaps in xDSL 0.74's emitter
   their unmangled names (`llvm.exp`), so a module that uses one of them at two types
   (f32 and vector<16xf32>) fails; lamina declares them type-mangled (`llvm.exp.f32`,
   `llvm.exp.v16f32`);
+- `llvm.call_intrinsic` keeps its fast-math flags (xDSL refuses them);
 - binary ops print their flags in LLVM's order (xDSL's emitter prints them in a
   frozenset's, so the text changed from run to run with the hash seed);
 - `llvm.func` linkage is honoured (xDSL emits every function as external);
@@ -108,6 +109,24 @@ def _convert_mangled_intrinsic(
     vals[op.results[0]] = builder.call(fn, args)
 
 
+def _convert_call_intrinsic(op: Operation, builder: ir.IRBuilder, vals: ValueMap) -> None:
+    """A call of an intrinsic by name, with its fast-math flags (in LLVM's order)."""
+    assert isinstance(op, llvm.CallIntrinsicOp)
+    if op.op_bundle_operands:
+        raise NotImplementedError("operand bundles of llvm.call_intrinsic")
+    args = [vals[v] for v in op.args]
+    ret = convert_type(op.ress.type) if op.ress is not None else ir.VoidType()
+    name = op.intrin.data
+    fn = builder.module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(builder.module, ir.FunctionType(ret, [a.type for a in args]), name)
+    fastmath = op.fastmathFlags.data if op.fastmathFlags else ()
+    flags = [f.value for f in sorted(fastmath, key=_FASTMATH_ORDER.__getitem__)]
+    result = builder.call(fn, args, fastmath=flags)
+    if op.ress is not None:
+        vals[op.ress] = result
+
+
 def _typed_ptr(builder: ir.IRBuilder, ptr: ir.Value, pointee: ir.Type) -> ir.Value:
     """`ptr` as a pointer to `pointee` (llvmlite's IR builder has typed pointers;
     a vector access goes through the address of its first element)."""
@@ -188,6 +207,7 @@ _CONVERTERS: dict[type[Operation], _Converter] = {
     MaskedStoreOp: _convert_masked_store,
     MaskedLoadOp: _convert_masked_load,
     ExtractElementOp: _convert_extractelement,
+    llvm.CallIntrinsicOp: _convert_call_intrinsic,
     **dict.fromkeys(_CASTS, _convert_cast),
     **dict.fromkeys(_MANGLED_INTRINSICS, _convert_mangled_intrinsic),
     **dict.fromkeys(_BINOPS, _convert_binop),

@@ -48,8 +48,8 @@ tir.prim_func @ops(%x: memref<4xi32>, %f: memref<4xf32>, %v: memref<16xf32>) {
 // CHECK:         %[[CEIL:.*]] = llvm.select
 // CHECK-NEXT:    %[[GT:.*]] = llvm.icmp "sgt" %[[FLOOR]], %[[CEIL]] : i32
 // CHECK-NEXT:    %{{.*}} = llvm.select %[[GT]], %[[FLOOR]], %[[CEIL]] : i1, i32
-// maximumf propagates NaN (llvm.maximum), maxnumf does not (llvm.maxnum)
-// CHECK:         %[[MAX:.*]] = llvm.call_intrinsic "llvm.maximum.f32"(%[[G:.*]], %[[G]]) : (f32, f32) -> f32
+// maximumf propagates NaN (llvm.maximum, with -0 and +0 unordered: nsz), maxnumf does not (llvm.maxnum)
+// CHECK:         %[[MAX:.*]] = llvm.call_intrinsic "llvm.maximum.f32"(%[[G:.*]], %[[G]]) {fastmathFlags = #llvm.fastmath<nsz>} : (f32, f32) -> f32
 // CHECK-NEXT:    %[[MAXNUM:.*]] = llvm.intr.maxnum(%[[MAX]], %[[G]]) : (f32, f32) -> f32
 // CHECK-NEXT:    %[[T:.*]] = llvm.call @tanhf(%[[MAXNUM]]) : (f32) -> f32
 // CHECK-NEXT:    %[[E:.*]] = llvm.call @erff(%[[T]]) : (f32) -> f32

@@ -3,7 +3,8 @@
 // unpadded becomes relay.pad (if padded) + relay.im2col + a 1x1 conv2d of the
 // reshaped weight. A padded grouped (depthwise) conv2d reads an explicitly padded
 // input (relay.pad, then no padding); other grouped and 1x1 convolutions are
-// left alone. A max pool whose windows leave the input reads it padded with -inf.
+// left alone. A max pool (of any rank) whose windows leave the input reads it
+// padded with -inf.
 // RUN: lamina-opt %s --split-input-file -p alter-op-layout | filecheck %s
 // RUN: lamina-opt %s --split-input-file -p alter-op-layout --pass-statistics 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
 
@@ -12,6 +13,7 @@
 // STATS: (S) 1 alter-op-layout.conv2d - reported by the pass
 // STATS: (S) 1 alter-op-layout.grouped-pad - reported by the pass
 // STATS: (S) 1 alter-op-layout.max-pool-pad - reported by the pass
+// STATS: (S) 2 alter-op-layout.max-pool-pad - reported by the pass
 // STATS-NOT: alter-op-layout.
 
 // The weight 4x3 {transpose_b} becomes the constant 3x4 (transposed at compile
@@ -103,6 +105,21 @@ func.func @main(%x: tensor<1x4x7x7xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x
 func.func @main(%x: tensor<1x2x7x7xf32>) -> tensor<1x2x4x4xf32> {
   %0 = relay.max_pool2d %x {pool_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 0, 0>, ceil_mode} : (tensor<1x2x7x7xf32>) -> tensor<1x2x4x4xf32>
   func.return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Max pools of the other ranks are padded alike: a video model's 1x3x3 one, a
+// 1-D one with a ceil_mode tail.
+// CHECK-LABEL: func.func @main(%x: tensor<1x2x4x7x7xf32>, %y: tensor<1x2x9xf32>) -> (tensor<1x2x4x4x4xf32>, tensor<1x2x5xf32>) {
+// CHECK-NEXT:    %0 = relay.pad %x {pad_width = array<i64: 0, 0, 0, 1, 1, 0, 0, 0, 1, 1>, pad_value = 0xfff0000000000000 : f64} : (tensor<1x2x4x7x7xf32>) -> tensor<1x2x4x9x9xf32>
+// CHECK-NEXT:    %1 = relay.max_pool3d %0 {pool_size = array<i64: 1, 3, 3>, strides = array<i64: 1, 2, 2>} : (tensor<1x2x4x9x9xf32>) -> tensor<1x2x4x4x4xf32>
+// CHECK-NEXT:    %2 = relay.pad %y {pad_width = array<i64: 0, 0, 0, 0, 0, 1>, pad_value = 0xfff0000000000000 : f64} : (tensor<1x2x9xf32>) -> tensor<1x2x10xf32>
+// CHECK-NEXT:    %3 = relay.max_pool1d %2 {pool_size = array<i64: 2>, strides = array<i64: 2>} : (tensor<1x2x10xf32>) -> tensor<1x2x5xf32>
+func.func @main(%x: tensor<1x2x4x7x7xf32>, %y: tensor<1x2x9xf32>) -> (tensor<1x2x4x4x4xf32>, tensor<1x2x5xf32>) {
+  %0 = relay.max_pool3d %x {pool_size = array<i64: 1, 3, 3>, strides = array<i64: 1, 2, 2>, padding = array<i64: 0, 1, 1, 0, 1, 1>} : (tensor<1x2x4x7x7xf32>) -> tensor<1x2x4x4x4xf32>
+  %1 = relay.max_pool1d %y {pool_size = array<i64: 2>, strides = array<i64: 2>, ceil_mode} : (tensor<1x2x9xf32>) -> tensor<1x2x5xf32>
+  func.return %0, %1 : tensor<1x2x4x4x4xf32>, tensor<1x2x5xf32>
 }
 
 // -----

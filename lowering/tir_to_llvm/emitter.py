@@ -247,10 +247,16 @@ class Emitter:
             return self.const(d, i64)
         return llvm_dim(d, kernel_sizes(self.anchor), self.emit, lambda k: self.const(k, i64))
 
-    def intrinsic(self, name: str, args: Sequence[SSAValue], t: Attribute) -> SSAValue:
-        """Call the LLVM intrinsic `name`, overloaded (mangled) on type `t`."""
-        mangled = f"{name}.{mangle(t)}"
-        return self.emit(llvm.CallIntrinsicOp(mangled, args, [t]))
+    def intrinsic(
+        self, name: str, args: Sequence[SSAValue], t: Attribute,
+        flags: Sequence[llvm.FastMathFlag] = (),
+    ) -> SSAValue:
+        """Call the LLVM intrinsic `name`, overloaded (mangled) on type `t`, with
+        fast-math `flags`."""
+        op = llvm.CallIntrinsicOp(f"{name}.{mangle(t)}", args, [t])
+        if flags:
+            op.properties["fastmathFlags"] = llvm.FastMathAttr(list(flags))
+        return self.emit(op)
 
     def intr_op(
         self, cls: type[Operation], args: Sequence[SSAValue], t: Attribute

@@ -243,10 +243,11 @@ def _grouped_pad(op: relay.Conv2DOp) -> bool:
     return True
 
 
-def _max_pool_pad(op: relay.MaxPool2DOp) -> bool:
-    """A max pool whose windows leave the input reads an input padded with the
-    lowest value (-inf; an integer type's minimum) through the ceil_mode tail
-    too, and has no padding itself."""
+def _max_pool_pad(op: relay.MaxPoolOp) -> bool:
+    """A max pool (of any rank) whose windows leave the input reads an input
+    padded with the lowest value (-inf; an integer type's minimum) through the
+    ceil_mode tail too, and has no padding itself: its reads need no bounds
+    checks, so they vectorize at any stride."""
     x = op.operands[0]
     xt, out = x.type, op.results[0].type
     assert isinstance(xt, TensorType) and isinstance(out, TensorType)
@@ -257,11 +258,12 @@ def _max_pool_pad(op: relay.MaxPool2DOp) -> bool:
         lowest = float(np.iinfo(numpy_dtype(elem)).min)
     else:
         return False
-    win = relay.Window(op.name, op, 2)
+    n = op.spatial(xt)
+    win = relay.Window(op.name, op, n)
     kernel = op.attrs.pool_size
     end = [
         win.overhang(a, xt.get_shape()[2 + a], out.get_shape()[2 + a], kernel[a])
-        for a in range(2)
+        for a in range(n)
     ]
     if not any((*win.pad_begin, *end)):
         return False
@@ -269,7 +271,7 @@ def _max_pool_pad(op: relay.MaxPool2DOp) -> bool:
     x = _padded_input(x, win, new, end, lowest)
     drop = ("padding", "ceil_mode")
     props = {k: v for k, v in op.properties.items() if k not in drop}
-    new.append(relay.MaxPool2DOp(x, **props))
+    new.append(type(op)(x, **props))
     replace(op, new)
     return True
 
@@ -342,7 +344,7 @@ class AlterOpLayoutPass(ModulePass):
         for inner in list(op.walk()):
             if isinstance(inner, relay.Conv2DOp) and _grouped_pad(inner):
                 record_statistic("alter-op-layout.grouped-pad")
-            elif isinstance(inner, relay.MaxPool2DOp) and _max_pool_pad(inner):
+            elif isinstance(inner, relay.MaxPool1DOp | relay.MaxPool2DOp | relay.MaxPool3DOp) and _max_pool_pad(inner):
                 record_statistic("alter-op-layout.max-pool-pad")
 
 
