@@ -8,7 +8,7 @@
 // RUN: lamina-opt %s --split-input-file -p alter-op-layout | filecheck %s
 // RUN: lamina-opt %s --split-input-file -p alter-op-layout --pass-statistics 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
 
-// STATS-COUNT-3: (S) 1 alter-op-layout.dense-pack - reported by the pass
+// STATS-COUNT-5: (S) 1 alter-op-layout.dense-pack - reported by the pass
 // STATS-NEXT:    alter-op-layout
 // STATS-NOT:     alter-op-layout.dense-pack
 // STATS:         (S) 1 alter-op-layout.dense - reported by the pass
@@ -23,6 +23,43 @@ func.func @main(%x: tensor<2x4x3xf32>) -> tensor<2x4x32xf32> {
   %w = relay.constant dense<0.5> : tensor<3x32xf32>
   %0 = relay.matmul %x, %w : (tensor<2x4x3xf32>, tensor<3x32xf32>)
   func.return %0 : tensor<2x4x32xf32>
+}
+
+// -----
+
+// A weight with leading axes of 1 (a recurrent cell's input projection,
+// `[dirs, seq, batch, input] x [1, 1, input, gates]`) is packed as its 2-D matrix.
+// CHECK-LABEL: func.func @main(%x: tensor<1x5x2x3xf32>) -> tensor<1x5x2x32xf32> {
+// CHECK-NEXT:    %[[W:.*]] = relay.constant dense<5.000000e-01> : tensor<[[N:[0-9]+]]x3x[[B:[0-9]+]]xf32>
+// CHECK-NEXT:    %[[Y:.*]] = relay.dense_pack %x, %[[W]] : (tensor<1x5x2x3xf32>, tensor<[[N]]x3x[[B]]xf32>) -> tensor<1x5x2x32xf32>
+func.func @main(%x: tensor<1x5x2x3xf32>) -> tensor<1x5x2x32xf32> {
+  %w = relay.constant dense<0.5> : tensor<1x1x3x32xf32>
+  %0 = relay.matmul %x, %w : (tensor<1x5x2x3xf32>, tensor<1x1x3x32xf32>)
+  func.return %0 : tensor<1x5x2x32xf32>
+}
+
+// -----
+
+// A loop's constant read-only input (the cell's recurrent weight) is read in the
+// body directly, where it is packed; the input and its argument go. A carried
+// input and a computed one stay.
+// CHECK-LABEL: func.func @main(%n: tensor<i64>, %c: tensor<i1>, %h: tensor<1x1x32xf32>, %b: tensor<32xf32>) -> tensor<1x1x32xf32> {
+// CHECK-NEXT:    %f, %k = relay.loop(%n, %c, %h, %b) {
+// CHECK-NEXT:    ^bb0(%i: tensor<i64>, %cc: tensor<i1>, %s: tensor<1x1x32xf32>, %bb: tensor<32xf32>):
+// CHECK-NEXT:      %[[W:.*]] = relay.constant dense<2.500000e-01> : tensor<[[N:[0-9]+]]x32x[[B:[0-9]+]]xf32>
+// CHECK-NEXT:      %[[P:.*]] = relay.dense_pack %s, %[[W]] : (tensor<1x1x32xf32>, tensor<[[N]]x32x[[B]]xf32>) -> tensor<1x1x32xf32>
+// CHECK-NEXT:      %[[U:.*]] = relay.add %[[P]], %bb
+// CHECK-NEXT:      relay.yield %cc, %[[U]] : tensor<i1>, tensor<1x1x32xf32>
+// CHECK-NEXT:    } {carried = 1 : i64, max_trips = array<i64: 5>} : (tensor<i64>, tensor<i1>, tensor<1x1x32xf32>, tensor<32xf32>) -> (tensor<1x1x32xf32>, tensor<i64>)
+func.func @main(%n: tensor<i64>, %c: tensor<i1>, %h: tensor<1x1x32xf32>, %b: tensor<32xf32>) -> tensor<1x1x32xf32> {
+  %r = relay.constant dense<0.25> : tensor<1x32x32xf32>
+  %f, %k = relay.loop(%n, %c, %h, %r, %b) {
+  ^bb0(%i: tensor<i64>, %cc: tensor<i1>, %s: tensor<1x1x32xf32>, %w: tensor<1x32x32xf32>, %bb: tensor<32xf32>):
+    %p = relay.matmul %s, %w : (tensor<1x1x32xf32>, tensor<1x32x32xf32>)
+    %u = relay.add %p, %bb : (tensor<1x1x32xf32>, tensor<32xf32>)
+    relay.yield %cc, %u : tensor<i1>, tensor<1x1x32xf32>
+  } {carried = 1 : i64, max_trips = array<i64: 5>} : (tensor<i64>, tensor<i1>, tensor<1x1x32xf32>, tensor<1x32x32xf32>, tensor<32xf32>) -> (tensor<1x1x32xf32>, tensor<i64>)
+  func.return %f : tensor<1x1x32xf32>
 }
 
 // -----

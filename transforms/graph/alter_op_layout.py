@@ -69,6 +69,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
 
 from lamina.dialects import relay
 from lamina.dialects.dtypes import numpy_dtype
@@ -299,6 +300,26 @@ def _join(op: Operation) -> str | None:
 _BLOCKED_COUNTERS = {1: "alter-op-layout.conv1d-ncwc", 3: "alter-op-layout.conv3d-ncdhwc"}
 
 
+def _sink_constants(loop: relay.LoopOp) -> None:
+    """The body of `loop` reads each constant among its read-only inputs (a
+    recurrent cell's weights) directly, so the rules below see it: a copy of
+    the constant's op (the same data) replaces the input and its argument."""
+    block = loop.body.block
+    n = loop.num_carried
+    for i in reversed(range(n, len(loop.inputs))):
+        value, arg = loop.inputs[i], block.args[2 + i]
+        if not isinstance(value.owner, relay.ConstantOp):
+            continue
+        if arg.uses:
+            copy = value.owner.clone()
+            block.insert_op_before(copy, block.first_op)  # type: ignore[arg-type]
+            arg.replace_all_uses_with(copy.results[0])
+        block.erase_arg(arg)
+        loop.operands = [*loop.operands[: 2 + i], *loop.operands[3 + i :]]
+        if not value.uses:
+            Rewriter.erase_op(value.owner)
+
+
 @register_pass
 @dataclass(frozen=True)
 class AlterOpLayoutPass(ModulePass):
@@ -308,6 +329,9 @@ class AlterOpLayoutPass(ModulePass):
     opt_level: ClassVar[int] = 3
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for inner in list(op.walk()):
+            if isinstance(inner, relay.LoopOp):
+                _sink_constants(inner)
         for inner in list(op.walk()):  # (their convolutions go on through the rules below)
             if isinstance(inner, relay.ConvTransposeOp) and conv_transpose_phases(inner):
                 record_statistic("alter-op-layout.conv-transpose-phases")

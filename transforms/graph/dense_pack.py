@@ -55,15 +55,20 @@ def _panel(t: TensorType, n: int) -> int:
 def pack_product(op: relay.MatmulOp | relay.DenseOp) -> bool:
     """Rewrite `op` onto `relay.dense_pack` when its weight is a constant 2-D
     `K x N` (`N x K` with `transpose_b`) whose columns divide into panels:
-    a `relay.matmul` whose data has rank 2 or more, or a `relay.dense` without
+    a `relay.matmul` whose data has rank 2 or more (and no less than the
+    weight's, which may have leading axes of 1), or a `relay.dense` without
     `transpose_a`, `alpha` and `beta` 1 (a bias becomes a `relay.add` after it,
     which fusion makes its epilogue). Whether it did."""
     x, wv = op.operands[0], op.operands[1]
     w = value_data(wv)
     xt, wt = x.type, wv.type
     assert isinstance(xt, TensorType) and isinstance(wt, TensorType)
-    if w is None or w.ndim != 2 or xt.get_num_dims() < 2:
+    if w is None or w.ndim < 2 or xt.get_num_dims() < max(w.ndim, 2):
         return False
+    if w.ndim > 2:  # a batch of one, broadcast: `[1, 1, K, N]`, as recurrent cells' projections
+        if isinstance(op, relay.DenseOp) or any(d != 1 for d in w.shape[:-2]):
+            return False
+        w = w.reshape(w.shape[-2:])
     bias = None
     if isinstance(op, relay.DenseOp):
         if (
