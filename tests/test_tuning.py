@@ -70,13 +70,14 @@ CALLS: list[TemplateCall[object]] = [
     TemplateCall("conv_nchwc", conv_nchwc.conv_nchwc, conv_nchwc.NchwcKnobs, ((1, 3, 40, 16), 32), AVX512),
     TemplateCall("conv_nchwc", conv_nchwc.conv_nchwc, conv_nchwc.NchwcKnobs, ((1, 2, 4, 5, 7, 16), 32), AVX512),
     TemplateCall("injective", cpu.injective, cpu.InjectiveKnobs, ((3, 70), 32), AVX512),
+    TemplateCall("transpose", cpu.transpose, cpu.TransposeKnobs, ((2, 40, 3, 70), 1, 32), AVX512),
     TemplateCall("reduction", cpu.reduction, cpu.ReductionKnobs, ((5,), (40,), 32), AVX512),
     TemplateCall("reduction", cpu.reduction, cpu.ReductionKnobs, ((3,), (1500,), 32), AVX512),
     TemplateCall("reduction", cpu.reduction, cpu.ReductionKnobs, ((8, 1, 768), (196,), 32, False), AVX512),
 ]
 REDUCE = {
     "gemm": lambda a: (a[5], *(1,) * (a[4] - 1)), "window": lambda a: (3, 3),
-    "conv_nchwc": lambda a: (2, *[3] * (len(a[0]) - 3), 16), "injective": lambda a: (), "reduction": lambda a: a[1],
+    "conv_nchwc": lambda a: (2, *[3] * (len(a[0]) - 3), 16), "injective": lambda a: (), "transpose": lambda a: (), "reduction": lambda a: a[1],
 }
 
 

@@ -28,7 +28,7 @@ for the schedule of a product's compute and attaches it (`topi.scheduled`);
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,6 +69,7 @@ from lamina.target import Target
 GEMM = "gemm"
 WINDOW = "window"
 INJECTIVE = "injective"
+TRANSPOSE = "transpose"
 REDUCTION = "reduction"
 
 
@@ -475,6 +476,118 @@ def injective(
     return Schedule(tuple(steps))
 
 
+@dataclass(frozen=True)
+class TransposeKnobs(Knobs):
+    """`transpose`'s knobs: a tile of `tile` steps of the axis that reads the
+    input's innermost axis by `vector` lanes of the last axis, and the parallel
+    granularity."""
+
+    tile: int
+    vector: int
+    grain: int
+
+    @staticmethod
+    def default(target: Target, extents: tuple[int, ...], across: int, elem_bits: int = 32) -> TransposeKnobs:
+        """A square of one register's lanes: each lane's cache line (read at a
+        stride) serves the tile's `lanes` steps while it is in L1."""
+        lanes = target.lanes(elem_bits)
+        return TransposeKnobs(lanes, lanes if extents[-1] >= lanes else 0, DEFAULT_GRAIN)
+
+    @staticmethod
+    def space(target: Target, extents: tuple[int, ...], across: int, elem_bits: int = 32) -> Space[TransposeKnobs]:
+        d = TransposeKnobs.default(target, extents, across, elem_bits)
+        lanes = target.lanes(elem_bits)
+        return Space(TransposeKnobs, {
+            "tile": choices(4, 8, lanes, 2 * lanes, keep=(d.tile,)),
+            "vector": (0, *_vector_widths(lanes, extents[-1], d.vector)) if d.vector else (0,),
+            "grain": choices(*GRAINS, keep=(d.grain,)),
+        })
+
+
+def transpose(
+    extents: tuple[int, ...], across: int, elem_bits: int = 32, knobs: TransposeKnobs | None = None
+) -> Schedule:
+    """An injective stage that transposes: its last axis reads the input at a
+    stride, and axis `across` reads the input's innermost axis. Vector lanes
+    along the last axis, as `injective`, but in tiles of `tile` steps of
+    `across`: the lanes' cache lines, each read at a stride, are reused by the
+    tile's steps while they are in L1, where an untiled loop reads each of
+    them once per row of the output (from memory, a new page every few lanes,
+    when the rows are long)."""
+    if 0 in extents:
+        return Schedule()
+    if knobs is None:
+        log_call(TemplateCall(TRANSPOSE, transpose, TransposeKnobs, (extents, across, elem_bits)))
+        knobs = TransposeKnobs.default(current_target(), extents, across, elem_bits)
+    rank = len(extents)
+    a, last = axis_name(across), axis_name(rank - 1)
+    steps: list[Primitive] = [Split(a, knobs.tile)]
+    middle = [axis_name(d) for d in range(across + 1, rank - 1)]
+    order = [*(axis_name(d) for d in range(across)), outer_name(a), *middle]
+    order_extents = [*extents[:across], -(-extents[across] // knobs.tile), *extents[across + 1 : rank - 1]]
+    if knobs.vector:
+        steps.append(Split(last, knobs.vector))
+        order.append(outer_name(last))
+        order_extents.append(-(-extents[-1] // knobs.vector))
+        inner = [inner_name(a), inner_name(last)]
+    else:
+        inner = [inner_name(a), last]
+    steps.append(Reorder((*order, *inner)))
+    if math.prod(extents) >= 4096:
+        steps += _parallel_outer(order, order_extents, knobs.grain)
+    if knobs.vector:
+        steps.append(Annotate(ForKind.VECTORIZED, inner_name(last)))
+    return Schedule(tuple(steps))
+
+
+def transposed_axis(op: te.ComputeOp) -> int | None:
+    """The output axis (not the last) along which an injective compute reads
+    some input's innermost axis, while that read moves along another of its
+    axes with the output's last axis: a transpose (`[B, S, C] -> [B, C, S]`,
+    `NCHW16c -> NCHW`), also through the computes of its kernel that it reads
+    (a transpose, then a reshape and a resize). None when no read does so."""
+    rank = len(op.axes)
+    if rank < 2:
+        return None
+    env = {axis: frozenset([d]) for d, axis in enumerate(op.axes)}
+    for inner, other in _leaf_reads(op, env, 0):
+        if rank - 1 not in inner and rank - 1 in other and inner:
+            return max(inner)
+    return None
+
+
+def _leaf_reads(
+    op: te.ComputeOp, env: dict[SSAValue, frozenset[int]], depth: int
+) -> Iterator[tuple[frozenset[int], frozenset[int]]]:
+    """Each read of a tensor that no injective compute produces, reached from
+    `op` through the injective computes it reads: the output axes (of the
+    compute first asked) its innermost index depends on, and those its other
+    indices do. `env`: each of `op`'s axes' output axes."""
+    memo: dict[SSAValue, frozenset[int]] = {}
+
+    def deps(v: SSAValue) -> frozenset[int]:
+        out = env.get(v)
+        if out is not None:
+            return out
+        out = memo.get(v)
+        if out is None:
+            out = memo[v] = (
+                frozenset().union(*(deps(u) for u in v.op.operands))
+                if isinstance(v, OpResult) else frozenset()
+            )
+        return out
+
+    for r in op.body.block.ops:
+        if not isinstance(r, te.ReadOp) or not r.indices:
+            continue
+        index = [deps(v) for v in r.indices]
+        producer = r.tensor.owner
+        if isinstance(producer, te.ComputeOp) and producer.reduce is None and depth < 8:
+            yield from _leaf_reads(producer, dict(zip(producer.axes, index, strict=True)), depth + 1)
+        elif len(index) >= 2:
+            yield index[-1], frozenset().union(*index[:-1])
+
+
 #: The size a symbolic dim is assumed to have when a template picks its tiles
 #: (the schedule then holds for every size: non-dividing splits get guards).
 SYMBOLIC_HINT = 64
@@ -500,11 +613,14 @@ def hinted(extents: Sequence[Dim]) -> tuple[int, ...]:
 
 def default_call(op: te.ComputeOp) -> TemplateCall[Any]:
     """The template call that schedules a compute carrying no schedule: by its
-    class, `injective` or `reduction` (told whether the reduction runs along
+    class, `injective` (`transpose` when it transposes) or `reduction` (told whether the reduction runs along
     its inputs' innermost axis)."""
     elem = op.result.type.get_element_type()  # type: ignore[union-attr]
     bits = max(getattr(elem, "bitwidth", 32) or 32, 8)
     if op.reduce is None:
+        across = transposed_axis(op)
+        if across is not None:
+            return TemplateCall(TRANSPOSE, transpose, TransposeKnobs, (hinted(op.extents), across, bits))
         return TemplateCall(INJECTIVE, injective, InjectiveKnobs, (hinted(op.extents), bits))
     args: tuple[Any, ...] = (hinted(op.extents), hinted(op.reduce_shape), bits)
     if not reduces_innermost(op):
@@ -778,10 +894,12 @@ __all__ = [
     "GEMM",
     "INJECTIVE",
     "REDUCTION",
+    "TRANSPOSE",
     "WINDOW",
     "GemmKnobs",
     "InjectiveKnobs",
     "ReductionKnobs",
+    "TransposeKnobs",
     "WindowKnobs",
     "default_call",
     "default_for",
@@ -794,5 +912,7 @@ __all__ = [
     "schedule_dense_pack",
     "schedule_matmul",
     "schedule_pool",
+    "transpose",
+    "transposed_axis",
     "window",
 ]
