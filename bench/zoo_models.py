@@ -160,6 +160,20 @@ def _vocoder(frames: int) -> Callable[[], tuple[Any, tuple[Any, ...], list[str]]
     return build
 
 
+def _codec(samples: int) -> Callable[[], tuple[Any, tuple[Any, ...], list[str]]]:
+    """transformers' EnCodec encoder (24 kHz: SEANet's strided 1-D convolutions
+    and ELU residual blocks, then a two-layer LSTM) on `samples` of audio."""
+
+    def build() -> tuple[Any, tuple[Any, ...], list[str]]:
+        import torch
+        import transformers
+
+        net = transformers.EncodecModel(transformers.EncodecConfig()).eval().encoder
+        return net, (torch.randn(1, 1, samples),), ["audio"]
+
+    return build
+
+
 ZOO: dict[str, Entry] = {
     # plain convnets: residual, bottleneck, inception-style, dense, fire modules
     "resnet18": Entry("plain convnet", vision("resnet18")),
@@ -206,6 +220,9 @@ ZOO: dict[str, Entry] = {
     "segformer": Entry("segmentation", _hf_image("SegformerConfig", "SegformerForSemanticSegmentation", 256)),
     # transposed convolutions: a neural vocoder's upsampling (mel frames to audio)
     "hifigan": Entry("audio", _vocoder(32)),
+    # a recurrent network: a neural audio codec's encoder, its LSTM over frames
+    # (the TorchScript exporter keeps it one ONNX LSTM)
+    "encodec_encoder": Entry("audio", _codec(24000), dynamo=False),
 }
 
 
