@@ -488,10 +488,13 @@ class TransposeKnobs(Knobs):
 
     @staticmethod
     def default(target: Target, extents: tuple[int, ...], across: int, elem_bits: int = 32) -> TransposeKnobs:
-        """A square of one register's lanes: each lane's cache line (read at a
-        stride) serves the tile's `lanes` steps while it is in L1."""
+        """A square of one register's lanes (fewer steps when the axis is
+        shorter): each lane's cache line (read at a stride) serves the tile's
+        steps while it is in L1."""
         lanes = target.lanes(elem_bits)
-        return TransposeKnobs(lanes, lanes if extents[-1] >= lanes else 0, DEFAULT_GRAIN)
+        e = extents[across]
+        tile = lanes if isinstance(e, Hinted) or e >= lanes else max(e, 1)
+        return TransposeKnobs(tile, lanes if extents[-1] >= lanes else 0, DEFAULT_GRAIN)
 
     @staticmethod
     def space(target: Target, extents: tuple[int, ...], across: int, elem_bits: int = 32) -> Space[TransposeKnobs]:
