@@ -184,6 +184,51 @@ tir.prim_func @gather(%x: memref<4x4xf32>, %y: memref<4x4xf32>) {
 
 // -----
 
+// A reshape's index inside a fused kernel (a flat index split by a divisor, as a
+// group norm reads its groups): the 4 lanes start at a multiple of 4 and 8 is a
+// multiple of 4, so they share one quotient (a scalar) and their remainders are
+// `base % 8 + lane`: one vector load. A divisor of 6 is crossed by some vectors:
+// that loop is left serial (to LLVM).
+// CHECK-LABEL: tir.prim_func @reshape_index(
+// CHECK:         tir.for serial %o = %c0 to %c4 step %c1 {
+// CHECK:           [[Q:%[0-9A-Za-z_]+]] = arith.divui [[B:%[0-9A-Za-z_]+]], %c8 : index
+// CHECK-NEXT:      [[R:%[0-9A-Za-z_]+]] = arith.remui [[B]], %c8 : index
+// CHECK-NEXT:      [[V:%[0-9A-Za-z_]+]] = tir.load %x{{\[}}[[Q]], [[R]]] : memref<2x8xf32>, vector<4xf32>
+// CHECK:         tir.for serial %p = %c0 to %c3 step %c1 {
+// CHECK:           tir.for serial %i = %c0 to %c4 step %c1 {
+// CHECK-NOT:         vector
+tir.prim_func @reshape_index(%x: memref<2x8xf32>, %y: memref<16xf32>, %z: memref<2x6xf32>, %w: memref<12xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  tir.for serial %o = %c0 to %c4 step %c1 {
+    tir.for vectorized %i = %c0 to %c4 step %c1 {
+      %b = arith.muli %o, %c4 : index
+      %f = arith.addi %b, %i : index
+      %q = arith.divui %f, %c8 : index
+      %r = arith.remui %f, %c8 : index
+      %v = tir.load %x[%q, %r] : memref<2x8xf32>
+      tir.store %v, %y[%f] : memref<16xf32>
+    }
+  }
+  tir.for serial %p = %c0 to %c3 step %c1 {
+    tir.for vectorized %i = %c0 to %c4 step %c1 {
+      %b = arith.muli %p, %c4 : index
+      %f = arith.addi %b, %i : index
+      %q = arith.divui %f, %c6 : index
+      %r = arith.remui %f, %c6 : index
+      %v = tir.load %z[%q, %r] : memref<2x6xf32>
+      tir.store %v, %w[%f] : memref<12xf32>
+    }
+  }
+  tir.return
+}
+
+// -----
+
 // A gather under a lane mask (the last vector of 6 columns): a masked-off
 // lane's element may lie outside the buffer, so the loop is demoted.
 // CHECK-LABEL: tir.prim_func @masked_gather(

@@ -547,7 +547,8 @@ class _Vectorizer:
 
     def index_op(self, op: Operation) -> bool:
         """Track `base + stride * lane` through add, sub and multiply by constants,
-        and its clamp into lane-independent bounds (max, then min)."""
+        unsigned division and remainder by a constant its lanes do not cross a
+        multiple of, and its clamp into lane-independent bounds (max, then min)."""
         a, b = op.operands[0], op.operands[-1]
         la, lb = self.affine.get(a), self.affine.get(b)
         ua, ub = self.uniform(a), self.uniform(b)
@@ -589,6 +590,21 @@ class _Vectorizer:
                 base = self.emit(arith.MuliOp(lane.base, k))
                 self.affine[op.results[0]] = _Lane(base, lane.stride * c)
                 return True
+        if isinstance(op, arith.DivUIOp | arith.RemUIOp) and la is not None and ub is not None:
+            # The lanes span `stride * lanes` indices from a multiple of that
+            # span; a divisor that is a multiple of it too puts them all in one
+            # of its blocks: one quotient, and remainders `base % d + stride *
+            # lane` (a reshape's index inside a fused kernel: GroupNorm's, a
+            # head merge's).
+            d = tir.ForOp.constant_index(ub)
+            span = la.stride * self.lanes
+            if d is None or la.stride < 1 or d % span or not _multiple_of(la.base, span):
+                return False
+            if isinstance(op, arith.DivUIOp):
+                self.scalar[op.results[0]] = self.emit(arith.DivUIOp(la.base, ub))
+            else:
+                self.affine[op.results[0]] = _Lane(self.emit(arith.RemUIOp(la.base, ub)), la.stride)
+            return True
         return False
 
 
