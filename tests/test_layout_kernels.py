@@ -14,7 +14,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import lamina
 from lamina.dialects import te
-from lamina.lowering.strategy import cpu
+from lamina.lowering.strategy import defaults
 
 RNG = np.random.default_rng(11)
 
@@ -96,7 +96,7 @@ def test_transposes_are_found_through_the_kernel() -> None:
         helper.make_node("Reshape", ["t", "s"], ["y"]),
     ]
     (last,) = [op for op in _computes(_model(nodes, shape, inits)) if len(op.axes) == 4]
-    assert cpu.transposed_axis(last) == 1
-    assert cpu.default_call(last).name == cpu.TRANSPOSE
+    assert defaults.transposed_axis(last) == 1
+    assert defaults.default_call(last).name == defaults.TRANSPOSE
     (relu,) = _computes(_model([helper.make_node("Relu", ["x"], ["y"])], shape, []))
-    assert cpu.transposed_axis(relu) is None
+    assert defaults.transposed_axis(relu) is None

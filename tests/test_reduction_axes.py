@@ -13,7 +13,7 @@ from onnx import TensorProto, helper
 
 import lamina
 from lamina.dialects import te
-from lamina.lowering.strategy import cpu
+from lamina.lowering.strategy import cpu, defaults
 
 RNG = np.random.default_rng(5)
 NUMPY = {"ReduceSum": np.sum, "ReduceMean": np.mean, "ReduceMax": np.max, "ReduceMin": np.min}
@@ -54,11 +54,11 @@ def test_the_schedule_follows_the_innermost_axis() -> None:
     """A mean over tokens (`[B, S, D] -> [B, D]`) puts its lanes on D; a row
     reduction (over D) keeps its vector partials."""
     (over_tokens,) = _reductions(_model("ReduceMean", (8, 196, 768), [1], 0))
-    assert not cpu.reduces_innermost(over_tokens)
-    call = cpu.default_call(over_tokens)
+    assert not defaults.reduces_innermost(over_tokens)
+    call = defaults.default_call(over_tokens)
     lanes = call.target.lanes(32)
     assert call.args[-1] is False
     assert call.default().vector == min(cpu.REDUCE_VECTORS, 768 // lanes) * lanes  # independent chains
     (over_rows,) = _reductions(_model("ReduceMean", (8, 196, 768), [2], 0))
-    assert cpu.reduces_innermost(over_rows)
-    assert len(cpu.default_call(over_rows).args) == 3
+    assert defaults.reduces_innermost(over_rows)
+    assert len(defaults.default_call(over_rows).args) == 3

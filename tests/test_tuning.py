@@ -20,7 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 import lamina
 from lamina.errors import LaminaError
 from lamina.lowering.lang.schedule import LoopNest
-from lamina.lowering.strategy import conv_nchwc, cpu
+from lamina.lowering.strategy import conv_nchwc, cpu, defaults
 from lamina.lowering.strategy.dispatch import TemplateCall
 from lamina.passes import PassContext
 from lamina.target import Target
@@ -70,7 +70,7 @@ CALLS: list[TemplateCall[object]] = [
     TemplateCall("conv_nchwc", conv_nchwc.conv_nchwc, conv_nchwc.NchwcKnobs, ((1, 3, 40, 16), 32), AVX512),
     TemplateCall("conv_nchwc", conv_nchwc.conv_nchwc, conv_nchwc.NchwcKnobs, ((1, 2, 4, 5, 7, 16), 32), AVX512),
     TemplateCall("injective", cpu.injective, cpu.InjectiveKnobs, ((3, 70), 32), AVX512),
-    TemplateCall("transpose", cpu.transpose, cpu.TransposeKnobs, ((2, 40, 3, 70), 1, 32), AVX512),
+    TemplateCall("transpose", defaults.transpose, defaults.TransposeKnobs, ((2, 40, 3, 70), 1, 32), AVX512),
     TemplateCall("reduction", cpu.reduction, cpu.ReductionKnobs, ((5,), (40,), 32), AVX512),
     TemplateCall("reduction", cpu.reduction, cpu.ReductionKnobs, ((3,), (1500,), 32), AVX512),
     TemplateCall("reduction", cpu.reduction, cpu.ReductionKnobs, ((8, 1, 768), (196,), 32, False), AVX512),

@@ -20,7 +20,6 @@ from lamina.lowering.strategy import (
     winograd,
 )
 from lamina.lowering.strategy.cpu import (
-    default_for,
     gemm,
     injective,
     is_gemm_conv,
@@ -29,6 +28,7 @@ from lamina.lowering.strategy.cpu import (
     schedule_dense,
     schedule_matmul,
 )
+from lamina.lowering.strategy.defaults import default_for
 
 __all__ = [
     "conv_nchwc",

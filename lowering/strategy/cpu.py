@@ -20,22 +20,21 @@ so that a tuning record can supply other knobs from `space(target, ...)`.
 
 The compute library (`lamina.lowering.topi`) asks the `schedule_<op>` pickers
 for the schedule of a product's compute and attaches it (`topi.scheduled`);
-`default_for` gives every compute that carries none the template of its class
-(`lower-te-to-tir` calls it). The schedule language itself is
+`lamina.lowering.strategy.defaults` gives every compute that carries none the
+template its reads call for (`lower-te-to-tir` calls it). The schedule language itself is
 `lamina.lowering.lang.schedule`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, OpResult, SSAValue
+from xdsl.ir import Attribute
 
-from lamina.dialects import relay, te
+from lamina.dialects import relay
 from lamina.dialects.shapes import dims
 from lamina.dialects.tir import ForKind
 from lamina.lowering.lang.schedule import (
@@ -69,12 +68,11 @@ from lamina.target import Target
 GEMM = "gemm"
 WINDOW = "window"
 INJECTIVE = "injective"
-TRANSPOSE = "transpose"
 REDUCTION = "reduction"
 
 
 # ----------------------------------------------------------------- templates
-def _parallel_outer(
+def parallel_outer(
     loops: list[str], extents: list[int], threads_hint: int = DEFAULT_GRAIN
 ) -> list[Primitive]:
     """Fuse leading loops until there is enough parallel work (`threads_hint`
@@ -100,10 +98,10 @@ def _parallel_outer(
 def _parallel_tiles(
     outer: list[str], extents: list[int], grain: int = DEFAULT_GRAIN
 ) -> list[Primitive]:
-    """The outer tile loops parallel (`_parallel_outer`), and the accumulators
+    """The outer tile loops parallel (`parallel_outer`), and the accumulators
     cached inside the innermost of them (`cache_write`): at the fused loop when
     fusing took them all, else at the last one."""
-    par = _parallel_outer(outer, extents, grain)
+    par = parallel_outer(outer, extents, grain)
     fused = sum(isinstance(p, Fuse) for p in par)
     at = fused_name(*outer) if fused + 1 == len(outer) else outer[-1]
     return [*par, CacheWrite(at)]
@@ -130,7 +128,7 @@ def _most_that_fit(target: Target, what: str, most: int, demand: Callable[[int],
     )
 
 
-def _vector_widths(lanes: int, at_most: int, keep: int) -> tuple[int, ...]:
+def vector_widths(lanes: int, at_most: int, keep: int) -> tuple[int, ...]:
     """Vector tiles a tuner tries: half a register, one, two, three and four,
     up to `at_most` elements (besides `keep`, the default)."""
     half = max(1, lanes // 2)
@@ -242,7 +240,7 @@ class GemmKnobs(Knobs):
         unrolls = [u for u in (1, 2, 4, 8) if reduce_size and reduce_size % u == 0] or [1]
         # (multiples of every unroll factor)
         k_blocks = [b for b in (64, 128, 256, 512, 1024) if b < reduce_size and reduce_size % b == 0]
-        widths = _vector_widths(lanes, -(-g.ncol // lanes) * lanes, d.nr)
+        widths = vector_widths(lanes, -(-g.ncol // lanes) * lanes, d.nr)
         if panel:  # (a vector must not straddle two panels of a packed weight)
             widths = tuple(w for w in widths if w % panel == 0)
         blocks = {b for w in widths for b in _divisors(-(-g.ncol // w))}
@@ -334,7 +332,7 @@ def gemm(
     split_at = len(g.batch) + 1 if k_block else len(outer)
     steps.append(Reorder((*outer[:split_at], *k_block, *outer[split_at:], *reduce, *unrolled_k, inner_name(r), *vectors)))
     if k_block:  # (the parallel loops outside the K blocks, the accumulators inside)
-        steps += [*_parallel_outer(outer[:split_at], outer_extents[:split_at], knobs.grain), CacheWrite(outer[-1])]
+        steps += [*parallel_outer(outer[:split_at], outer_extents[:split_at], knobs.grain), CacheWrite(outer[-1])]
     else:
         steps += _parallel_tiles(outer, outer_extents, knobs.grain)
     steps += [Annotate(ForKind.UNROLLED, name) for name in (*unrolled_k, inner_name(r), *vectors[:-1])]
@@ -382,7 +380,7 @@ class WindowKnobs(Knobs):
         d = WindowKnobs.default(target, extents, nreduce, elem_bits, row)
         lanes = target.lanes(elem_bits)
         rows, cols = extents[row], extents[-1]
-        widths = {min(cols, w) for w in _vector_widths(lanes, 4 * lanes, lanes) if w <= 2 * lanes}
+        widths = {min(cols, w) for w in vector_widths(lanes, 4 * lanes, lanes) if w <= 2 * lanes}
 
         def why(k: WindowKnobs) -> str | None:
             vectors = -(-k.vector // lanes)
@@ -445,7 +443,7 @@ class InjectiveKnobs(Knobs):
         d = InjectiveKnobs.default(target, extents, elem_bits)
         last = extents[-1] if extents else 0
         return Space(InjectiveKnobs, {
-            "vector": (0, *_vector_widths(target.lanes(elem_bits), last, d.vector)) if d.vector else (0,),
+            "vector": (0, *vector_widths(target.lanes(elem_bits), last, d.vector)) if d.vector else (0,),
             "grain": choices(*GRAINS, keep=(d.grain,)),
         })
 
@@ -472,123 +470,8 @@ def injective(
         outer_names.append(outer_name(last))
         outer_extents.append(-(-extents[-1] // knobs.vector))
     if total >= 4096:
-        steps += _parallel_outer(outer_names, outer_extents, knobs.grain)
+        steps += parallel_outer(outer_names, outer_extents, knobs.grain)
     return Schedule(tuple(steps))
-
-
-@dataclass(frozen=True)
-class TransposeKnobs(Knobs):
-    """`transpose`'s knobs: a tile of `tile` steps of the axis that reads the
-    input's innermost axis by `vector` lanes of the last axis, and the parallel
-    granularity."""
-
-    tile: int
-    vector: int
-    grain: int
-
-    @staticmethod
-    def default(target: Target, extents: tuple[int, ...], across: int, elem_bits: int = 32) -> TransposeKnobs:
-        """A square of one register's lanes (fewer steps when the axis is
-        shorter): each lane's cache line (read at a stride) serves the tile's
-        steps while it is in L1."""
-        lanes = target.lanes(elem_bits)
-        e = extents[across]
-        tile = lanes if isinstance(e, Hinted) or e >= lanes else max(e, 1)
-        return TransposeKnobs(tile, lanes if extents[-1] >= lanes else 0, DEFAULT_GRAIN)
-
-    @staticmethod
-    def space(target: Target, extents: tuple[int, ...], across: int, elem_bits: int = 32) -> Space[TransposeKnobs]:
-        d = TransposeKnobs.default(target, extents, across, elem_bits)
-        lanes = target.lanes(elem_bits)
-        return Space(TransposeKnobs, {
-            "tile": choices(4, 8, lanes, 2 * lanes, keep=(d.tile,)),
-            "vector": (0, *_vector_widths(lanes, extents[-1], d.vector)) if d.vector else (0,),
-            "grain": choices(*GRAINS, keep=(d.grain,)),
-        })
-
-
-def transpose(
-    extents: tuple[int, ...], across: int, elem_bits: int = 32, knobs: TransposeKnobs | None = None
-) -> Schedule:
-    """An injective stage that transposes: its last axis reads the input at a
-    stride, and axis `across` reads the input's innermost axis. Vector lanes
-    along the last axis, as `injective`, but in tiles of `tile` steps of
-    `across`: the lanes' cache lines, each read at a stride, are reused by the
-    tile's steps while they are in L1, where an untiled loop reads each of
-    them once per row of the output (from memory, a new page every few lanes,
-    when the rows are long)."""
-    if 0 in extents:
-        return Schedule()
-    if knobs is None:
-        log_call(TemplateCall(TRANSPOSE, transpose, TransposeKnobs, (extents, across, elem_bits)))
-        knobs = TransposeKnobs.default(current_target(), extents, across, elem_bits)
-    rank = len(extents)
-    a, last = axis_name(across), axis_name(rank - 1)
-    steps: list[Primitive] = [Split(a, knobs.tile)]
-    middle = [axis_name(d) for d in range(across + 1, rank - 1)]
-    order = [*(axis_name(d) for d in range(across)), outer_name(a), *middle]
-    order_extents = [*extents[:across], -(-extents[across] // knobs.tile), *extents[across + 1 : rank - 1]]
-    if knobs.vector:
-        steps.append(Split(last, knobs.vector))
-        order.append(outer_name(last))
-        order_extents.append(-(-extents[-1] // knobs.vector))
-        inner = [inner_name(a), inner_name(last)]
-    else:
-        inner = [inner_name(a), last]
-    steps.append(Reorder((*order, *inner)))
-    if math.prod(extents) >= 4096:
-        steps += _parallel_outer(order, order_extents, knobs.grain)
-    if knobs.vector:
-        steps.append(Annotate(ForKind.VECTORIZED, inner_name(last)))
-    return Schedule(tuple(steps))
-
-
-def transposed_axis(op: te.ComputeOp) -> int | None:
-    """The output axis (not the last) along which an injective compute reads
-    some input's innermost axis, while that read moves along another of its
-    axes with the output's last axis: a transpose (`[B, S, C] -> [B, C, S]`,
-    `NCHW16c -> NCHW`), also through the computes of its kernel that it reads
-    (a transpose, then a reshape and a resize). None when no read does so."""
-    rank = len(op.axes)
-    if rank < 2:
-        return None
-    env = {axis: frozenset([d]) for d, axis in enumerate(op.axes)}
-    for inner, other in _leaf_reads(op, env, 0):
-        if rank - 1 not in inner and rank - 1 in other and inner:
-            return max(inner)
-    return None
-
-
-def _leaf_reads(
-    op: te.ComputeOp, env: dict[SSAValue, frozenset[int]], depth: int
-) -> Iterator[tuple[frozenset[int], frozenset[int]]]:
-    """Each read of a tensor that no injective compute produces, reached from
-    `op` through the injective computes it reads: the output axes (of the
-    compute first asked) its innermost index depends on, and those its other
-    indices do. `env`: each of `op`'s axes' output axes."""
-    memo: dict[SSAValue, frozenset[int]] = {}
-
-    def deps(v: SSAValue) -> frozenset[int]:
-        out = env.get(v)
-        if out is not None:
-            return out
-        out = memo.get(v)
-        if out is None:
-            out = memo[v] = (
-                frozenset().union(*(deps(u) for u in v.op.operands))
-                if isinstance(v, OpResult) else frozenset()
-            )
-        return out
-
-    for r in op.body.block.ops:
-        if not isinstance(r, te.ReadOp) or not r.indices:
-            continue
-        index = [deps(v) for v in r.indices]
-        producer = r.tensor.owner
-        if isinstance(producer, te.ComputeOp) and producer.reduce is None and depth < 8:
-            yield from _leaf_reads(producer, dict(zip(producer.axes, index, strict=True)), depth + 1)
-        elif len(index) >= 2:
-            yield index[-1], frozenset().union(*index[:-1])
 
 
 #: The size a symbolic dim is assumed to have when a template picks its tiles
@@ -612,57 +495,6 @@ def hinted(extents: Sequence[Dim]) -> tuple[int, ...]:
         Hinted(e.evaluate(dict.fromkeys(e.names, SYMBOLIC_HINT))) if isinstance(e, Sym) else int(e)
         for e in extents
     )
-
-
-def default_call(op: te.ComputeOp) -> TemplateCall[Any]:
-    """The template call that schedules a compute carrying no schedule: by its
-    class, `injective` (`transpose` when it transposes) or `reduction` (told whether the reduction runs along
-    its inputs' innermost axis)."""
-    elem = op.result.type.get_element_type()  # type: ignore[union-attr]
-    bits = max(getattr(elem, "bitwidth", 32) or 32, 8)
-    if op.reduce is None:
-        across = transposed_axis(op)
-        if across is not None:
-            return TemplateCall(TRANSPOSE, transpose, TransposeKnobs, (hinted(op.extents), across, bits))
-        return TemplateCall(INJECTIVE, injective, InjectiveKnobs, (hinted(op.extents), bits))
-    args: tuple[Any, ...] = (hinted(op.extents), hinted(op.reduce_shape), bits)
-    if not reduces_innermost(op):
-        args = (*args, False)
-    return TemplateCall(REDUCTION, reduction, ReductionKnobs, args)
-
-
-def reduces_innermost(op: te.ComputeOp) -> bool:
-    """Whether a reduction's last reduce axis indexes the innermost axis of what
-    it reads (a softmax or norm row), or it reads nothing along an output
-    axis there. A sum over a middle axis (`[B, S, D] -> [B, D]`) reads its
-    input's rows along the last output axis instead: lanes belong there."""
-    if not op.reduce_axes or not op.axes:
-        return True
-    last_reduce, last_out = op.reduce_axes[-1], op.axes[-1]
-    inner = [r.indices[-1] for r in op.body.block.ops if isinstance(r, te.ReadOp) and r.indices]
-    if not inner:
-        return True
-    return any(_depends_on(v, last_reduce) for v in inner) or not any(_depends_on(v, last_out) for v in inner)
-
-
-def _depends_on(v: SSAValue, arg: SSAValue) -> bool:
-    """Whether index `v` is computed from block argument `arg`."""
-    seen: set[SSAValue] = set()
-    stack = [v]
-    while stack:
-        u = stack.pop()
-        if u is arg:
-            return True
-        if u in seen or not isinstance(u, OpResult):
-            continue
-        seen.add(u)
-        stack.extend(u.op.operands)
-    return False
-
-
-def default_for(op: te.ComputeOp) -> Schedule:
-    """The schedule of a compute that carries none: by its class."""
-    return default_call(op).render()
 
 
 #: Vector registers of partials a long row's reduction keeps: as many
@@ -706,7 +538,7 @@ class ReductionKnobs(Knobs):
         d = ReductionKnobs.default(target, extents, reduce_extents, elem_bits, innermost)
         last = reduce_extents[-1] if innermost and reduce_extents else (_sure(extents[-1]) if extents else 0)
         return Space(ReductionKnobs, {
-            "vector": (0, *_vector_widths(target.lanes(elem_bits), last, d.vector)) if d.vector else (0,),
+            "vector": (0, *vector_widths(target.lanes(elem_bits), last, d.vector)) if d.vector else (0,),
             "grain": choices(*GRAINS, keep=(d.grain,)),
         })
 
@@ -717,7 +549,7 @@ def reduction_rows(extents: tuple[int, ...], reduce_extents: tuple[int, ...], kn
     the reduce loops inside the vector loop, the outer loops parallel."""
     names = [axis_name(d) for d in range(len(extents))]
     if not knobs.vector or not names:
-        return Schedule(tuple(_parallel_outer(names, list(extents), knobs.grain)))
+        return Schedule(tuple(parallel_outer(names, list(extents), knobs.grain)))
     last = names[-1]
     reduce = [reduce_axis_name(d) for d in range(len(reduce_extents))]
     outer = [*names[:-1], outer_name(last)]
@@ -744,7 +576,7 @@ def ordered_reduction(extents: tuple[int, ...], reduce_extents: tuple[int, ...])
     threads = math.prod(_sure(e) for e in (*extents, *reduce_extents)) >= PARALLEL_WORK
     axis = next((d for d in reversed(range(len(extents))) if _sure(extents[d]) % ORDERED_ROWS == 0 and not isinstance(extents[d], Hinted)), None)
     if axis is None or not reduce_extents:
-        return Schedule(tuple(_parallel_outer(names, list(extents)) if threads else ()))
+        return Schedule(tuple(parallel_outer(names, list(extents)) if threads else ()))
     rows, inner = outer_name(names[axis]), inner_name(names[axis])
     reduce = [reduce_axis_name(d) for d in range(len(reduce_extents))]
     outer = [*names[:axis], rows]
@@ -782,7 +614,7 @@ def reduction(
         total *= e
     if total >= PARALLEL_WORK and extents:
         names = [axis_name(d) for d in range(len(extents))]
-        steps = _parallel_outer(names, list(extents), knobs.grain) + steps
+        steps = parallel_outer(names, list(extents), knobs.grain) + steps
     return Schedule(tuple(steps))
 
 
@@ -877,9 +709,6 @@ def _ordered_lanes(extents: Sequence[Dim], reduce_extents: Sequence[Dim], lanes:
     return reduction(hinted(extents), hinted(reduce_extents), 32, knobs=knobs)
 
 
-register_schedule(GENERIC_CPU, tags.DEFAULT)(default_for)
-
-
 def is_gemm_conv(op: relay.ConvOp, wshape: Sequence[int], groups: int) -> bool:
     """A 2-D 1x1 convolution with unit strides and no padding: a GEMM of the
     weight (out x in channels) and the input (in channels x pixels)."""
@@ -897,15 +726,11 @@ __all__ = [
     "GEMM",
     "INJECTIVE",
     "REDUCTION",
-    "TRANSPOSE",
     "WINDOW",
     "GemmKnobs",
     "InjectiveKnobs",
     "ReductionKnobs",
-    "TransposeKnobs",
     "WindowKnobs",
-    "default_call",
-    "default_for",
     "gemm",
     "injective",
     "is_gemm_conv",
@@ -915,7 +740,5 @@ __all__ = [
     "schedule_dense_pack",
     "schedule_matmul",
     "schedule_pool",
-    "transpose",
-    "transposed_axis",
     "window",
 ]

@@ -21,7 +21,8 @@ from xdsl.dialects.builtin import StringAttr
 from lamina.dialects import te
 from lamina.errors import LaminaError
 from lamina.lowering.lang.schedule import SCHEDULE_ATTR
-from lamina.lowering.strategy.cpu import default_call, hinted
+from lamina.lowering.strategy.cpu import hinted
+from lamina.lowering.strategy.defaults import default_call
 from lamina.lowering.strategy.dispatch import Implementation, TemplateCall
 from lamina.lowering.strategy.knobs import Knobs
 
