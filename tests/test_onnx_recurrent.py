@@ -290,3 +290,40 @@ def test_stacked_bidirectional_models_of_the_benchmark():
     spec.loader.exec_module(bench)
     args = ["--inputs", "3", "--hidden", "5", "--batch", "2", "--seq", "4", "--runs", "1", "--rounds", "1", "--symbolic"]
     assert bench.main([*args, "--models", "lstm,gru,rnn"]) == 0
+
+
+@pytest.mark.parametrize("op", ["RNN", "GRU", "LSTM"])
+def test_packed_recurrent_weights(op):
+    """Constant weights whose gates divide into the host's lanes are packed: the
+    input projection, and in the loop's body the recurrent weight (one product
+    per direction when there are two). Against onnxruntime, every direction,
+    with lengths and without, GRU both ways of resetting."""
+    rng = np.random.default_rng(3)
+    cases = [
+        _case(op, 6, batch, 8, hidden, direction, 0, True, True, True)
+        for hidden, batch in ((16, 2), (32, 1))
+        for direction in ("forward", "reverse", "bidirectional")
+    ]
+    lens = _lens_case(op, "bidirectional", rng.integers(0, 6, 3).astype(np.int32), True, hidden=16)
+    lens.inputs[1], lens.inputs[2] = Const(lens.inputs[1]), Const(lens.inputs[2])
+    cases.append(lens)
+    if op == "GRU":
+        cases.append(_case(op, 4, 2, 8, 16, "bidirectional", 0, True, False, True, linear_before_reset=1))
+    check_ort(cases)
+
+
+def test_recurrent_weights_are_packed_in_the_loop():
+    """A bidirectional LSTM of 16 units: after `alter-op-layout`, the loop's
+    body multiplies by packed constants (no batched product over the
+    directions is left) and reads no weight as a loop input (the initial
+    states, carried, stay inputs)."""
+    case = _case("LSTM", 5, 2, 8, 16, "bidirectional", 0, True, False, True)
+    model, _ = model_of([case], 14)
+    module = lamina.from_onnx(model)
+    lamina.run_pipeline(module, "optimize", lamina.PassContext(opt_level=3))
+    (loop,) = [o for o in module.walk() if isinstance(o, relay.LoopOp)]
+    inner = list(loop.body.block.walk())
+    assert sum(isinstance(o, relay.DensePackOp) for o in inner) == 2
+    assert not any(isinstance(o, relay.MatmulOp) for o in inner)
+    read_only = list(loop.inputs)[loop.num_carried :]
+    assert all(not isinstance(v.owner, relay.ConstantOp) for v in read_only)

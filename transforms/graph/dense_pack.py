@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects.builtin import AnyFloat, TensorType
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from lamina.dialects import relay
 from lamina.dialects.relay.constant import make_constant, value_data
+from lamina.dialects.shapes import dims_attr
 from lamina.passes import current_target
 from lamina.runtime.model import aligned_empty
 from lamina.transforms.graph.layout_propagation import replace
@@ -66,8 +67,10 @@ def pack_product(op: relay.MatmulOp | relay.DenseOp) -> bool:
     if w is None or w.ndim < 2 or xt.get_num_dims() < max(w.ndim, 2):
         return False
     if w.ndim > 2:  # a batch of one, broadcast: `[1, 1, K, N]`, as recurrent cells' projections
-        if isinstance(op, relay.DenseOp) or any(d != 1 for d in w.shape[:-2]):
+        if isinstance(op, relay.DenseOp):
             return False
+        if any(d != 1 for d in w.shape[:-2]):
+            return _split_batch(op, w)
         w = w.reshape(w.shape[-2:])
     bias = None
     if isinstance(op, relay.DenseOp):
@@ -95,4 +98,46 @@ def pack_product(op: relay.MatmulOp | relay.DenseOp) -> bool:
     return True
 
 
-__all__ = ["pack_panels", "pack_product"]
+#: The most weights of a batch `_split_batch` makes products of (a
+#: bidirectional cell's two directions; not a batched attention's heads).
+SPLIT_BATCH = 4
+
+
+def _split_batch(op: relay.MatmulOp, w: np.ndarray) -> bool:
+    """A matmul whose constant weight is a small batch of matrices along one
+    axis (`[2, H, 4H]`: a bidirectional cell's directions) becomes one product
+    per matrix, each over its slice of the data and packed (`pack_product`),
+    concatenated along that axis. Whether it did."""
+    x = op.operands[0]
+    xt, out = x.type, op.results[0].type
+    assert isinstance(xt, TensorType) and isinstance(out, TensorType)
+    batch = [a for a, d in enumerate(w.shape[:-2]) if d != 1]
+    rank = xt.get_num_dims()
+    if len(batch) != 1 or w.shape[batch[0]] > SPLIT_BATCH:
+        return False
+    axis = rank - w.ndim + batch[0]  # (the weight's batch axes align with the data's last ones)
+    count = w.shape[batch[0]]
+    xshape = xt.get_shape()
+    if xshape[axis] != count or not _panel(xt, w.shape[-1]):
+        return False
+    elem = op.results[0].type.get_element_type()  # type: ignore[union-attr]
+    new: list[Operation] = []
+    parts: list[SSAValue] = []
+    for d in range(count):
+        lo = [d if a == axis else 0 for a in range(rank)]
+        hi = [d + 1 if a == axis else e for a, e in enumerate(xshape)]
+        piece = relay.StridedSliceOp(x, begin=dims_attr(lo), end=dims_attr(hi))
+        wd = np.take(w, [d], axis=batch[0])
+        weight = make_constant(wd, relay.tensor(wd.shape, elem), f"{op.operands[1].name_hint or 'weight'}_{d}")
+        product = relay.MatmulOp(piece.results[0], weight.results[0])
+        new += [piece, weight, product]
+        parts.append(product.results[0])
+    new.append(relay.ConcatenateOp(*parts, axis=relay.i64_attr(axis)))
+    replace(op, new)
+    for o in new:
+        if isinstance(o, relay.MatmulOp):
+            pack_product(o)
+    return True
+
+
+__all__ = ["SPLIT_BATCH", "pack_panels", "pack_product"]
