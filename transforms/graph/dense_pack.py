@@ -19,7 +19,7 @@ from xdsl.ir import Operation, SSAValue
 
 from lamina.dialects import relay
 from lamina.dialects.relay.constant import make_constant, value_data
-from lamina.dialects.shapes import dims_attr
+from lamina.dialects.shapes import dims, dims_attr
 from lamina.passes import current_target
 from lamina.runtime.model import aligned_empty
 from lamina.transforms.graph.layout_propagation import replace
@@ -117,7 +117,7 @@ def _split_batch(op: relay.MatmulOp, w: np.ndarray) -> bool:
         return False
     axis = rank - w.ndim + batch[0]  # (the weight's batch axes align with the data's last ones)
     count = w.shape[batch[0]]
-    xshape = xt.get_shape()
+    xshape = dims(xt)  # (a symbolic batch or sequence stays symbolic in the slices)
     if xshape[axis] != count or not _panel(xt, w.shape[-1]):
         return False
     elem = op.results[0].type.get_element_type()  # type: ignore[union-attr]
