@@ -114,8 +114,12 @@ def conv_nchwc(
     `conv2d_NCHWc`): the output channel block in vector lanes, a tile of output
     columns (and rows, and output blocks) unrolled, each one vector accumulator
     kept in a register across the whole reduction; per reduction step, one
-    weight vector and a broadcast input element per column. A 3-D one's depth
-    axis runs outside the tile, as the batch does."""
+    weight vector and a broadcast input element per column. A 3-D one runs
+    its output rows outside its output-channel blocks and depth: the input rows
+    of one output row, in every depth plane, stay in cache while every block
+    and depth reads them. With the depth outside the rows, the taps of a
+    temporal kernel (`(7, 1, 1)`, S3D's) read as many planes each a plane
+    apart, once per output depth, from memory: 41% of peak, 89% so."""
     if knobs is None:
         log_call(TemplateCall(CONV_NCHWC, conv_nchwc, NchwcKnobs, (extents, elem_bits)))
         knobs = NchwcKnobs.default(current_target(), extents, elem_bits)
@@ -141,8 +145,13 @@ def conv_nchwc(
     outer = [batch, outer_name(ocb) if oc > 1 else ocb, *depth]
     outer_extents = [n, -(-blocks // oc), *spatial[: len(depth)]]
     if oh is not None:
-        outer.append(outer_name(oh) if rt > 1 else oh)
-        outer_extents.append(-(-rows // rt))
+        row, row_extent = (outer_name(oh) if rt > 1 else oh), -(-rows // rt)
+        if depth:  # rows outside the channel blocks and the depth (see the docstring)
+            outer.insert(1, row)
+            outer_extents.insert(1, row_extent)
+        else:
+            outer.append(row)
+            outer_extents.append(row_extent)
     outer.append(outer_name(ow))
     outer_extents.append(-(-cols // ct))
     reduce = (*taps, icb, cb) if knobs.kernel_outer else (icb, *taps, cb)
