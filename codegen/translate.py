@@ -96,16 +96,28 @@ def _convert_extractelement(
     vals[op.res] = builder.extract_element(vals[op.vector], vals[op.position])
 
 
+def _declared(module: ir.Module, name: str, fnty: ir.FunctionType) -> ir.Function:
+    """The function `name` of `module`, declared with type `fnty` on first use."""
+    fn = module.globals.get(name)
+    return fn if fn is not None else ir.Function(module, fnty, name)
+
+
+_FASTMATH_ORDER = {f: i for i, f in enumerate(llvm.FastMathFlag)}
+
+
+def _fastmath(attr: llvm.FastMathAttr | None) -> list[str]:
+    """An op's fast-math flags in LLVM's order (xDSL keeps them in a frozenset,
+    whose order changes from run to run with the hash seed)."""
+    return [f.value for f in sorted(attr.data if attr else (), key=_FASTMATH_ORDER.__getitem__)]
+
+
 def _convert_mangled_intrinsic(
     op: Operation, builder: ir.IRBuilder, vals: ValueMap
 ) -> None:
     args = [vals[v] for v in op.operands]
     ty = args[0].type
     name = f"{_MANGLED_INTRINSICS[type(op)]}.{intrinsic_suffix(ty)}"
-    module = builder.module
-    fn = module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ty, [a.type for a in args]), name)
+    fn = _declared(builder.module, name, ir.FunctionType(ty, [a.type for a in args]))
     vals[op.results[0]] = builder.call(fn, args)
 
 
@@ -116,13 +128,8 @@ def _convert_call_intrinsic(op: Operation, builder: ir.IRBuilder, vals: ValueMap
         raise NotImplementedError("operand bundles of llvm.call_intrinsic")
     args = [vals[v] for v in op.args]
     ret = convert_type(op.ress.type) if op.ress is not None else ir.VoidType()
-    name = op.intrin.data
-    fn = builder.module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(builder.module, ir.FunctionType(ret, [a.type for a in args]), name)
-    fastmath = op.fastmathFlags.data if op.fastmathFlags else ()
-    flags = [f.value for f in sorted(fastmath, key=_FASTMATH_ORDER.__getitem__)]
-    result = builder.call(fn, args, fastmath=flags)
+    fn = _declared(builder.module, op.intrin.data, ir.FunctionType(ret, [a.type for a in args]))
+    result = builder.call(fn, args, fastmath=_fastmath(op.fastmathFlags))
     if op.ress is not None:
         vals[op.ress] = result
 
@@ -151,7 +158,7 @@ def _convert_masked_store(op: Operation, builder: ir.IRBuilder, vals: ValueMap) 
     align = ir.Constant(ir.IntType(32), op.alignment.value.data)
     fnty = ir.FunctionType(ir.VoidType(), [value.type, ptr.type, align.type, mask.type])
     name = f"llvm.masked.store.{intrinsic_suffix(value.type)}.p0"
-    fn = builder.module.globals.get(name) or ir.Function(builder.module, fnty, name)
+    fn = _declared(builder.module, name, fnty)
     builder.call(fn, [value, ptr, align, mask])
 
 
@@ -162,7 +169,7 @@ def _convert_masked_load(op: Operation, builder: ir.IRBuilder, vals: ValueMap) -
     align = ir.Constant(ir.IntType(32), op.alignment.value.data)
     fnty = ir.FunctionType(pass_thru.type, [ptr.type, align.type, mask.type, pass_thru.type])
     name = f"llvm.masked.load.{intrinsic_suffix(pass_thru.type)}.p0"
-    fn = builder.module.globals.get(name) or ir.Function(builder.module, fnty, name)
+    fn = _declared(builder.module, name, fnty)
     vals[op.res] = builder.call(fn, [ptr, align, mask, pass_thru])
 
 
@@ -178,7 +185,6 @@ _BINOPS: dict[type[Operation], str] = {
     llvm.FDivOp: "fdiv",
     llvm.FRemOp: "frem",
 }
-_FASTMATH_ORDER = {f: i for i, f in enumerate(llvm.FastMathFlag)}
 
 
 @functools.lru_cache(maxsize=8)
@@ -191,8 +197,7 @@ def _convert_binop(op: Operation, builder: ir.IRBuilder, vals: ValueMap) -> None
     """A binary op with its flags in LLVM's order (xDSL's emitter iterates a
     frozenset, so its text would change from run to run), built directly."""
     if isinstance(op, llvm.AbstractFloatArithOp):
-        fastmath = op.fastmathFlags.data if op.fastmathFlags else ()
-        flags = [f.value for f in sorted(fastmath, key=_FASTMATH_ORDER.__getitem__)]
+        flags = _fastmath(op.fastmathFlags)
     else:
         assert isinstance(op, llvm.ArithmeticBinOpOverflow)
         overflow = op.overflowFlags

@@ -220,39 +220,46 @@ class LowerRelayToTePass(ModulePass):
                 hoist_constants(op)
             elif not _is_compute(op):
                 continue
-            graph_key = structure_digest(op) if dispatch.current() is None else None
-            if graph_key is not None and graph_key in seen:
-                if isinstance(op, relay.NarrowOp):
-                    self._set_size(op, counts)
-                call = te.CallOp(seen[graph_key], op.operands, [r.type for r in op.results])
-                Rewriter.replace_op(op, call)
-                continue
-            kernel: te.FuncOp | tir.PrimFuncOp
-            try:
-                with dispatch.template_log() as calls:
-                    if isinstance(op, FusedOp):
-                        kernel = build_fused_kernel(op, namer(kernel_name(op)))
-                    elif isinstance(op, relay.RelayOp) and is_extern(op):
-                        kernel = extern_kernel(op, namer(kernel_name(op)))
-                    else:
-                        kernel = build_kernel(op, namer(kernel_name(op)))
-            except VerifyException as e:
-                raise LoweringError(f"{op.name}: {e}") from None
             tuning = dispatch.current()  # (tuning records, or the tuner's task extraction)
-            if tuning is not None and isinstance(kernel, te.FuncOp):
-                with dispatch.building(op):
-                    tuning.kernel_built(kernel, workload_key(kernel), calls)
+            graph_key = structure_digest(op) if tuning is None else None
+            name = seen.get(graph_key) if graph_key is not None else None
+            if name is None:
+                name = self._kernel(module, op, namer, seen, tuning)
+                if graph_key is not None:
+                    seen[graph_key] = name
             if isinstance(op, relay.NarrowOp):
                 self._set_size(op, counts)
-            key = structural_key(kernel)
-            name = seen.get(key)
-            if name is None:
-                name = seen[key] = kernel.sym_name.data
-                module.body.block.add_op(kernel)
-            if graph_key is not None:
-                seen[graph_key] = name
-            call = te.CallOp(name, op.operands, [r.type for r in op.results])
-            Rewriter.replace_op(op, call)
+            Rewriter.replace_op(op, te.CallOp(name, op.operands, [r.type for r in op.results]))
+
+    @staticmethod
+    def _kernel(
+        module: ModuleOp, op: Operation, namer: SymbolNamer, seen: dict[str, str],
+        tuning: dispatch.DispatchContext | None,
+    ) -> str:
+        """Build the kernel of `op` (a group or a compute op), shown to the
+        dispatch context if any, and add it to `module` unless a structurally
+        identical one is there: the name of the kernel to call."""
+        kernel: te.FuncOp | tir.PrimFuncOp
+        try:
+            with dispatch.template_log() as calls:
+                if isinstance(op, FusedOp):
+                    kernel = build_fused_kernel(op, namer(kernel_name(op)))
+                elif isinstance(op, relay.RelayOp) and is_extern(op):
+                    kernel = extern_kernel(op, namer(kernel_name(op)))
+                else:
+                    assert isinstance(op, relay.RelayOp)
+                    kernel = build_kernel(op, namer(kernel_name(op)))
+        except VerifyException as e:
+            raise LoweringError(f"{op.name}: {e}") from None
+        if tuning is not None and isinstance(kernel, te.FuncOp):
+            with dispatch.building(op):
+                tuning.kernel_built(kernel, workload_key(kernel), calls)
+        key = structural_key(kernel)
+        name = seen.get(key)
+        if name is None:
+            name = seen[key] = kernel.sym_name.data
+            module.body.block.add_op(kernel)
+        return name
 
     @staticmethod
     def _set_sizes(

@@ -469,9 +469,14 @@ def injective(
         steps += [Split(last, knobs.vector), Annotate(ForKind.VECTORIZED, inner_name(last))]
         outer_names.append(outer_name(last))
         outer_extents.append(-(-extents[-1] // knobs.vector))
-    if total >= 4096:
+    if total >= PARALLEL_WORK:
         steps += parallel_outer(outer_names, outer_extents, knobs.grain)
     return Schedule(tuple(steps))
+
+
+#: The work (output elements, times reduce steps for a reduction) from which a
+#: stage's outer loops run on threads.
+PARALLEL_WORK = 4096
 
 
 #: The size a symbolic dim is assumed to have when a template picks its tiles
@@ -562,9 +567,6 @@ def reduction_rows(extents: tuple[int, ...], reduce_extents: tuple[int, ...], kn
 
 #: Outputs of an ordered reduction whose serial chains run interleaved.
 ORDERED_ROWS = 8
-#: The work (output elements times reduce steps) from which a reduction's outer
-#: loops run on threads.
-PARALLEL_WORK = 4096
 
 
 def ordered_reduction(extents: tuple[int, ...], reduce_extents: tuple[int, ...]) -> Schedule:
@@ -725,6 +727,7 @@ def is_gemm_conv(op: relay.ConvOp, wshape: Sequence[int], groups: int) -> bool:
 __all__ = [
     "GEMM",
     "INJECTIVE",
+    "PARALLEL_WORK",
     "REDUCTION",
     "WINDOW",
     "GemmKnobs",

@@ -37,6 +37,7 @@ from lamina.lowering.lang.schedule import (
 from lamina.lowering.strategy import tags
 from lamina.lowering.strategy.cpu import (
     INJECTIVE,
+    PARALLEL_WORK,
     REDUCTION,
     Hinted,
     InjectiveKnobs,
@@ -117,7 +118,7 @@ def transpose(
     else:
         inner = [inner_name(a), last]
     steps.append(Reorder((*order, *inner)))
-    if math.prod(extents) >= 4096:
+    if math.prod(extents) >= PARALLEL_WORK:
         steps += parallel_outer(order, order_extents, knobs.grain)
     if knobs.vector:
         steps.append(Annotate(ForKind.VECTORIZED, inner_name(last)))
@@ -140,31 +141,34 @@ def transposed_axis(op: te.ComputeOp) -> int | None:
     return None
 
 
-def _leaf_reads(
-    op: te.ComputeOp, env: dict[SSAValue, frozenset[int]], depth: int
-) -> Iterator[tuple[frozenset[int], frozenset[int]]]:
+#: The axes (by their labels in an environment) each index value depends on.
+_Axes = dict[SSAValue, frozenset[int]]
+
+
+def _axes_of(v: SSAValue, env: _Axes, memo: _Axes) -> frozenset[int]:
+    """The labels of the axes (`env`: block arguments to labels) that index `v`
+    is computed from; `memo` keeps the values already seen."""
+    out = env.get(v)
+    if out is None:
+        out = memo.get(v)
+    if out is None:
+        out = memo[v] = (
+            frozenset().union(*(_axes_of(u, env, memo) for u in v.op.operands))
+            if isinstance(v, OpResult) else frozenset()
+        )
+    return out
+
+
+def _leaf_reads(op: te.ComputeOp, env: _Axes, depth: int) -> Iterator[tuple[frozenset[int], frozenset[int]]]:
     """Each read of a tensor that no injective compute produces, reached from
     `op` through the injective computes it reads: the output axes (of the
     compute first asked) its innermost index depends on, and those its other
     indices do. `env`: each of `op`'s axes' output axes."""
-    memo: dict[SSAValue, frozenset[int]] = {}
-
-    def deps(v: SSAValue) -> frozenset[int]:
-        out = env.get(v)
-        if out is not None:
-            return out
-        out = memo.get(v)
-        if out is None:
-            out = memo[v] = (
-                frozenset().union(*(deps(u) for u in v.op.operands))
-                if isinstance(v, OpResult) else frozenset()
-            )
-        return out
-
+    memo: _Axes = {}
     for r in op.body.block.ops:
         if not isinstance(r, te.ReadOp) or not r.indices:
             continue
-        index = [deps(v) for v in r.indices]
+        index = [_axes_of(v, env, memo) for v in r.indices]
         producer = r.tensor.owner
         if isinstance(producer, te.ComputeOp) and producer.reduce is None and depth < 8:
             yield from _leaf_reads(producer, dict(zip(producer.axes, index, strict=True)), depth + 1)
@@ -174,8 +178,8 @@ def _leaf_reads(
 
 def default_call(op: te.ComputeOp) -> TemplateCall[Any]:
     """The template call that schedules a compute carrying no schedule: by its
-    class, `injective` (`transpose` when it transposes) or `reduction` (told whether the reduction runs along
-    its inputs' innermost axis)."""
+    class, `injective` (`transpose` when it transposes) or `reduction` (told
+    whether the reduction runs along its inputs' innermost axis)."""
     elem = op.result.type.get_element_type()  # type: ignore[union-attr]
     bits = max(getattr(elem, "bitwidth", 32) or 32, 8)
     if op.reduce is None:
@@ -196,32 +200,18 @@ def reduces_innermost(op: te.ComputeOp) -> bool:
     input's rows along the last output axis instead: lanes belong there."""
     if not op.reduce_axes or not op.axes:
         return True
-    last_reduce, last_out = op.reduce_axes[-1], op.axes[-1]
-    inner = [r.indices[-1] for r in op.body.block.ops if isinstance(r, te.ReadOp) and r.indices]
+    last_out, last_reduce = len(op.axes) - 1, len(op.axes) + len(op.reduce_axes) - 1
+    env = {axis: frozenset([d]) for d, axis in enumerate((*op.axes, *op.reduce_axes))}
+    memo: _Axes = {}
+    inner = [_axes_of(r.indices[-1], env, memo) for r in op.body.block.ops if isinstance(r, te.ReadOp) and r.indices]
     if not inner:
         return True
-    return any(_depends_on(v, last_reduce) for v in inner) or not any(_depends_on(v, last_out) for v in inner)
-
-
-def _depends_on(v: SSAValue, arg: SSAValue) -> bool:
-    """Whether index `v` is computed from block argument `arg`."""
-    seen: set[SSAValue] = set()
-    stack = [v]
-    while stack:
-        u = stack.pop()
-        if u is arg:
-            return True
-        if u in seen or not isinstance(u, OpResult):
-            continue
-        seen.add(u)
-        stack.extend(u.op.operands)
-    return False
+    return any(last_reduce in axes for axes in inner) or not any(last_out in axes for axes in inner)
 
 
 def default_for(op: te.ComputeOp) -> Schedule:
     """The schedule of a compute that carries none: by its class."""
     return default_call(op).render()
-
 
 
 register_schedule(GENERIC_CPU, tags.DEFAULT)(default_for)

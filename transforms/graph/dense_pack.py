@@ -66,7 +66,7 @@ def pack_product(op: relay.MatmulOp | relay.DenseOp) -> bool:
     assert isinstance(xt, TensorType) and isinstance(wt, TensorType)
     if w is None or w.ndim < 2 or xt.get_num_dims() < max(w.ndim, 2):
         return False
-    if w.ndim > 2:  # a batch of one, broadcast: `[1, 1, K, N]`, as recurrent cells' projections
+    if w.ndim > 2:  # `[1, 1, K, N]` (a recurrent cell's projection), or a batch to split
         if isinstance(op, relay.DenseOp):
             return False
         if any(d != 1 for d in w.shape[:-2]):
@@ -108,9 +108,9 @@ def _split_batch(op: relay.MatmulOp, w: np.ndarray) -> bool:
     axis (`[2, H, 4H]`: a bidirectional cell's directions) becomes one product
     per matrix, each over its slice of the data and packed (`pack_product`),
     concatenated along that axis. Whether it did."""
-    x = op.operands[0]
-    xt, out = x.type, op.results[0].type
-    assert isinstance(xt, TensorType) and isinstance(out, TensorType)
+    x, wv = op.operands[0], op.operands[1]
+    xt, wt = x.type, wv.type
+    assert isinstance(xt, TensorType) and isinstance(wt, TensorType)
     batch = [a for a, d in enumerate(w.shape[:-2]) if d != 1]
     rank = xt.get_num_dims()
     if len(batch) != 1 or w.shape[batch[0]] > SPLIT_BATCH:
@@ -120,7 +120,7 @@ def _split_batch(op: relay.MatmulOp, w: np.ndarray) -> bool:
     xshape = dims(xt)  # (a symbolic batch or sequence stays symbolic in the slices)
     if xshape[axis] != count or not _panel(xt, w.shape[-1]):
         return False
-    elem = op.results[0].type.get_element_type()  # type: ignore[union-attr]
+    elem = wt.get_element_type()
     new: list[Operation] = []
     parts: list[SSAValue] = []
     for d in range(count):
@@ -128,7 +128,7 @@ def _split_batch(op: relay.MatmulOp, w: np.ndarray) -> bool:
         hi = [d + 1 if a == axis else e for a, e in enumerate(xshape)]
         piece = relay.StridedSliceOp(x, begin=dims_attr(lo), end=dims_attr(hi))
         wd = np.take(w, [d], axis=batch[0])
-        weight = make_constant(wd, relay.tensor(wd.shape, elem), f"{op.operands[1].name_hint or 'weight'}_{d}")
+        weight = make_constant(wd, relay.tensor(wd.shape, elem), f"{wv.name_hint or 'weight'}_{d}")
         product = relay.MatmulOp(piece.results[0], weight.results[0])
         new += [piece, weight, product]
         parts.append(product.results[0])
